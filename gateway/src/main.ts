@@ -1,0 +1,19 @@
+// Telemetry first: the SDK must run before anything creates spans.
+import '@lingua/telemetry/register';
+import { createLogger } from '@lingua/logger';
+import { loadGatewayConfig } from './config';
+import { startGateway } from './server';
+
+async function main() {
+  const config = loadGatewayConfig();
+  const logger = createLogger('gateway', { level: config.LOG_LEVEL });
+  const gateway = await startGateway(config, { logger }).catch((err) => {
+    logger.fatal({ err }, 'gateway failed to start');
+    process.exit(1);
+  });
+  const shutdown = () => void gateway.stop().then(() => process.exit(0));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+void main();

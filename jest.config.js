@@ -1,0 +1,25 @@
+// One jest run covers every workspace. Tests import the shared libs from source (no build needed),
+// and talk to the real FerretDB, NATS and Redis that `npm run infra:up` starts.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const libs = fs
+  .readdirSync(path.join(__dirname, 'libs'))
+  .filter((d) => fs.existsSync(path.join(__dirname, 'libs', d, 'package.json')));
+
+/** @type {import('jest').Config} */
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
+  },
+  // ESM-only dependencies are compiled to CommonJS for jest's module system.
+  transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
+  moduleNameMapper: { [`^@lingua/(${libs.join('|')})(/.*)?$`]: '<rootDir>/libs/$1/src$2' },
+  testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,80 @@
+import { createHmac } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { AppError } from '@lingua/errors';
+import { createAccessTokens } from './access-tokens';
+
+const SECRET = 'test-secret-0123456789abcdef-0123456789';
+const user = {
+  sub: '7b0b6f2e-2f7e-4c5a-9d59-3f7f1c1f0a11',
+  email: 'a@b.co',
+  username: 'ann',
+  role: 'user',
+  subscription_status: 'inactive',
+} as const;
+
+function fixedClock(iso: string) {
+  let t = Date.parse(iso);
+  return { now: () => new Date(t), advance: (s: number) => (t += s * 1000) };
+}
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return (err as AppError).code;
+  }
+  return undefined;
+}
+
+describe('access tokens', () => {
+  it('When signed, Then the header is HS256/JWT and the payload has exactly the spec claims, expiring in 3600 s', () => {
+    const tokens = createAccessTokens(SECRET, fixedClock('2026-11-22T10:00:00Z'));
+    const { token, expiresIn } = tokens.sign(user);
+    const decoded = jwt.decode(token, { complete: true })!;
+    expect(decoded.header).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(Object.keys(decoded.payload as object).sort()).toEqual([
+      'email',
+      'exp',
+      'iat',
+      'role',
+      'sub',
+      'subscription_status',
+      'username',
+    ]);
+    expect(expiresIn).toBe(3600);
+    expect(tokens.verify(token)).toMatchObject({ ...user, iat: 1795341600, exp: 1795345200 });
+  });
+
+  it('When the clock passes exp, Then TOKEN_EXPIRED', () => {
+    const clock = fixedClock('2026-11-22T10:00:00Z');
+    const tokens = createAccessTokens(SECRET, clock);
+    const { token } = tokens.sign(user);
+    clock.advance(3601);
+    expect(codeOf(() => tokens.verify(token))).toBe('TOKEN_EXPIRED');
+  });
+
+  it('When the token is malformed, tampered, signed with another secret or another algorithm, Then TOKEN_INVALID', () => {
+    const tokens = createAccessTokens(SECRET);
+    const { token } = tokens.sign(user);
+    const [h, p] = token.split('.');
+    const tamperedPayload = Buffer.from(
+      JSON.stringify({ ...user, role: 'admin', iat: 1, exp: 9999999999 }),
+    ).toString('base64url');
+    const resigned = `${h}.${tamperedPayload}.${createHmac('sha256', 'wrong').update(`${h}.${tamperedPayload}`).digest('base64url')}`;
+    const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`;
+    const hs512 = jwt.sign({ ...user }, SECRET, { algorithm: 'HS512', expiresIn: 60 });
+    for (const bad of ['garbage', `${h}.${tamperedPayload}.${token.split('.')[2]}`, resigned, none, hs512]) {
+      expect(codeOf(() => tokens.verify(bad))).toBe('TOKEN_INVALID');
+    }
+  });
+
+  it('When a validly signed token lacks spec claims, Then TOKEN_INVALID', () => {
+    const tokens = createAccessTokens(SECRET);
+    const odd = jwt.sign({ sub: 'x' }, SECRET, { algorithm: 'HS256', expiresIn: 60 });
+    expect(codeOf(() => tokens.verify(odd))).toBe('TOKEN_INVALID');
+  });
+
+  it('When the secret is short, Then creation is refused', () => {
+    expect(() => createAccessTokens('short')).toThrow(/32/);
+  });
+});

@@ -1,0 +1,5 @@
+export { serviceEnv, DEV_JWT_SECRET } from './service-env';
+export type { ServiceEnv } from './service-env';
+export { startService } from './start-service';
+export type { ServiceDefinition, ServiceDeps, RunningService, ConsumerDefinition } from './start-service';
+export { runMain } from './run-main';

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { env } from '@lingua/config';
+
+/** Used only when NODE_ENV is not production, so `npm start` works with no setup. */
+export const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
+
+/** What every service reads from its environment, after parsing. */
+export interface ServiceEnv {
+  service: string;
+  NODE_ENV: 'development' | 'production' | 'test';
+  HOST: string;
+  httpPort: number;
+  grpcPort: number;
+  MONGO_URL: string;
+  mongoDb: string;
+  NATS_URL: string;
+  REDIS_URL: string;
+  EVENTS_STREAM: string;
+  EVENTS_SUBJECT_PREFIX: string;
+  jwtSecret: string;
+  LOG_LEVEL: string;
+  SHUTDOWN_GRACE_MS: number;
+}
+
+/**
+ * The variables every service reads, named after the service (`IDENTITY_HTTP_PORT`, ...) as the
+ * conventions ask. A bad value is reported under the variable's own name.
+ */
+export function serviceEnv(service: string, ports: { http: number; grpc?: number }) {
+  const SVC = service.toUpperCase();
+  return z
+    .object({
+      NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+      HOST: env.string('127.0.0.1'),
+      [`${SVC}_HTTP_PORT`]: env.port(ports.http),
+      [`${SVC}_GRPC_PORT`]: env.port(ports.grpc ?? 0),
+      MONGO_URL: env.url(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
+      [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
+      NATS_URL: env.url('nats://127.0.0.1:4222'),
+      REDIS_URL: env.url('redis://127.0.0.1:6379'),
+      EVENTS_STREAM: env.string('EVENTS'),
+      EVENTS_SUBJECT_PREFIX: z
+        .string()
+        .regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits, underscore')
+        .default('events'),
+      JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+      LOG_LEVEL: env.logLevel(),
+      SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+    })
+    .transform((parsed, ctx): ServiceEnv => {
+      const c = parsed as Record<string, unknown>; // computed keys erase the static shape
+      if (c.NODE_ENV === 'production' && c.JWT_SECRET === undefined)
+        ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'required when NODE_ENV=production' });
+      return {
+        service,
+        NODE_ENV: c.NODE_ENV as ServiceEnv['NODE_ENV'],
+        HOST: c.HOST as string,
+        httpPort: c[`${SVC}_HTTP_PORT`] as number,
+        grpcPort: c[`${SVC}_GRPC_PORT`] as number,
+        MONGO_URL: c.MONGO_URL as string,
+        mongoDb: c[`${SVC}_MONGO_DB`] as string,
+        NATS_URL: c.NATS_URL as string,
+        REDIS_URL: c.REDIS_URL as string,
+        EVENTS_STREAM: c.EVENTS_STREAM as string,
+        EVENTS_SUBJECT_PREFIX: c.EVENTS_SUBJECT_PREFIX as string,
+        jwtSecret: (c.JWT_SECRET as string | undefined) ?? DEV_JWT_SECRET,
+        LOG_LEVEL: c.LOG_LEVEL as string,
+        SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,
+      };
+    });
+}

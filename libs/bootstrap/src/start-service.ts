@@ -1,0 +1,156 @@
+import type { Express } from 'express';
+import type { mongo } from 'mongoose';
+import { type AnyDomainEvent, type EventName } from '@lingua/contracts';
+import {
+  connectNats,
+  type ConsumerOptions,
+  createEventPublisher,
+  ensureStreams,
+  type EventBusConfig,
+  eventBusConfig,
+  type EventPublisher,
+  mongoProcessedEvents,
+  type NatsHandle,
+  OutboxRelay,
+  type RunningConsumer,
+  startDurableConsumer,
+} from '@lingua/events';
+import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
+import { HealthRegistry } from '@lingua/health';
+import { createApp, finishApp, startHttpServer } from '@lingua/http';
+import { createLogger, type Logger } from '@lingua/logger';
+import { connectMongo, type MongoHandle } from '@lingua/mongo';
+import { connectRedis, type RedisHandle } from '@lingua/redis';
+import { healthRoutes } from './health-routes';
+import type { ServiceEnv } from './service-env';
+
+export interface ServiceDeps<C extends ServiceEnv = ServiceEnv> {
+  config: C;
+  logger: Logger;
+  mongo: MongoHandle;
+  nats: NatsHandle;
+  redis: RedisHandle | undefined;
+  bus: EventBusConfig;
+  publisher: EventPublisher;
+  /** Call kick() after a write that staged events, so they go out at once. */
+  outbox: OutboxRelay;
+  health: HealthRegistry;
+}
+
+export interface ConsumerDefinition {
+  durable: string;
+  events: EventName[] | '*';
+  handler: (event: AnyDomainEvent, meta: { deliveryCount: number; subject: string }) => Promise<void>;
+  maxAttempts?: number;
+  backoffMs?: number[];
+}
+
+export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
+  config: C;
+  /** Redis is connected (and checked for readiness) only by services that use it. */
+  useRedis?: boolean;
+  /** Routes behind the gateway; health routes and the error mapper are added around them. */
+  http?(app: Express, deps: ServiceDeps<C>): void;
+  grpc?(server: GrpcServer, deps: ServiceDeps<C>): void;
+  consumers?(deps: ServiceDeps<C>): ConsumerDefinition[];
+  /** Collections whose documents carry staged events (see @lingua/events stageEvents). */
+  outboxCollections?(deps: ServiceDeps<C>): mongo.Collection<mongo.Document>[];
+  logger?: Logger;
+}
+
+export interface RunningService<C extends ServiceEnv = ServiceEnv> {
+  httpPort: number;
+  httpUrl: string;
+  grpcPort: number | undefined;
+  grpcAddress: string | undefined;
+  deps: ServiceDeps<C>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots a service the one way all services boot: connections first (failing fast), then the event
+ * stream, outbox relay, HTTP and gRPC servers and consumers; stop() undoes it in reverse order,
+ * letting in-flight work finish.
+ */
+export async function startService<C extends ServiceEnv>(
+  def: ServiceDefinition<C>,
+): Promise<RunningService<C>> {
+  const { config } = def;
+  const logger = def.logger ?? createLogger(config.service, { level: config.LOG_LEVEL });
+  const stack: (() => Promise<unknown>)[] = [];
+  const stopAll = async () => {
+    for (const undo of stack.reverse())
+      await undo().catch((err) => logger.warn({ err }, 'shutdown step failed'));
+  };
+  try {
+    const mongoHandle = await connectMongo(config.MONGO_URL, config.mongoDb);
+    stack.push(() => mongoHandle.close());
+    const nats = await connectNats(config.NATS_URL, { name: config.service });
+    stack.push(() => nats.close());
+    const redis = def.useRedis ? await connectRedis(config.REDIS_URL, { name: config.service }) : undefined;
+    if (redis) stack.push(() => redis.close());
+
+    const bus = eventBusConfig({
+      streamName: config.EVENTS_STREAM,
+      subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
+    });
+    await ensureStreams(nats.jsm, bus);
+    const publisher = createEventPublisher(nats, bus);
+    const health = new HealthRegistry()
+      .register({ name: 'database', check: () => mongoHandle.ping() })
+      .register({ name: 'nats', check: () => nats.ping() });
+    if (redis) health.register({ name: 'redis', check: () => redis.ping() });
+
+    const deps = {
+      config,
+      logger,
+      mongo: mongoHandle,
+      nats,
+      redis,
+      bus,
+      publisher,
+      health,
+    } as ServiceDeps<C>;
+    deps.outbox = new OutboxRelay({ publisher, collections: def.outboxCollections?.(deps) ?? [], logger });
+    deps.outbox.start();
+    stack.push(() => deps.outbox.stop());
+
+    const app = createApp({ logger });
+    app.use(healthRoutes(config.service, health));
+    def.http?.(app, deps);
+    finishApp(app, logger);
+    const http = await startHttpServer(app, { port: config.httpPort, host: config.HOST });
+    stack.push(() => http.close(config.SHUTDOWN_GRACE_MS));
+
+    let grpcPort: number | undefined;
+    if (def.grpc) {
+      const server = createGrpcServer({ logger, serviceName: config.service });
+      def.grpc(server, deps);
+      grpcPort = await server.start(config.grpcPort, config.HOST);
+      stack.push(() => server.stop(config.SHUTDOWN_GRACE_MS));
+    }
+
+    const processed = mongoProcessedEvents(mongoHandle.connection);
+    for (const c of def.consumers?.(deps) ?? []) {
+      const options: ConsumerOptions = { ...c, logger, processed };
+      const running: RunningConsumer = await startDurableConsumer(nats, bus, options);
+      stack.push(() => running.stop());
+    }
+
+    logger.info(
+      { http: http.url, grpc: grpcPort && `${config.HOST}:${grpcPort}` },
+      `${config.service} service started`,
+    );
+    return {
+      httpPort: http.port,
+      httpUrl: http.url,
+      grpcPort,
+      grpcAddress: grpcPort === undefined ? undefined : `${config.HOST}:${grpcPort}`,
+      deps,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,1 @@
+export { loadConfig, parseConfig, ConfigError, env } from './load-config';

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { EVENT_NAMES, type EventName } from './event-names';
+
+/** Bumped when a payload changes incompatibly; consumers branch on it. */
+export const EVENT_SCHEMA_VERSION = 1;
+
+const userId = z.string().min(1);
+const isoDate = z.iso.datetime({ offset: true });
+const role = z.enum(['user', 'subscriber', 'admin']);
+const subscriptionStatus = z.enum(['active', 'expired', 'cancelled', 'pending']);
+
+const subscriptionData = z.object({
+  subscriptionId: z.string(),
+  userId: userId.nullable(),
+  deviceId: z.string().nullable(),
+  planId: z.string(),
+  status: subscriptionStatus,
+  platform: z.enum(['ios', 'android', 'sandbox']),
+  expiresAt: isoDate,
+  autoRenewal: z.boolean(),
+  isTrialPeriod: z.boolean(),
+  /** The role and subscriptionStatus this implies for the user (identity applies them). */
+  userRole: role,
+  userSubscriptionStatus: z.enum(['active', 'inactive', 'trial']),
+});
+
+/** One schema per event: the data each event carries. */
+export const EVENT_DATA_SCHEMAS = {
+  [EVENT_NAMES.userCreated]: z.object({
+    userId,
+    email: z.string(),
+    username: z.string(),
+    authProvider: z.enum(['password', 'apple', 'google']),
+    preferredLanguage: z.string().optional(),
+  }),
+  [EVENT_NAMES.userDeleted]: z.object({ userId, reason: z.string().optional() }),
+  [EVENT_NAMES.userPasswordResetRequested]: z.object({
+    userId,
+    email: z.string(),
+    resetUrl: z.string(),
+    expiresAt: isoDate,
+  }),
+  [EVENT_NAMES.userEmailVerificationRequested]: z.object({
+    userId,
+    email: z.string(),
+    verifyUrl: z.string(),
+    expiresAt: isoDate,
+  }),
+  [EVENT_NAMES.subscriptionCreated]: subscriptionData,
+  [EVENT_NAMES.subscriptionUpdated]: subscriptionData.extend({
+    previousStatus: subscriptionStatus.optional(),
+    change: z.string(),
+  }),
+  [EVENT_NAMES.cardReviewed]: z.object({
+    userId,
+    cardId: z.string(),
+    correct: z.boolean(),
+    masteryLevel: z.number().int().min(0).max(100),
+    nextReviewDate: isoDate,
+  }),
+  [EVENT_NAMES.achievementUnlocked]: z.object({
+    userId,
+    achievementId: z.string(),
+    name: z.string(),
+    xp: z.number().int().min(0),
+  }),
+} satisfies Record<EventName, z.ZodType>;
+
+export type EventData<N extends EventName> = z.infer<(typeof EVENT_DATA_SCHEMAS)[N]>;
+
+/** The envelope of every event: `{id, event, version, timestamp, data}`; the id is the de-duplication key. */
+export interface DomainEvent<N extends EventName = EventName> {
+  id: string;
+  event: N;
+  version: number;
+  timestamp: string;
+  data: EventData<N>;
+}
+export type AnyDomainEvent = { [N in EventName]: DomainEvent<N> }[EventName];
+
+export const EventEnvelope = z.object({
+  id: z.uuid(),
+  event: z.enum(Object.values(EVENT_NAMES) as [EventName, ...EventName[]]),
+  version: z.number().int().positive(),
+  timestamp: isoDate,
+  data: z.unknown(),
+});
+
+/** Builds a validated event; a payload that breaks its schema is a bug, so it throws. */
+export function makeEvent<N extends EventName>(
+  event: N,
+  data: EventData<N>,
+  options: { id?: string; now?: Date } = {},
+): DomainEvent<N> {
+  const parsed = EVENT_DATA_SCHEMAS[event].parse(data) as EventData<N>;
+  return {
+    id: options.id ?? randomUUID(),
+    event,
+    version: EVENT_SCHEMA_VERSION,
+    timestamp: (options.now ?? new Date()).toISOString(),
+    data: parsed,
+  };
+}
+
+/** Validates an incoming event (envelope and payload); throws a ZodError if either is wrong. */
+export function parseEvent(raw: unknown): AnyDomainEvent {
+  const envelope = EventEnvelope.parse(raw);
+  const data = EVENT_DATA_SCHEMAS[envelope.event].parse(envelope.data);
+  return { ...envelope, data } as AnyDomainEvent;
+}

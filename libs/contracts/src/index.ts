@@ -1,0 +1,10 @@
+export { EVENT_NAMES, PUBLIC_EVENT_NAMES } from './event-names';
+export type { EventName } from './event-names';
+export {
+  EVENT_DATA_SCHEMAS,
+  EventEnvelope,
+  makeEvent,
+  parseEvent,
+  EVENT_SCHEMA_VERSION,
+} from './event-envelope';
+export type { EventData, DomainEvent, AnyDomainEvent } from './event-envelope';

@@ -1,0 +1,11 @@
+export { AppError, isAppError } from './app-error';
+export type { AppErrorOptions } from './app-error';
+export {
+  ERROR_CATALOGUE,
+  httpStatusOf,
+  catalogueCodeOf,
+  grpcStatusOf,
+  errorCodeFromGrpcStatus,
+} from './error-codes';
+export type { ErrorCode, CatalogueCode } from './error-codes';
+export { parseInput, fieldErrors } from './parse-input';

@@ -1,0 +1,156 @@
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/nats-core';
+import { type AnyDomainEvent, type EventName, parseEvent } from '@lingua/contracts';
+import { type Logger, runWithRequestContext } from '@lingua/logger';
+import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
+import type { NatsHandle } from './nats-connection';
+import type { ProcessedEvents } from './processed-events';
+import { deadLetterSubjectFor, type EventBusConfig, subjectFor } from './streams';
+
+export type EventHandler = (
+  event: AnyDomainEvent,
+  meta: { deliveryCount: number; subject: string },
+) => Promise<void>;
+
+export interface ConsumerOptions {
+  /** Durable name: survives restarts; several replicas with the same name share the work. */
+  durable: string;
+  /** Event names to receive (one filter subject each: NATS 2.9 allows one per consumer, so more means `>` + local filter). */
+  events: EventName[] | '*';
+  handler: EventHandler;
+  logger: Logger;
+  /** Attempts before the message goes to the dead-letter stream. */
+  maxAttempts?: number;
+  /** Delay before retry n (last value repeats). */
+  backoffMs?: number[];
+  /** How long the server waits for an ack before redelivering (a crashed handler). */
+  ackWaitMs?: number;
+  processed?: ProcessedEvents;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+const ns = (ms: number) => ms * 1_000_000;
+
+async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: ConsumerOptions) {
+  const filter =
+    opts.events !== '*' && opts.events.length === 1 ? subjectFor(cfg, opts.events[0]!) : subjectFor(cfg, '>');
+  const config = {
+    durable_name: opts.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: filter,
+    ack_wait: ns(opts.ackWaitMs ?? 30_000),
+    // we dead-letter ourselves after maxAttempts; the server must keep redelivering until then
+    max_deliver: -1,
+  };
+  try {
+    await nats.jsm.consumers.info(cfg.streamName, opts.durable);
+    await nats.jsm.consumers.update(cfg.streamName, opts.durable, {
+      ack_wait: config.ack_wait,
+      filter_subject: filter,
+    });
+  } catch (err) {
+    if (!/not found/i.test(String((err as Error).message))) throw err;
+    await nats.jsm.consumers.add(cfg.streamName, config).catch((addErr: Error) => {
+      if (!/already (in use|exists)/i.test(addErr.message)) throw addErr;
+    });
+  }
+}
+
+/**
+ * A durable pull consumer: the event is validated, handled once (processed-event record), acked;
+ * a failure is retried after a back-off; after maxAttempts, or at once for a malformed message,
+ * it is copied to the dead-letter stream with the reason, and terminated.
+ */
+export async function startDurableConsumer(
+  nats: NatsHandle,
+  cfg: EventBusConfig,
+  opts: ConsumerOptions,
+): Promise<RunningConsumer> {
+  await ensureConsumer(nats, cfg, opts);
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const backoff = opts.backoffMs ?? [1_000, 5_000, 30_000, 120_000];
+  const wanted = opts.events === '*' ? undefined : new Set<string>(opts.events);
+  const consumer = await nats.js.consumers.get(cfg.streamName, opts.durable);
+  const messages = await consumer.consume({ max_messages: 16 });
+
+  const deadLetter = async (msg: JsMsg, reason: string) => {
+    const h = natsHeaders();
+    msg.headers?.keys().forEach((k) => h.set(k, msg.headers!.get(k)));
+    h.set('x-dead-letter-reason', reason.replace(/\s+/g, ' ').slice(0, 500)); // header values are single-line
+    h.set('x-original-subject', msg.subject);
+    h.set('x-delivery-count', String(msg.info.deliveryCount));
+    await nats.js.publish(deadLetterSubjectFor(cfg, opts.durable), msg.data, {
+      headers: h,
+      msgID: `${opts.durable}:${msg.seq}`,
+    });
+    msg.term(reason);
+    opts.logger.error({ subject: msg.subject, seq: msg.seq, reason }, 'event dead-lettered');
+  };
+
+  const handle = async (msg: JsMsg) => {
+    let event: AnyDomainEvent;
+    try {
+      event = parseEvent(msg.json());
+    } catch (err) {
+      return deadLetter(msg, `malformed event: ${(err as Error).message}`);
+    }
+    if (wanted && !wanted.has(event.event)) return msg.ack();
+    if (opts.processed && (await opts.processed.has(opts.durable, event.id))) return msg.ack();
+    const get = (k: string) => msg.headers?.get(k) || undefined;
+    const parent = extractTraceContext({ get, keys: () => msg.headers?.keys() ?? [] });
+    const ctx = {
+      requestId: get('x-request-id') ?? event.id,
+      correlationId: get('x-correlation-id') ?? event.id,
+    };
+    await runWithRequestContext(ctx, () =>
+      withSpan(
+        `${msg.subject} process`,
+        {
+          kind: SpanKind.CONSUMER,
+          parent,
+          attributes: {
+            'messaging.system': 'nats',
+            'messaging.consumer.group.name': opts.durable,
+            'messaging.message.id': event.id,
+          },
+        },
+        async () => {
+          try {
+            await opts.handler(event, { deliveryCount: msg.info.deliveryCount, subject: msg.subject });
+            await opts.processed?.add(opts.durable, event.id);
+            msg.ack();
+          } catch (err) {
+            const attempt = msg.info.deliveryCount;
+            if (attempt >= maxAttempts) return deadLetter(msg, (err as Error).message);
+            const delay = backoff[Math.min(attempt - 1, backoff.length - 1)]!;
+            opts.logger.warn(
+              { err, event: event.event, id: event.id, attempt, retryInMs: delay },
+              'event handler failed; will retry',
+            );
+            msg.nak(delay);
+          }
+        },
+      ),
+    );
+  };
+
+  const loop = (async () => {
+    for await (const msg of messages) {
+      await handle(msg).catch((err) => {
+        opts.logger.error({ err, subject: msg.subject }, 'event consumer failure');
+        msg.nak(backoff[0]);
+      });
+    }
+  })();
+
+  return {
+    async stop() {
+      await messages.close();
+      await loop.catch(() => undefined);
+    },
+  };
+}

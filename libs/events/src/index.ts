@@ -1,0 +1,12 @@
+export { connectNats } from './nats-connection';
+export type { NatsHandle } from './nats-connection';
+export { ensureStreams, eventBusConfig, subjectFor, deadLetterSubjectFor } from './streams';
+export type { EventBusConfig } from './streams';
+export { createEventPublisher } from './publisher';
+export type { EventPublisher, PublishOptions } from './publisher';
+export { startDurableConsumer } from './durable-consumer';
+export type { ConsumerOptions, RunningConsumer, EventHandler } from './durable-consumer';
+export { mongoProcessedEvents } from './processed-events';
+export type { ProcessedEvents } from './processed-events';
+export { outboxFields, stageEvents, OutboxRelay } from './outbox';
+export type { OutboxEntry, OutboxRelayOptions } from './outbox';

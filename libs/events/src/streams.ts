@@ -1,0 +1,64 @@
+import { type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { EventName } from '@lingua/contracts';
+
+export interface EventBusConfig {
+  /** Stream holding every domain event. */
+  streamName: string;
+  /** Subjects are `<prefix>.<event name>`; the stream captures `<prefix>.>`. */
+  subjectPrefix: string;
+  /** Window in which a repeated Nats-Msg-Id is dropped by the server. */
+  duplicateWindowMs: number;
+}
+
+export function eventBusConfig(overrides: Partial<EventBusConfig> = {}): EventBusConfig {
+  return { streamName: 'EVENTS', subjectPrefix: 'events', duplicateWindowMs: 2 * 60_000, ...overrides };
+}
+
+export const subjectFor = (cfg: EventBusConfig, event: EventName | '>') => `${cfg.subjectPrefix}.${event}`;
+export const deadLetterSubjectFor = (cfg: EventBusConfig, durable: string) =>
+  `${cfg.subjectPrefix}_dlq.${durable}`;
+
+const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
+
+/**
+ * Creates the event stream and its dead-letter stream, or updates them; safe to call from every
+ * replica at every boot (the streams are owned by code, not by deploy files).
+ */
+export async function ensureStreams(jsm: JetStreamManager, cfg: EventBusConfig): Promise<void> {
+  const streams = [
+    {
+      name: cfg.streamName,
+      subjects: [`${cfg.subjectPrefix}.>`],
+      duplicate_window: ms(cfg.duplicateWindowMs),
+    },
+    {
+      name: `${cfg.streamName}_DLQ`,
+      subjects: [`${cfg.subjectPrefix}_dlq.>`],
+      duplicate_window: ms(cfg.duplicateWindowMs),
+    },
+  ];
+  for (const s of streams) {
+    const config = {
+      ...s,
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: ms(7 * 24 * 3600_000),
+    };
+    try {
+      await jsm.streams.info(s.name);
+      await jsm.streams.update(s.name, config);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await jsm.streams.add(config);
+      } catch (addErr) {
+        // another replica created it between our info and add
+        if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+      }
+    }
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return /not found/i.test(String((err as Error)?.message));
+}

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { Metadata } from '@grpc/grpc-js';
+import { currentRequestContext, type RequestContext } from '@lingua/logger';
+
+// The HTTP header names, so one id follows a request from the gateway through every service.
+export const REQUEST_ID_KEY = 'x-request-id';
+export const CORRELATION_ID_KEY = 'x-correlation-id';
+export const USER_ID_KEY = 'x-user-id';
+/** Name of the calling service, for the callee's logs. */
+export const CALLER_KEY = 'x-caller';
+// Trailers that carry an AppError across the wire, so the caller gets the same code, not just a status.
+export const ERROR_CODE_KEY = 'lingua-error-code';
+export const ERROR_DETAILS_KEY = 'lingua-error-details';
+
+/** The request context of a gRPC call: the logger's ids plus the calling service. */
+export interface GrpcRequestContext extends RequestContext {
+  caller?: string;
+}
+
+// Values end up in log lines and must be legal metadata, so only plain tokens of sane length pass.
+const SAFE_VALUE = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+export function metadataValue(metadata: Metadata | undefined, key: string): string | undefined {
+  const value = metadata?.get(key)[0];
+  return typeof value === 'string' && SAFE_VALUE.test(value) ? value : undefined;
+}
+
+/** Server side: the ids the caller sent, or fresh ones when it sent none (e.g. a grpcurl by hand). */
+export function contextFromMetadata(metadata: Metadata): GrpcRequestContext {
+  const requestId = metadataValue(metadata, REQUEST_ID_KEY) ?? randomUUID();
+  const userId = metadataValue(metadata, USER_ID_KEY);
+  const caller = metadataValue(metadata, CALLER_KEY);
+  return {
+    requestId,
+    correlationId: metadataValue(metadata, CORRELATION_ID_KEY) ?? requestId,
+    ...(userId !== undefined && { userId }),
+    ...(caller !== undefined && { caller }),
+  };
+}
+
+/** Client side: the current unit of work's ids, so the callee logs under the same request. */
+export function metadataFromContext(
+  callerName: string,
+  ctx: RequestContext | undefined = currentRequestContext(),
+): Metadata {
+  const metadata = new Metadata();
+  metadata.set(CALLER_KEY, callerName);
+  const pairs: [string, string | undefined][] = [
+    [REQUEST_ID_KEY, ctx?.requestId],
+    [CORRELATION_ID_KEY, ctx?.correlationId],
+    [USER_ID_KEY, ctx?.userId],
+  ];
+  for (const [key, value] of pairs)
+    if (value !== undefined && SAFE_VALUE.test(value)) metadata.set(key, value);
+  return metadata;
+}
+
+/** The service that made the gRPC call being handled, if it said. */
+export function currentCaller(): string | undefined {
+  return (currentRequestContext() as GrpcRequestContext | undefined)?.caller;
+}

@@ -1,0 +1,120 @@
+import {
+  Server,
+  ServerCredentials,
+  type handleUnaryCall,
+  type ServiceDefinition,
+  type UntypedHandleCall,
+} from '@grpc/grpc-js';
+import { isAppError } from '@lingua/errors';
+import { runWithRequestContext, type Logger } from '@lingua/logger';
+import { loadPackage } from '@lingua/proto';
+import { contextFromMetadata } from './call-metadata';
+import { toServiceError } from './grpc-errors';
+import { createHealthService, type ServingStatus } from './health-service';
+import type { UnaryHandler, UnaryHandlers } from './method-types';
+
+export interface GrpcServerOptions {
+  logger: Logger;
+  /** The owning service (e.g. 'identity'), for log lines. */
+  serviceName: string;
+}
+
+export interface GrpcServer {
+  readonly server: Server;
+  /** Registers a service with async handlers; each runs in the caller's request context. Call before start(). */
+  addService<D extends ServiceDefinition>(definition: D, handlers: UnaryHandlers<D>): void;
+  /** Health as seen by probes: '' is the whole server, otherwise a full name such as 'lingua.identity.v1.IdentityService'. */
+  setServingStatus(service: string, status: ServingStatus): void;
+  /** Binds and serves; port 0 picks a free one. Resolves to the bound port. */
+  start(port: number, host?: string): Promise<number>;
+  /** Reports NOT_SERVING, lets in-flight calls finish (up to graceMs), then drops what is left. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** 'lingua.identity.v1.IdentityService' from a method path '/lingua.identity.v1.IdentityService/GetUser'. */
+function fullServiceName(definition: ServiceDefinition): string | undefined {
+  const path = Object.values(definition)[0]?.path;
+  return path?.split('/')[1];
+}
+
+/**
+ * A gRPC server whose handlers are plain async functions: they run inside the request context the
+ * caller sent (ids in every log line), and what they throw becomes a gRPC status plus our error code,
+ * so the calling service gets the same AppError back. The standard health service comes built in.
+ */
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  const logger = options.logger.child({ grpc_server: options.serviceName });
+  const server = new Server();
+  const health = createHealthService();
+  server.addService(loadPackage().grpc.health.v1.Health.service, health.handlers);
+  health.setStatus('', 'SERVING');
+
+  function wrap(method: string, handler: UnaryHandler<unknown>): handleUnaryCall<unknown, unknown> {
+    return (call, callback) => {
+      const ctx = contextFromMetadata(call.metadata);
+      const started = performance.now();
+      void runWithRequestContext(ctx, async () => {
+        const log = (code: string) => ({
+          method,
+          caller: ctx.caller,
+          code,
+          ms: Math.round(performance.now() - started),
+        });
+        let response: unknown;
+        try {
+          response = await handler(call.request as never, call as never);
+        } catch (err) {
+          if (isAppError(err) && !err.isServerError) logger.debug(log(err.code), err.message);
+          else
+            logger.error({ ...log(isAppError(err) ? err.code : 'INTERNAL_ERROR'), err }, 'gRPC call failed');
+          callback(toServiceError(err));
+          return;
+        }
+        logger.debug(log('OK'), 'gRPC call');
+        callback(null, response);
+      });
+    };
+  }
+
+  return {
+    server,
+    addService(definition, handlers) {
+      const wrapped: Record<string, UntypedHandleCall> = {};
+      for (const [name, method] of Object.entries(definition)) {
+        // Streaming calls have no single response to await; add support here when an RPC needs it.
+        if (method.requestStream || method.responseStream)
+          throw new Error(`${method.path}: only unary methods are supported by createGrpcServer`);
+        const handler = (handlers as Record<string, UnaryHandler<unknown> | undefined>)[name];
+        if (handler === undefined) throw new Error(`${method.path}: no handler given`);
+        wrapped[name] = wrap(method.path, handler);
+      }
+      server.addService(definition, wrapped);
+      const name = fullServiceName(definition);
+      if (name !== undefined && health.statusOf(name) === undefined) health.setStatus(name, 'SERVING');
+    },
+    setServingStatus: (service, status) => health.setStatus(service, status),
+    start(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => {
+          if (err) return reject(err);
+          logger.info({ host, port: bound }, 'gRPC server listening');
+          resolve(bound);
+        });
+      });
+    },
+    stop(graceMs = 10_000) {
+      health.shutdown();
+      return new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          logger.warn({ graceMs }, 'gRPC calls still running at shutdown; cancelling them');
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,31 @@
+export { createGrpcServer } from './create-grpc-server';
+export type { GrpcServer, GrpcServerOptions } from './create-grpc-server';
+export { createGrpcClient } from './create-grpc-client';
+export type {
+  GrpcClient,
+  GrpcClientOptions,
+  GrpcCallOptions,
+  ServiceConstructor,
+} from './create-grpc-client';
+export { checkGrpcHealth } from './check-grpc-health';
+export type { ServingStatus } from './health-service';
+export {
+  REQUEST_ID_KEY,
+  CORRELATION_ID_KEY,
+  USER_ID_KEY,
+  CALLER_KEY,
+  ERROR_CODE_KEY,
+  ERROR_DETAILS_KEY,
+  currentCaller,
+} from './call-metadata';
+export type { GrpcRequestContext } from './call-metadata';
+export { toServiceError, fromServiceError } from './grpc-errors';
+export type {
+  MethodName,
+  RequestOf,
+  RequestOutputOf,
+  ResponseOf,
+  ResponseOutputOf,
+  UnaryHandler,
+  UnaryHandlers,
+} from './method-types';

@@ -1,0 +1,73 @@
+import type { Response } from 'express';
+import { type AppError, catalogueCodeOf } from '@lingua/errors';
+import { currentRequestContext } from '@lingua/logger';
+import { API_VERSION, type EnvelopeStyle } from './envelope-style';
+
+function meta(style: EnvelopeStyle, requestId: string | undefined) {
+  const timestamp = new Date().toISOString();
+  if (style === 'auth') return { timestamp, requestId, api_version: API_VERSION };
+  if (style === 'shared') return { timestamp, request_id: requestId, api_version: API_VERSION };
+  return { timestamp, requestId };
+}
+
+/** Body of a successful response in the given family. */
+export function successBody(
+  style: EnvelopeStyle,
+  data: unknown,
+  message?: string,
+  extraMeta?: Record<string, unknown>,
+) {
+  const requestId = currentRequestContext()?.requestId;
+  switch (style) {
+    case 'plain':
+      return data;
+    case 'flashcards':
+      return { success: true, data, ...(message !== undefined && { message }) };
+    default:
+      return {
+        success: true,
+        data,
+        ...(message !== undefined && { message }),
+        meta: { ...meta(style, requestId), ...extraMeta },
+      };
+  }
+}
+
+/** Body of an error response in the given family. 5xx messages are generic: no internals leak. */
+export function errorBody(style: EnvelopeStyle, err: AppError) {
+  const requestId = currentRequestContext()?.requestId;
+  const details = err.details ?? {};
+  switch (style) {
+    case 'flashcards':
+      return { success: false, error: err.message };
+    case 'shared':
+      return {
+        success: false,
+        data: null,
+        message: err.message,
+        error: { code: err.code, message: err.message, details },
+        meta: meta(style, requestId),
+      };
+    case 'catalogue':
+      return {
+        success: false,
+        error: { code: catalogueCodeOf(err.code), message: err.message, details },
+        meta: meta(style, requestId),
+      };
+    default:
+      return {
+        success: false,
+        error: { code: err.code, message: err.message, details },
+        meta: meta(style, requestId),
+      };
+  }
+}
+
+export function sendSuccess(
+  res: Response,
+  data: unknown,
+  options: { status?: number; message?: string; style?: EnvelopeStyle } = {},
+) {
+  const style = options.style ?? (res.locals.envelopeStyle as EnvelopeStyle | undefined) ?? 'catalogue';
+  res.status(options.status ?? 200).json(successBody(style, data, options.message));
+}

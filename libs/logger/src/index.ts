@@ -1,0 +1,4 @@
+export { createLogger, REDACTED_PATHS } from './logger';
+export type { Logger } from './logger';
+export { requestContext, runWithRequestContext, currentRequestContext } from './request-context';
+export type { RequestContext } from './request-context';

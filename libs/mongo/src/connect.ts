@@ -1,0 +1,55 @@
+import mongoose, { type Connection } from 'mongoose';
+
+export interface MongoHandle {
+  connection: Connection;
+  /** Readiness: a round trip to the server, bounded by timeoutMs. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Puts the service's own database name into a server URL (`mongodb://host:port` → `.../identity`). */
+export function databaseUrl(serverUrl: string, dbName: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${dbName}`;
+  return url.toString();
+}
+
+/**
+ * One mongoose connection per service, to its own database. `createConnection` rather than the
+ * global `mongoose.connect`, so tests can run several services in one process.
+ */
+export async function connectMongo(
+  serverUrl: string,
+  dbName: string,
+  options: { serverSelectionTimeoutMS?: number } = {},
+): Promise<MongoHandle> {
+  const connection = mongoose.createConnection(databaseUrl(serverUrl, dbName), {
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+    // Without this, operations issued while disconnected wait in a queue instead of failing fast.
+    bufferCommands: false,
+    autoIndex: true,
+  });
+  await connection.asPromise();
+  return {
+    connection,
+    async ping(timeoutMs = 2_000) {
+      const db = connection.db;
+      if (!db || connection.readyState !== 1) throw new Error('mongo: not connected');
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          db.admin().command({ ping: 1 }),
+          new Promise((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`mongo: ping timed out after ${timeoutMs} ms`)),
+              timeoutMs,
+            );
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: () => connection.close(),
+  };
+}

@@ -1,0 +1,2 @@
+export { connectRedis } from './connect';
+export type { RedisHandle, RedisClient } from './connect';

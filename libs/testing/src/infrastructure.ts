@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '@lingua/logger';
+
+/** The real local servers that `npm run infra:up` starts (or the machine already runs). */
+export const mongoUrl = () =>
+  process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`;
+export const natsUrl = () => process.env.NATS_URL ?? `nats://127.0.0.1:${process.env.NATS_PORT ?? 4222}`;
+export const redisUrl = () => process.env.REDIS_URL ?? `redis://127.0.0.1:${process.env.REDIS_PORT ?? 6379}`;
+
+/** Tests share the servers, so every database, stream, consumer and key prefix gets a unique name. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+export function silentLogger(name = 'test'): Logger {
+  return createLogger(name, {
+    level: process.env.TEST_LOG_LEVEL ?? 'silent',
+    destination: new Writable({ write: (_c, _e, cb) => cb() }),
+  });
+}

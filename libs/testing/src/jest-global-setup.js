@@ -1,0 +1,31 @@
+// Runs once before all tests: fails early, with a clear message, if the real servers are not reachable.
+const net = require('node:net');
+
+function reachable(url, fallbackPort) {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port || fallbackPort) });
+    socket.setTimeout(2000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+module.exports = async function globalSetup() {
+  const targets = {
+    'MongoDB-compatible server (FerretDB)': [
+      process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`,
+      27017,
+    ],
+    NATS: [process.env.NATS_URL ?? `nats://127.0.0.1:${process.env.NATS_PORT ?? 4222}`, 4222],
+    Redis: [process.env.REDIS_URL ?? `redis://127.0.0.1:${process.env.REDIS_PORT ?? 6379}`, 6379],
+  };
+  const down = [];
+  for (const [name, [url, port]] of Object.entries(targets))
+    if (!(await reachable(url, port))) down.push(`${name} at ${url}`);
+  if (down.length > 0)
+    throw new Error(
+      `Test infrastructure is not reachable: ${down.join(', ')}. Run \`npm run infra:up\` (npm test does it for you).`,
+    );
+};

@@ -1,0 +1,20 @@
+import type { GrpcServer } from '@lingua/grpc';
+import { loadPackage } from '@lingua/proto';
+import { type CardCounter, getCardStats } from '../../domain/card-stats.use-case';
+
+export function registerFlashcardsGrpc(
+  server: GrpcServer,
+  deps: { cards: CardCounter; now: () => Date },
+): void {
+  server.addService(loadPackage().lingua.flashcards.v1.FlashcardsService.service, {
+    GetCardStats: async (req) => {
+      const s = await getCardStats({ userId: req.user_id }, deps);
+      return {
+        total_cards: s.totalCards,
+        due_cards: s.dueCards,
+        mastered_cards: s.masteredCards,
+        favorite_cards: s.favoriteCards,
+      };
+    },
+  });
+}

@@ -1,0 +1,7 @@
+// Telemetry first: the SDK must run before anything creates spans.
+import '@lingua/telemetry/register';
+import { runMain } from '@lingua/bootstrap';
+import { loadServiceConfig } from './config';
+import { defineFlashcardsService } from './start';
+
+void runMain(() => defineFlashcardsService(loadServiceConfig()));

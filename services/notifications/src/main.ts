@@ -1,0 +1,7 @@
+// Telemetry first: the SDK must run before anything creates spans.
+import '@lingua/telemetry/register';
+import { runMain } from '@lingua/bootstrap';
+import { loadServiceConfig } from './config';
+import { defineNotificationsService } from './start';
+
+void runMain(() => defineNotificationsService(loadServiceConfig()));
