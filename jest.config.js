@@ -12,10 +12,10 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: {
-    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
+    '^.+\\.(t|j)sx?$|^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
   },
   // ESM-only dependencies are compiled to CommonJS for jest's module system.
-  transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|http-proxy-middleware|httpxy|is-plain-obj)/)'],
   moduleNameMapper: { [`^@lingua/(${libs.join('|')})(/.*)?$`]: '<rootDir>/libs/$1/src$2' },
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

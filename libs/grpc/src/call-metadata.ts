@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
 import { currentRequestContext, type RequestContext } from '@lingua/logger';
+import { injectTraceContext } from '@lingua/telemetry';
 
 // The HTTP header names, so one id follows a request from the gateway through every service.
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -20,9 +21,16 @@ export interface GrpcRequestContext extends RequestContext {
 // Values end up in log lines and must be legal metadata, so only plain tokens of sane length pass.
 const SAFE_VALUE = /^[A-Za-z0-9._:@-]{1,128}$/;
 
-export function metadataValue(metadata: Metadata | undefined, key: string): string | undefined {
+/** W3C traceparent / tracestate values. */
+export const TRACE_VALUE = /^[A-Za-z0-9._:@=,;/+ -]{1,512}$/;
+
+export function metadataValue(
+  metadata: Metadata | undefined,
+  key: string,
+  pattern: RegExp = SAFE_VALUE,
+): string | undefined {
   const value = metadata?.get(key)[0];
-  return typeof value === 'string' && SAFE_VALUE.test(value) ? value : undefined;
+  return typeof value === 'string' && pattern.test(value) ? value : undefined;
 }
 
 /** Server side: the ids the caller sent, or fresh ones when it sent none (e.g. a grpcurl by hand). */
@@ -52,6 +60,8 @@ export function metadataFromContext(
   ];
   for (const [key, value] of pairs)
     if (value !== undefined && SAFE_VALUE.test(value)) metadata.set(key, value);
+  // trace context travels like the ids, so the callee's spans join the caller's trace
+  injectTraceContext((key, value) => metadata.set(key, value));
   return metadata;
 }
 

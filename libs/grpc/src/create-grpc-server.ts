@@ -8,7 +8,8 @@ import {
 import { isAppError } from '@lingua/errors';
 import { runWithRequestContext, type Logger } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
-import { contextFromMetadata } from './call-metadata';
+import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
+import { contextFromMetadata, metadataValue, TRACE_VALUE } from './call-metadata';
 import { toServiceError } from './grpc-errors';
 import { createHealthService, type ServingStatus } from './health-service';
 import type { UnaryHandler, UnaryHandlers } from './method-types';
@@ -53,26 +54,36 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     return (call, callback) => {
       const ctx = contextFromMetadata(call.metadata);
       const started = performance.now();
-      void runWithRequestContext(ctx, async () => {
-        const log = (code: string) => ({
-          method,
-          caller: ctx.caller,
-          code,
-          ms: Math.round(performance.now() - started),
-        });
-        let response: unknown;
-        try {
-          response = await handler(call.request as never, call as never);
-        } catch (err) {
-          if (isAppError(err) && !err.isServerError) logger.debug(log(err.code), err.message);
-          else
-            logger.error({ ...log(isAppError(err) ? err.code : 'INTERNAL_ERROR'), err }, 'gRPC call failed');
-          callback(toServiceError(err));
-          return;
-        }
-        logger.debug(log('OK'), 'gRPC call');
-        callback(null, response);
+      const parent = extractTraceContext({
+        get: (key) => metadataValue(call.metadata, key, TRACE_VALUE),
+        keys: () => Object.keys(call.metadata.getMap()),
       });
+      const attributes = { 'rpc.system': 'grpc', 'rpc.method': method, 'rpc.service': options.serviceName };
+      void runWithRequestContext(ctx, () =>
+        withSpan(`grpc ${method}`, { kind: SpanKind.SERVER, parent, attributes }, async () => {
+          const log = (code: string) => ({
+            method,
+            caller: ctx.caller,
+            code,
+            ms: Math.round(performance.now() - started),
+          });
+          let response: unknown;
+          try {
+            response = await handler(call.request as never, call as never);
+          } catch (err) {
+            if (isAppError(err) && !err.isServerError) logger.debug(log(err.code), err.message);
+            else
+              logger.error(
+                { ...log(isAppError(err) ? err.code : 'INTERNAL_ERROR'), err },
+                'gRPC call failed',
+              );
+            callback(toServiceError(err));
+            return;
+          }
+          logger.debug(log('OK'), 'gRPC call');
+          callback(null, response);
+        }),
+      );
     };
   }
 

@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino from 'pino';
 import { currentRequestContext } from './request-context';
 
@@ -54,7 +54,7 @@ export function createLogger(
         const span = trace.getActiveSpan()?.spanContext();
         return {
           ...(ctx && { request_id: ctx.requestId, correlation_id: ctx.correlationId }),
-          ...(span && { trace_id: span.traceId, span_id: span.spanId }),
+          ...(span && isSpanContextValid(span) && { trace_id: span.traceId, span_id: span.spanId }),
         };
       },
     },

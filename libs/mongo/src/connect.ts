@@ -25,6 +25,8 @@ export async function connectMongo(
 ): Promise<MongoHandle> {
   const connection = mongoose.createConnection(databaseUrl(serverUrl, dbName), {
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+    // notice a database that came back within seconds, so readiness recovers quickly
+    heartbeatFrequencyMS: 2_000,
     // Without this, operations issued while disconnected wait in a queue instead of failing fast.
     bufferCommands: false,
     autoIndex: true,

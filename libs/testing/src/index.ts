@@ -2,3 +2,6 @@ export { mongoUrl, natsUrl, redisUrl, uniqueName, silentLogger } from './infrast
 export { waitFor } from './wait-for';
 export { TestClock } from './test-clock';
 export { startNatsServer } from './nats-server';
+export { startFerretDb, ferretDbBinary } from './ferretdb-server';
+export { freePort, waitForPort } from './nats-server';
+export { isolatedServiceEnv } from './service-env';

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as net.AddressInfo;
@@ -14,7 +14,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await new Promise<boolean>((resolve) => {
@@ -25,7 +25,7 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
     if (ok) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`nats-server did not listen on ${port}`);
+  throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
 }
 
 const binary = () =>

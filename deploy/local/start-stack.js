@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// Runs the whole stack on this machine without Docker: infrastructure (deploy/local/infra.sh), the five
+// services and the gateway as child processes with prefixed logs. Ctrl-C stops everything it started.
+// Used by `npm start`, and by the end-to-end test through startStack().
+const { spawn, spawnSync } = require('node:child_process');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const ROOT = path.resolve(__dirname, '../..');
+const DEPLOYABLES = [
+  ['identity', 'services/identity'],
+  ['flashcards', 'services/flashcards'],
+  ['subscriptions', 'services/subscriptions'],
+  ['ai', 'services/ai'],
+  ['notifications', 'services/notifications'],
+  ['gateway', 'gateway'],
+];
+const COLORS = [36, 32, 33, 35, 34, 37];
+
+function prefixLines(stream, label, color, out) {
+  readline
+    .createInterface({ input: stream })
+    .on('line', (line) => out.write(`\x1b[${color}m[${label}]\x1b[0m ${line}\n`));
+}
+
+async function waitReady(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`stack not ready after ${timeoutMs} ms (${url})`);
+}
+
+/** Starts infrastructure, services and gateway; resolves once the gateway reports every part healthy. */
+async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutMs = 90_000 } = {}) {
+  const fullEnv = { ...process.env, ...env };
+  if (infra) {
+    const r = spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'up'], {
+      env: fullEnv,
+      stdio: quiet ? 'pipe' : 'inherit',
+    });
+    if (r.status !== 0) throw new Error(`infrastructure failed to start: ${r.stderr ?? ''}`);
+  }
+  const children = DEPLOYABLES.map(([name, dir], i) => {
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: path.join(ROOT, dir),
+      env: fullEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (!quiet) {
+      prefixLines(child.stdout, name, COLORS[i], process.stdout);
+      prefixLines(child.stderr, name, COLORS[i], process.stderr);
+    } else {
+      child.stdout.resume();
+      child.stderr.resume();
+    }
+    return { name, child };
+  });
+  let stopping = false;
+  const stop = async () => {
+    stopping = true;
+    await Promise.all(
+      children.map(({ child }) =>
+        child.exitCode !== null || child.signalCode !== null
+          ? undefined
+          : new Promise((resolve) => {
+              const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+              child.once('exit', () => (clearTimeout(kill), resolve()));
+              child.kill('SIGTERM');
+            }),
+      ),
+    );
+  };
+  const crashed = new Promise((_, reject) => {
+    for (const { name, child } of children)
+      child.once(
+        'exit',
+        (code, signal) =>
+          !stopping && reject(new Error(`${name} exited (${signal ?? code}) during start-up`)),
+      );
+  });
+  crashed.catch(() => undefined);
+  const url = `http://127.0.0.1:${fullEnv.GATEWAY_PORT ?? 8080}`;
+  try {
+    await Promise.race([waitReady(`${url}/health`, readyTimeoutMs), crashed]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, children, stop };
+}
+
+module.exports = { startStack };
+
+if (require.main === module) {
+  startStack()
+    .then((stack) => {
+      console.log(
+        `\nLingua is ready: ${stack.url}  (health: ${stack.url}/api/health/detailed). Ctrl-C stops everything.\n`,
+      );
+      let down = false;
+      const shutdown = async () => {
+        if (down) return;
+        down = true;
+        console.log('\nstopping services...');
+        await stack.stop();
+        spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'down'], { stdio: 'inherit' });
+        process.exit(0);
+      };
+      process.on('SIGINT', shutdown);
+      process.on('SIGTERM', shutdown);
+      for (const { name, child } of stack.children)
+        child.once('exit', (code) => {
+          if (down) return;
+          console.error(`${name} exited with ${code}; stopping the stack`);
+          void shutdown().then(() => process.exit(1));
+        });
+    })
+    .catch((err) => {
+      console.error(err.message);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,24 @@
+import { uniqueName } from './infrastructure';
+
+/**
+ * Environment for running services in-process in a test: free ports, an isolated event stream
+ * and database names of their own, quiet logs. Pass it to a service's loadServiceConfig().
+ */
+export function isolatedServiceEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  const tag = uniqueName('t');
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    EVENTS_STREAM: tag.toUpperCase(),
+    EVENTS_SUBJECT_PREFIX: tag.toLowerCase(),
+    SHUTDOWN_GRACE_MS: '1000',
+  };
+  for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS']) {
+    env[`${svc}_HTTP_PORT`] = '0';
+    env[`${svc}_GRPC_PORT`] = '0';
+    env[`${svc}_MONGO_DB`] = `${tag}_${svc.toLowerCase()}`;
+  }
+  for (const key of ['MONGO_URL', 'NATS_URL', 'REDIS_URL'])
+    if (process.env[key]) env[key] = process.env[key]!;
+  return { ...env, ...overrides };
+}
