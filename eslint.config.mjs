@@ -31,6 +31,8 @@ export default tseslint.config(
         setInterval: 'readonly',
         clearInterval: 'readonly',
         fetch: 'readonly',
+        URL: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

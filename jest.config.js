@@ -20,6 +20,7 @@ module.exports = {
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
+  reporters: ['default', '<rootDir>/libs/testing/src/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

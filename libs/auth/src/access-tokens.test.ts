@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { AppError } from '@lingua/errors';
+import type { AppError } from '@lingua/errors';
 import { createAccessTokens } from './access-tokens';
 
 const SECRET = 'test-secret-0123456789abcdef-0123456789';

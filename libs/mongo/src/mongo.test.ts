@@ -1,4 +1,5 @@
-import mongoose, { Schema } from 'mongoose';
+import type mongoose from 'mongoose';
+import { Schema } from 'mongoose';
 import { AppError } from '@lingua/errors';
 import { mongoUrl, uniqueName } from '@lingua/testing';
 import { connectMongo, type MongoHandle } from './connect';
