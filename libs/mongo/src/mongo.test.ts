@@ -49,7 +49,7 @@ describe('mongoose against the local MongoDB-compatible server', () => {
     const updated = await Words.findOneAndUpdate(
       { userId: 'u1', word: 'a' },
       { $inc: { level: 10 } },
-      { new: true },
+      { returnDocument: 'after' },
     ).lean();
     expect(updated?.level).toBe(10);
     expect((await Words.findOne({ userId: 'u1', word: 'a' }).lean())?.level).toBe(10);
