@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { HealthRegistry } from '@lingua/health';
 import type { RedisHandle } from '@lingua/redis';
 import type { ServiceName } from './routes';
 
@@ -30,13 +31,15 @@ export function healthRoutes(deps: {
   timeoutMs?: number;
 }): Router {
   const router = Router();
+  const own = new HealthRegistry(deps.timeoutMs ?? 2_000).register({
+    name: 'redis',
+    check: () => deps.redis.ping(),
+  });
+  const redisReady = async () => (await own.report()).ready;
   const snapshot = async () => {
     const names = Object.keys(deps.services) as ServiceName[];
     const [redisUp, ...reports] = await Promise.all([
-      deps.redis.ping(deps.timeoutMs ?? 2_000).then(
-        () => true,
-        () => false,
-      ),
+      redisReady(),
       ...names.map((n) => readinessOf(deps.services[n], deps.timeoutMs ?? 2_000)),
     ]);
     const services = Object.fromEntries(names.map((n, i) => [n, reports[i]!])) as Record<
@@ -95,10 +98,7 @@ export function healthRoutes(deps: {
   });
   router.get('/health/live', (_req, res) => void res.json({ status: 'ok' }));
   router.get('/health/ready', async (_req, res) => {
-    const up = await deps.redis.ping().then(
-      () => true,
-      () => false,
-    );
+    const up = await redisReady();
     res.status(up ? 200 : 503).json({ ready: up, checks: { redis: { status: up ? 'up' : 'down' } } });
   });
   return router;

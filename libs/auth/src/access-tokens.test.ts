@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { AppError } from '@lingua/errors';
+import { TestClock } from '@lingua/testing';
 import { createAccessTokens } from './access-tokens';
 
 const SECRET = 'test-secret-0123456789abcdef-0123456789';
@@ -11,11 +12,6 @@ const user = {
   role: 'user',
   subscription_status: 'inactive',
 } as const;
-
-function fixedClock(iso: string) {
-  let t = Date.parse(iso);
-  return { now: () => new Date(t), advance: (s: number) => (t += s * 1000) };
-}
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -28,7 +24,7 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe('access tokens', () => {
   it('When signed, Then the header is HS256/JWT and the payload has exactly the spec claims, expiring in 3600 s', () => {
-    const tokens = createAccessTokens(SECRET, fixedClock('2026-11-22T10:00:00Z'));
+    const tokens = createAccessTokens(SECRET, new TestClock('2026-11-22T10:00:00Z'));
     const { token, expiresIn } = tokens.sign(user);
     const decoded = jwt.decode(token, { complete: true })!;
     expect(decoded.header).toEqual({ alg: 'HS256', typ: 'JWT' });
@@ -46,10 +42,10 @@ describe('access tokens', () => {
   });
 
   it('When the clock passes exp, Then TOKEN_EXPIRED', () => {
-    const clock = fixedClock('2026-11-22T10:00:00Z');
+    const clock = new TestClock('2026-11-22T10:00:00Z');
     const tokens = createAccessTokens(SECRET, clock);
     const { token } = tokens.sign(user);
-    clock.advance(3601);
+    clock.advance(3601 * 1000);
     expect(codeOf(() => tokens.verify(token))).toBe('TOKEN_EXPIRED');
   });
 

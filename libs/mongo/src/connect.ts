@@ -2,8 +2,8 @@ import mongoose, { type Connection } from 'mongoose';
 
 export interface MongoHandle {
   connection: Connection;
-  /** Readiness: a round trip to the server, bounded by timeoutMs. */
-  ping(timeoutMs?: number): Promise<void>;
+  /** Readiness: a round trip to the server. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,23 +34,11 @@ export async function connectMongo(
   await connection.asPromise();
   return {
     connection,
-    async ping(timeoutMs = 2_000) {
+    // bounded by the caller: HealthRegistry times every check out
+    async ping() {
       const db = connection.db;
       if (!db || connection.readyState !== 1) throw new Error('mongo: not connected');
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([
-          db.admin().command({ ping: 1 }),
-          new Promise((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`mongo: ping timed out after ${timeoutMs} ms`)),
-              timeoutMs,
-            );
-          }),
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
+      await db.admin().command({ ping: 1 });
     },
     close: () => connection.close(),
   };

@@ -3,5 +3,5 @@ export { waitFor } from './wait-for';
 export { TestClock } from './test-clock';
 export { startNatsServer } from './nats-server';
 export { startFerretDb, ferretDbBinary } from './ferretdb-server';
-export { freePort, waitForPort } from './nats-server';
+export { freePort, waitForPort, startRestartableProcess } from './restartable-process';
 export { isolatedServiceEnv } from './service-env';

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.once('error', reject);
+  });
+}
+
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * A server process of a test's own, on a free port, with a data directory that survives stop/start
+ * (like a real restart), for tests that take a dependency away and bring it back.
+ */
+export async function startRestartableProcess(
+  binary: string,
+  args: (port: number, dataDir: string) => string[],
+  startTimeoutMs = 15_000,
+) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), `lingua-${path.basename(binary)}-`));
+  let proc: ChildProcess | undefined;
+  const start = async () => {
+    proc = spawn(binary, args(port, dataDir), { stdio: 'ignore' });
+    await waitForPort(port, startTimeoutMs);
+  };
+  const stop = async () => {
+    const p = proc;
+    proc = undefined;
+    if (!p || p.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill('SIGTERM');
+    });
+  };
+  await start();
+  return {
+    port,
+    start,
+    stop,
+    async dispose() {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
