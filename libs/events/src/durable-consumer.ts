@@ -48,16 +48,18 @@ async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: Consu
   };
   try {
     await nats.jsm.consumers.info(cfg.streamName, opts.durable);
-    await nats.jsm.consumers.update(cfg.streamName, opts.durable, {
-      ack_wait: config.ack_wait,
-      filter_subject: filter,
-    });
   } catch (err) {
     if (!/not found/i.test(String((err as Error).message))) throw err;
     await nats.jsm.consumers.add(cfg.streamName, config).catch((addErr: Error) => {
       if (!/already (in use|exists)/i.test(addErr.message)) throw addErr;
     });
+    return;
   }
+  // An existing durable keeps its position; a changed filter or ack wait is applied where the server
+  // allows it (NATS 2.9 refuses some edits), and a refusal must not stop the service from booting.
+  await nats.jsm.consumers
+    .update(cfg.streamName, opts.durable, { ack_wait: config.ack_wait, filter_subject: filter })
+    .catch((err: Error) => opts.logger.warn({ err, durable: opts.durable }, 'consumer config not updated'));
 }
 
 /**
