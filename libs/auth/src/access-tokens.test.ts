@@ -74,3 +74,12 @@ describe('access tokens', () => {
     expect(() => createAccessTokens('short')).toThrow(/32/);
   });
 });
+
+describe('tokenFingerprint', () => {
+  it('When two tokens differ, Then their fingerprints differ, and the token cannot be read back from it', async () => {
+    const { tokenFingerprint } = await import('./access-tokens');
+    expect(tokenFingerprint('a.b.c')).toBe(tokenFingerprint('a.b.c'));
+    expect(tokenFingerprint('a.b.c')).not.toBe(tokenFingerprint('a.b.d'));
+    expect(tokenFingerprint('a.b.c')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});

@@ -7,5 +7,4 @@ export { toAppError, errorHandler, notFoundHandler } from './error-handler';
 export { requestIdMiddleware, REQUEST_ID_HEADER, CORRELATION_ID_HEADER } from './request-id';
 export { startHttpServer } from './start-http-server';
 export type { RunningHttpServer } from './start-http-server';
-export { asyncRoute } from './async-route';
 export { tracingMiddleware } from './tracing-middleware';
