@@ -1,6 +1,5 @@
 import type { Express } from 'express';
 import type { mongo } from 'mongoose';
-import { type AnyDomainEvent, type EventName } from '@lingua/contracts';
 import {
   connectNats,
   type ConsumerOptions,
@@ -37,13 +36,8 @@ export interface ServiceDeps<C extends ServiceEnv = ServiceEnv> {
   health: HealthRegistry;
 }
 
-export interface ConsumerDefinition {
-  durable: string;
-  events: EventName[] | '*';
-  handler: (event: AnyDomainEvent, meta: { deliveryCount: number; subject: string }) => Promise<void>;
-  maxAttempts?: number;
-  backoffMs?: number[];
-}
+/** A durable consumer as a service declares it; the logger and processed-event store are supplied. */
+export type ConsumerDefinition = Omit<ConsumerOptions, 'logger' | 'processed'>;
 
 export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   config: C;
