@@ -5,5 +5,9 @@ export {
   tokenFingerprint,
 } from './access-tokens';
 export type { AccessTokens, AccessTokenInput } from './access-tokens';
+export { createTokenBlacklist, BLACKLIST_KEY_PREFIX } from './token-blacklist';
+export type { TokenBlacklist } from './token-blacklist';
+export { authenticate, bearerToken, currentUser, optionalUser, requireRole } from './authenticate';
+export type { AuthenticateOptions } from './authenticate';
 export { systemClock } from './clock';
 export type { Clock } from './clock';
