@@ -33,6 +33,8 @@ export const EVENT_DATA_SCHEMAS = {
     username: z.string(),
     authProvider: z.enum(['password', 'apple', 'google']),
     preferredLanguage: z.string().optional(),
+    /** The guest device the account was created from: subscriptions attaches that device's subscription. */
+    deviceId: z.string().optional(),
   }),
   [EVENT_NAMES.userDeleted]: z.object({ userId, reason: z.string().optional() }),
   [EVENT_NAMES.userPasswordResetRequested]: z.object({
