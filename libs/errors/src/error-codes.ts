@@ -37,6 +37,8 @@ export const ERROR_CATALOGUE = {
   INTERNAL_ERROR: { http: 500, catalogue: 'SRV001', grpc: 13 },
   SERVICE_UNAVAILABLE: { http: 503, catalogue: 'SRV002', grpc: 14 },
   UPSTREAM_TIMEOUT: { http: 504, catalogue: 'SRV002', grpc: 4 },
+  // an outside AI provider failed (errors after retries, malformed model output)
+  AI_PROVIDER_ERROR: { http: 502, catalogue: 'SRV002', grpc: 14 },
 } as const satisfies Record<string, { http: number; catalogue: string; grpc: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

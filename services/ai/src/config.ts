@@ -1,9 +1,48 @@
+import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
-import { loadConfig } from '@lingua/config';
+import { env, loadConfig } from '@lingua/config';
 
 /** ai: every variable it reads (see .env.example); defaults run locally with no setup. */
 export const aiEnv = serviceEnv('ai', { http: 3004, grpc: 50054 });
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(aiEnv, source);
+/** The AI feature settings (documented in services/ai/README.md). */
+export const aiFeatureEnv = z
+  .object({
+    /** `local` works offline on packaged language data; `openai` calls any OpenAI-compatible API. */
+    AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
+    OPENAI_BASE_URL: env.url('https://api.openai.com/v1'),
+    OPENAI_API_KEY: z.string().default(''),
+    OPENAI_MODEL: env.string('gpt-4o-mini'),
+    OPENAI_IMAGE_MODEL: env.string('dall-e-3'),
+    /** One provider attempt may take this long; the whole call at most (retries + 1) times it. */
+    AI_PROVIDER_TIMEOUT_MS: env.int(20_000, 100, 120_000),
+    /** Retries on 429 / 5xx / connection errors, with the client's exponential back-off. */
+    AI_PROVIDER_MAX_RETRIES: env.int(2, 0, 5),
+    SUBSCRIPTIONS_ADDR: env.addr('127.0.0.1:50053'),
+    /** How long a user's premium flag is reused before asking the subscriptions service again. */
+    AI_ENTITLEMENT_CACHE_MS: env.int(30_000, 0, 3_600_000),
+    AI_FREE_GENERATIONS_PER_DAY: env.int(50, 0, 1_000_000),
+    AI_FREE_LOOKUPS_PER_WINDOW: env.int(5, 0, 1_000_000),
+    AI_LOOKUP_WINDOW_MINUTES: env.int(180, 1, 10_080),
+    AI_ANALYSIS_CACHE_HOURS: env.int(24, 0, 720),
+    AI_FREE_IMAGES_PER_DAY: env.int(10, 0, 1_000_000),
+  })
+  // OpenAI itself needs a key; self-hosted compatible servers (vLLM, Ollama…) often do not.
+  .refine(
+    (c) =>
+      c.AI_PROVIDER !== 'openai' ||
+      c.OPENAI_API_KEY !== '' ||
+      new URL(c.OPENAI_BASE_URL).hostname !== 'api.openai.com',
+    {
+      path: ['OPENAI_API_KEY'],
+      message: 'required when AI_PROVIDER=openai with the api.openai.com base URL',
+    },
+  );
+
+export type AiFeatureConfig = z.infer<typeof aiFeatureEnv>;
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
+  ...loadConfig(aiEnv, source),
+  ai: loadConfig(aiFeatureEnv, source),
+});
 export type AiConfig = ReturnType<typeof loadServiceConfig>;

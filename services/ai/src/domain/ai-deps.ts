@@ -1,0 +1,27 @@
+import type { Clock } from '@lingua/auth';
+import type { AnalysisCache } from '../data-access/analysis-cache';
+import type { EntitlementsSource } from '../data-access/entitlements.client';
+import type { ImageRepository } from '../data-access/image.repository';
+import type { QuotaStore } from '../data-access/quota.store';
+import type { AiProvider } from './providers/ai-provider';
+
+export interface AiLimits {
+  generationsPerDay: number;
+  imagesPerDay: number;
+  lookupsPerWindow: number;
+  lookupWindowMs: number;
+}
+
+/** What the AI use cases need; wired in start.ts, replaced piecewise in tests. */
+export interface AiDeps {
+  provider: AiProvider;
+  quotas: QuotaStore;
+  entitlements: EntitlementsSource;
+  cache: AnalysisCache;
+  images: ImageRepository;
+  clock: Clock;
+  limits: AiLimits;
+}
+
+/** A negative limit means "unlimited" to the quota store (and in the quota response). */
+export const UNLIMITED = -1;

@@ -1,0 +1,98 @@
+import type { Correction } from '../language/grammar-check';
+import type { PartOfSpeech } from '../language/nlp';
+import type { CefrLevel, Difficulty } from '../language/word-frequency';
+
+export interface GenerateCardsRequest {
+  mode: 'text' | 'theme';
+  input: string;
+  difficulty: Difficulty;
+  count: number;
+  includeExamples: boolean;
+  includeSynonyms: boolean;
+  /** ISO 639-1 code of the words to learn */
+  sourceLanguage: string;
+  /** ISO 639-1 code translations are wanted in; none → no translation asked */
+  targetLanguage: string | undefined;
+}
+
+export interface GeneratedCard {
+  word: string;
+  translation: string | null;
+  partOfSpeech: string;
+  pronunciation: string | null;
+  definition: string | null;
+  example: string | null;
+  exampleTranslation: string | null;
+  synonyms: string[];
+  difficulty: Difficulty;
+  confidence: number;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface GeneratedCards {
+  cards: GeneratedCard[];
+  usage: Usage;
+  /** card fields this provider cannot supply (left null / empty), e.g. `translation` offline */
+  unavailable: string[];
+}
+
+export interface HighValueWord {
+  word: string;
+  lemma: string;
+  partOfSpeech: string;
+  cefrLevel: CefrLevel;
+}
+
+export interface SentenceAnalysis {
+  original: string;
+  corrected: string;
+  corrections: Correction[];
+  highValueWords: HighValueWord[];
+}
+
+export interface WordLookup {
+  word: string;
+  lemma: string;
+  partOfSpeech: PartOfSpeech | string;
+  pronunciation: string | null;
+  cefrLevel: CefrLevel;
+  frequencyRank: number | null;
+  forms: string[];
+  definition: string | null;
+  translation: string | null;
+  examples: string[];
+  unavailable: string[];
+}
+
+export interface ImageDescription {
+  description: string;
+  /** `template` (local, no model) or `model` */
+  source: 'template' | 'model';
+}
+
+export interface RenderedImage {
+  contentType: string;
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** What an AI back-end does for the service; `local` (offline) and `openai` implement it. */
+export interface AiProvider {
+  readonly name: 'local' | 'openai';
+  generateCards(request: GenerateCardsRequest): Promise<GeneratedCards>;
+  analyzeSentence(request: { sentence: string; language: string }): Promise<SentenceAnalysis>;
+  lookupWord(request: {
+    word: string;
+    context?: string | undefined;
+    language: string;
+    targetLanguage?: string | undefined;
+  }): Promise<WordLookup>;
+  describeImage(request: { word: string; context?: string | undefined }): Promise<ImageDescription>;
+  renderImage(request: { description: string }): Promise<RenderedImage>;
+}

@@ -1,0 +1,18 @@
+import type { GrpcServer } from '@lingua/grpc';
+import { loadPackage } from '@lingua/proto';
+import { fillBlank, getInflections, getWordLevel } from '../../domain/language-facts.use-case';
+
+/** lingua.ai.v1.LanguageService: word facts for other services (flashcards' question types). */
+export function registerLanguageGrpc(server: GrpcServer): void {
+  server.addService(loadPackage().lingua.ai.v1.LanguageService.service, {
+    GetWordLevel: async (req) => {
+      const r = getWordLevel(req);
+      return { cefr_level: r.cefrLevel, estimated: r.estimated };
+    },
+    GetInflections: async (req) => ({ forms: getInflections(req) }),
+    FillBlank: async (req) => {
+      const r = fillBlank(req);
+      return { text: r.text, blanked_form: r.blankedForm, found: r.found };
+    },
+  });
+}

@@ -1,0 +1,98 @@
+import { loadGatewayConfig } from '../../../gateway/src/config';
+import { type RunningGateway, startGateway } from '../../../gateway/src/server';
+import { TestClock } from '@lingua/testing';
+import { type AiUnderTest, call, startAi, startEntitlementsStandIn, tokenFor } from './support';
+
+// The AI routes as the apps reach them: through the real gateway (edge auth, rate limits, proxy).
+let ai: AiUnderTest;
+let gateway: RunningGateway;
+let entitlements: Awaited<ReturnType<typeof startEntitlementsStandIn>>;
+
+beforeAll(async () => {
+  entitlements = await startEntitlementsStandIn();
+  // the gateway verifies tokens on the wall clock, so the service's clock starts at the real time
+  ai = await startAi({ SUBSCRIPTIONS_ADDR: entitlements.address }, { clock: new TestClock(new Date()) });
+  gateway = await startGateway(
+    loadGatewayConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      GATEWAY_PORT: '0',
+      AI_HTTP_URL: ai.service.httpUrl,
+    }),
+    { logger: ai.service.deps.logger },
+  );
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await ai?.stop();
+  await entitlements?.stop();
+});
+
+describe('AI through the gateway', () => {
+  it('When a signed-in user uses each AI feature via the gateway, Then each answers in the Group C envelope', async () => {
+    const { headers } = tokenFor(ai);
+    const g = gateway.url;
+
+    const text = await call(g, 'POST', '/api/ai/analyze-text', {
+      headers,
+      body: { text: 'The cat sat on the mat.' },
+    });
+    expect(text.status).toBe(200);
+    expect(text.body).toMatchObject({
+      success: true,
+      data: { wordCount: 6, difficulty: 'beginner' },
+      meta: { requestId: expect.any(String) },
+    });
+
+    const gen = await call(g, 'POST', '/api/ai/generate', {
+      headers,
+      body: { mode: 'text', input: 'Rivers carve deep canyons over millions of years.', count: 5 },
+    });
+    expect(gen.status).toBe(200);
+    expect(gen.body.data.cards.length).toBeGreaterThan(0);
+
+    const quota = await call(g, 'GET', '/api/ai/quota', { headers });
+    expect(quota.body.data).toMatchObject({ used: 1, limit: 50, isPremium: false });
+
+    const sentence = await call(g, 'POST', '/api/ai/analyze-sentence', {
+      headers,
+      body: { sentence: `they was late ${Date.now()}` },
+    });
+    expect(sentence.status).toBe(200);
+
+    const lookup = await call(g, 'POST', '/api/ai/lookup', { headers, body: { word: 'canyon' } });
+    expect(lookup.body.data).toMatchObject({ lemma: 'canyon', quota: { used: 1, limit: 5 } });
+
+    const described = await call(g, 'POST', '/api/ai/images/description', {
+      headers,
+      body: { word: 'canyon' },
+    });
+    const image = await call(g, 'POST', '/api/ai/images', {
+      headers,
+      body: { description: described.body.data.description },
+    });
+    expect(image.status).toBe(201);
+    const file = await call(g, 'GET', image.body.data.url, { headers });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    expect((file.body as Buffer).subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+
+  it('When a free user exceeds the look-up window via the gateway, Then the 429 RATE002 envelope and Retry-After reach the client', async () => {
+    const { headers } = tokenFor(ai);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await call(gateway.url, 'POST', '/api/ai/lookup', { headers, body: { word: 'tree' } })).status,
+      ).toBe(200);
+    const over = await call(gateway.url, 'POST', '/api/ai/lookup', { headers, body: { word: 'tree' } });
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ success: false, error: { code: 'RATE002', details: { limit: 5 } } });
+    expect(Number(over.headers.get('retry-after'))).toBe(3 * 3600);
+  });
+
+  it('When there is no token, Then the gateway and the service answer 401', async () => {
+    const res = await call(gateway.url, 'GET', '/api/ai/quota');
+    expect(res.status).toBe(401);
+  });
+});
