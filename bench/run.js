@@ -1,73 +1,242 @@
 #!/usr/bin/env node
-// Side-by-side benchmark of the request path, in one run on this machine: a bare node:http server,
-// a service built with @lingua/http called directly, and the same service behind our gateway,
-// each server in its own process (bench/servers.js), the load generator in this one.
-// Prints req/s and latency percentiles per scenario and the ratios between them. Needs `npm run build`
-// and a reachable Redis (the gateway's health uses it). All load goes to 127.0.0.1 and is time-bounded.
+// Side-by-side benchmark of the request path, in one run on this machine:
+//   1. a bare node:http server returning the same JSON,
+//   2. a service built with @lingua/http called directly,
+//   3. that endpoint through our gateway with a bearer token (verify + Redis blacklist + Redis rate limit),
+//      with the access log sampled at 1 % (the default path) and, for comparison, logging every request,
+//      and without a token (guest: no verification, still rate limited) to price token verification,
+//   4. that endpoint through nginx (Debian) as a reverse-proxy peer (1 worker, upstream keep-alive).
+// Each server runs in its own process (bench/servers.js, nginx), the load generator in this one.
+// Prints req/s and latency percentiles per scenario and the ratios. Needs `npm run build` and a
+// reachable Redis. All load goes to 127.0.0.1 and is time-bounded.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
+const { createAccessTokens } = require('../libs/auth/dist');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
+const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
 const children = [];
+/** Server URL → the pids doing its work (for CPU per request). */
+const pidsOf = new Map();
+
+/** utime + stime of the processes, in µs (procfs clock ticks of 10 ms). */
+function cpuMicros(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      /* gone or not Linux */
+    }
+  }
+  return ticks * 10_000;
+}
 
 /** Starts one server process and resolves with its URL. */
-function server(kind, upstream) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'servers.js'), kind, upstream ?? ''], {
+function server(kind, ...args) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'servers.js'), kind, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-    readline
-      .createInterface({ input: child.stdout })
-      .on('line', (line) => line.startsWith('ready ') && resolve(line.slice(6)));
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('ready ')) return;
+      pidsOf.set(line.slice(6), [child.pid]);
+      resolve(line.slice(6));
+    });
   });
 }
 
-function run(url) {
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+/** nginx in the foreground from a generated config in a temp dir, as the current user. */
+async function nginx(upstream) {
+  if (!fs.existsSync(NGINX)) return undefined;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lingua-bench-nginx-'));
+  const port = await freePort();
+  const up = new URL(upstream);
+  fs.writeFileSync(
+    path.join(dir, 'nginx.conf'),
+    `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream svc { server ${up.host}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://svc;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+    }
+  }
+}
+`,
+  );
+  const child = spawn(
+    NGINX,
+    ['-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'), '-p', dir],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/api/flashcards/1`)).ok) {
+        const workers = fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8');
+        pidsOf.set(url, [child.pid, ...workers.trim().split(/\s+/).filter(Boolean).map(Number)]);
+        return url;
+      }
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('nginx did not start');
+}
+
+function run(url, headers) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S }, (err, r) =>
+    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers }, (err, r) =>
       err ? reject(err) : resolve(r),
     );
   });
 }
 
 async function main() {
+  const token = createAccessTokens(process.env.JWT_SECRET ?? DEV_JWT_SECRET).sign(
+    {
+      sub: '0b9c4f1e-2d2a-4b8e-9a57-5f0f1f6c7a11',
+      email: 'bench@example.com',
+      username: 'bench',
+      role: 'user',
+      subscription_status: 'inactive',
+    },
+    24 * 3600,
+  ).token;
+  const auth = { authorization: `Bearer ${token}` };
   const bare = await server('bare');
   const service = await server('service');
-  const gateway = await server('gateway', service);
+  const gateway = await server('gateway', service, '0.01');
+  const gatewayFullLog = await server('gateway', service, '1');
+  const proxy = await nginx(service);
+  const P = '/api/flashcards/1';
+  // [name, front server, headers]
   const scenarios = [
-    ['bare node:http', `${bare}/api/flashcards/1`],
-    ['service direct (@lingua/http)', `${service}/api/flashcards/1`],
-    ['gateway → service', `${gateway}/api/flashcards/1`],
+    ['1 bare node:http', bare],
+    ['2 service direct', service],
+    ['3 gateway + token (log 1%)', gateway, auth],
+    ['3b gateway + token (log all)', gatewayFullLog, auth],
+    ['3c gateway, guest (no token)', gateway],
+    ...(proxy ? [['4 nginx → service', proxy]] : []),
   ];
-  const results = {};
-  for (const [name, url] of scenarios) {
-    await run(url); // warm-up, discarded
-    const r = await run(url);
-    results[name] = r;
-    if (r.non2xx || r.errors) console.error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  // Rounds interleave the scenarios (round 1 runs each once, then round 2...), so a burst of load
+  // from elsewhere on the machine hits every scenario alike; medians over the rounds are printed.
+  const rounds = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const results = {};
+    for (const [name, front, headers] of scenarios) {
+      const url = `${front}${P}`;
+      if (round === 1) await run(url, headers); // warm-up, discarded
+      const frontPids = pidsOf.get(front);
+      const servicePids = front === service ? [] : pidsOf.get(service);
+      const before = [cpuMicros(frontPids), cpuMicros(servicePids)];
+      const r = await run(url, headers);
+      const done = r.requests.total || 1;
+      r.frontCpu = (cpuMicros(frontPids) - before[0]) / done;
+      r.serviceCpu = front === service ? r.frontCpu : (cpuMicros(servicePids) - before[1]) / done;
+      results[name] = r;
+      if (r.non2xx || r.errors) console.error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    }
+    rounds.push(results);
   }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const med = (name, pick) => median(rounds.map((r) => pick(r[name])));
   console.log(
-    `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario, after a ${DURATION_S} s warm-up\n`,
+    `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario and round, ${ROUNDS} interleaved rounds (medians), after a ${DURATION_S} s warm-up\n`,
   );
-  console.log('scenario                         req/s     p50  p97.5    p99 (ms)');
-  for (const [name, r] of Object.entries(results))
+  console.log(
+    'scenario                          req/s     p50    p95    p99 (ms)   CPU µs/req: front  service',
+  );
+  for (const [name] of scenarios)
     console.log(
-      `${name.padEnd(30)} ${String(Math.round(r.requests.average)).padStart(7)} ${String(r.latency.p50).padStart(7)} ${String(r.latency.p97_5).padStart(6)} ${String(r.latency.p99).padStart(6)}`,
+      `${name.padEnd(31)} ${String(Math.round(med(name, (r) => r.requests.average))).padStart(7)} ${String(med(name, (r) => r.latency.p50)).padStart(7)} ${String(med(name, (r) => r.latency.p95 ?? r.latency.p97_5)).padStart(6)} ${String(med(name, (r) => r.latency.p99)).padStart(6)}  ${String(Math.round(med(name, (r) => r.frontCpu))).padStart(19)} ${String(Math.round(med(name, (r) => r.serviceCpu))).padStart(8)}`,
     );
-  const rps = (n) => results[n].requests.average;
-  console.log(
-    `\nratio service/bare:    ${(rps('service direct (@lingua/http)') / rps('bare node:http')).toFixed(2)}`,
+  // ratios are taken within each round, then the median over the rounds
+  const perRound = (f) => rounds.map(f);
+  const rps = (r, n) => r[n].requests.average;
+  const show = (label, values, fmt) =>
+    console.log(`${label.padEnd(46)} ${fmt(median(values))}   (rounds: ${values.map(fmt).join(', ')})`);
+  const x2 = (v) => v.toFixed(2);
+  const pct = (v) => `${(v * 100).toFixed(1)} %`;
+  const svc = '2 service direct';
+  const gw = '3 gateway + token (log 1%)';
+  console.log('');
+  show(
+    'ratio service/bare',
+    perRound((r) => rps(r, svc) / rps(r, '1 bare node:http')),
+    x2,
   );
-  console.log(
-    `ratio gateway/service: ${(rps('gateway → service') / rps('service direct (@lingua/http)')).toFixed(2)}`,
+  show(
+    'ratio gateway+token/service (target >= 0.6)',
+    perRound((r) => rps(r, gw) / rps(r, svc)),
+    x2,
   );
-  console.log(
-    `spec target: 95 % within 200 ms; gateway p97.5 here: ${results['gateway → service'].latency.p97_5} ms`,
+  if (proxy)
+    show(
+      'ratio nginx/service',
+      perRound((r) => rps(r, '4 nginx → service') / rps(r, svc)),
+      x2,
+    );
+  show(
+    'token verification cost (target < 10 %)',
+    perRound((r) => 1 - rps(r, gw) / rps(r, '3c gateway, guest (no token)')),
+    pct,
+  );
+  show(
+    'cost of logging every request',
+    perRound((r) => 1 - rps(r, '3b gateway + token (log all)') / rps(r, gw)),
+    pct,
+  );
+  // CPU per request is steadier than req/s on a shared machine: the gateway's own cost against the service's
+  show(
+    'CPU per request gateway+token/service',
+    perRound((r) => r[gw].frontCpu / r[gw].serviceCpu),
+    x2,
+  );
+  show(
+    'CPU per request guest/token (1 - ratio)',
+    perRound((r) => 1 - r['3c gateway, guest (no token)'].frontCpu / r[gw].frontCpu),
+    pct,
+  );
+  show(
+    'gateway added p99, ms (target < 3)',
+    perRound((r) => r[gw].latency.p99 - r[svc].latency.p99),
+    (v) => v.toFixed(1),
   );
 }
 

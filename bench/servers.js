@@ -1,7 +1,8 @@
 // One benchmark server per process (so the load generator and each server get their own event loop):
-//   node bench/servers.js bare | service | gateway <upstream-url>
+//   node bench/servers.js bare | service | gateway <upstream-url> [access-log sample rate]
 // Prints "ready <url>" when listening.
 const http = require('node:http');
+const pino = require('pino');
 const { createApp, finishApp, startHttpServer } = require('../libs/http/dist');
 const { createLogger } = require('../libs/logger/dist');
 
@@ -13,8 +14,10 @@ const payload = {
   synonyms: ['sprint', 'dash'],
 };
 const silent = createLogger('bench', { level: 'silent' });
+// a normal exit on SIGTERM, so `node --cpu-prof bench/servers.js …` writes its profile
+process.on('SIGTERM', () => process.exit(0));
 
-async function main(kind, upstream) {
+async function main(kind, upstream, sampleRate) {
   if (kind === 'bare') {
     const server = http.createServer((_req, res) => {
       const body = JSON.stringify({ success: true, data: payload });
@@ -30,18 +33,30 @@ async function main(kind, upstream) {
     finishApp(app, silent);
     return (await startHttpServer(app, { port: 0 })).url;
   }
-  const { loadGatewayConfig } = require('../gateway/dist/config');
-  const { startGateway } = require('../gateway/dist/server');
+  // The real gateway, logging at info into /dev/null (the cost of writing the lines is measured,
+  // not the terminal), with budgets large enough that the load is never rate limited.
+  const dist = process.env.BENCH_GATEWAY_DIST ?? '../gateway/dist'; // to compare two builds
+  const { loadGatewayConfig } = require(`${dist}/config`);
+  const { startGateway } = require(`${dist}/server`);
   const config = loadGatewayConfig({
     ...process.env,
+    NODE_ENV: 'test',
     GATEWAY_PORT: '0',
     FLASHCARDS_HTTP_URL: upstream,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: 'info',
+    ACCESS_LOG_SAMPLE_RATE: sampleRate || '1',
+    RATE_LIMIT_PREFIX: `bench:${process.pid}`,
+    RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000000',
+    RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: '1000000000',
   });
-  return (await startGateway(config, { logger: silent })).url;
+  const logger = createLogger('gateway', {
+    level: 'info',
+    destination: pino.destination({ dest: '/dev/null', sync: false }),
+  });
+  return (await startGateway(config, { logger })).url;
 }
 
-main(process.argv[2], process.argv[3]).then(
+main(process.argv[2], process.argv[3], process.argv[4]).then(
   (url) => console.log(`ready ${url}`),
   (err) => {
     console.error(err);

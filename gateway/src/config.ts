@@ -1,21 +1,62 @@
 import { z } from 'zod';
 import { env, loadConfig } from '@lingua/config';
 
-export const gatewayEnv = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: env.string('127.0.0.1'),
-  GATEWAY_PORT: env.port(8080),
-  REDIS_URL: env.url('redis://127.0.0.1:6379'),
-  IDENTITY_HTTP_URL: env.url('http://127.0.0.1:3001'),
-  FLASHCARDS_HTTP_URL: env.url('http://127.0.0.1:3002'),
-  SUBSCRIPTIONS_HTTP_URL: env.url('http://127.0.0.1:3003'),
-  AI_HTTP_URL: env.url('http://127.0.0.1:3004'),
-  NOTIFICATIONS_HTTP_URL: env.url('http://127.0.0.1:3005'),
-  /** A service that has not answered by then gets a 504. */
-  UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
-  LOG_LEVEL: env.logLevel(),
-  APP_VERSION: env.string('0.1.0'),
-});
+/** Used only when NODE_ENV is not production (same value as every service's development secret). */
+export const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
+
+export const gatewayEnv = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: env.string('127.0.0.1'),
+    GATEWAY_PORT: env.port(8080),
+    REDIS_URL: env.url('redis://127.0.0.1:6379'),
+    IDENTITY_HTTP_URL: env.url('http://127.0.0.1:3001'),
+    FLASHCARDS_HTTP_URL: env.url('http://127.0.0.1:3002'),
+    SUBSCRIPTIONS_HTTP_URL: env.url('http://127.0.0.1:3003'),
+    AI_HTTP_URL: env.url('http://127.0.0.1:3004'),
+    NOTIFICATIONS_HTTP_URL: env.url('http://127.0.0.1:3005'),
+    /** A service that has not answered by then gets a 504. */
+    UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    LOG_LEVEL: env.logLevel(),
+    APP_VERSION: env.string('0.1.0'),
+    /** HS256 secret shared with identity (which signs) and every service (which verify too). */
+    JWT_SECRET: env.secret().optional(),
+    // Rate limits per hour (spec: Limits), shared by every gateway replica through Redis.
+    RATE_LIMIT_FREE_PER_HOUR: env.int(100, 1),
+    RATE_LIMIT_SUBSCRIBER_PER_HOUR: env.int(500, 1),
+    RATE_LIMIT_API_KEY_PER_HOUR: env.int(1000, 1),
+    RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: env.int(1000, 1),
+    RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: env.int(10_000, 1),
+    RATE_LIMIT_LOGIN_PER_MINUTE: env.int(5, 1),
+    /** Redis key prefix of the counters (tests use their own to stay independent). */
+    RATE_LIMIT_PREFIX: env.string('gateway:rl'),
+    /** Redis key prefix of the API keys. */
+    API_KEY_PREFIX: env.string('gateway:apikey'),
+    MAINTENANCE_MODE: env.bool(false),
+    /** Comma-separated origins allowed by CORS; empty allows none (mobile apps send no Origin). */
+    CORS_ORIGINS: z.string().default(''),
+    /** Largest JSON body the gateway accepts (parsed to check depth and clean markup). */
+    JSON_BODY_LIMIT_BYTES: env.int(1_048_576, 1_024, 52_428_800),
+    JSON_MAX_DEPTH: env.int(20, 2, 200),
+    /** Uploads (multipart) per plan, spec: 10 MB free / 50 MB premium. */
+    UPLOAD_LIMIT_FREE_BYTES: env.int(10 * 1024 * 1024, 1_024),
+    UPLOAD_LIMIT_PREMIUM_BYTES: env.int(50 * 1024 * 1024, 1_024),
+    /** Share of successful proxied requests written to the access log (errors are always logged). */
+    ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
+    /** How long the merged OpenAPI document is reused before the services are asked again. */
+    OPENAPI_CACHE_MS: env.int(30_000, 0, 3_600_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.NODE_ENV === 'production' && c.JWT_SECRET === undefined)
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'required when NODE_ENV=production' });
+  })
+  .transform((c) => ({
+    ...c,
+    jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET,
+    corsOrigins: c.CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  }));
 export type GatewayConfig = z.infer<typeof gatewayEnv>;
 
 export const loadGatewayConfig = (source: Record<string, string | undefined> = process.env) =>

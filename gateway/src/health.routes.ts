@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { HealthRegistry } from '@lingua/health';
+import type { ApiDocs } from '@lingua/openapi';
 import type { RedisHandle } from '@lingua/redis';
+import { z } from 'zod';
 import type { ServiceName } from './routes';
 
 interface ServiceReadiness {
@@ -29,8 +31,10 @@ export function healthRoutes(deps: {
   version: string;
   environment: string;
   timeoutMs?: number;
+  docs?: ApiDocs;
 }): Router {
   const router = Router();
+  if (deps.docs) documentHealth(deps.docs);
   const own = new HealthRegistry(deps.timeoutMs ?? 2_000).register({
     name: 'redis',
     check: () => deps.redis.ping(),
@@ -102,4 +106,50 @@ export function healthRoutes(deps: {
     res.status(up ? 200 : 503).json({ ready: up, checks: { redis: { status: up ? 'up' : 'down' } } });
   });
   return router;
+}
+
+const status = z.string();
+function documentHealth(docs: ApiDocs) {
+  docs.route({
+    method: 'get',
+    path: '/health',
+    summary: 'Overall health (200 healthy, 503 otherwise)',
+    tags: ['health'],
+    auth: 'none',
+    response: z.object({
+      status,
+      version: z.string(),
+      timestamp: z.string().meta({ format: 'date-time' }),
+      checks: z.object({ database: status, redis: status, external_apis: status }),
+    }),
+    errors: { 503: 'Unhealthy' },
+  });
+  docs.route({
+    method: 'get',
+    path: '/api/health',
+    summary: 'Health summary',
+    tags: ['health'],
+    auth: 'none',
+    response: z.object({
+      Status: status,
+      Timestamp: z.string().meta({ format: 'date-time' }),
+      Version: z.string(),
+      Service: z.string(),
+    }),
+  });
+  docs.route({
+    method: 'get',
+    path: '/api/health/detailed',
+    summary: 'Health of every part',
+    tags: ['health'],
+    auth: 'none',
+    response: z.object({
+      Status: status,
+      Environment: z.string(),
+      Database: status,
+      Cache: status,
+      Memory: z.record(z.string(), z.number()),
+      Services: z.record(z.string(), z.unknown()),
+    }),
+  });
 }

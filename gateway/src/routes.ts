@@ -9,12 +9,19 @@ export interface Route {
 }
 
 /**
- * The route table: every path of the spec, by prefix, to the service that owns it.
- * Group B and Group C share /api/flashcards; both faces live in the flashcards service.
+ * The route table: every path of the spec, by prefix, to the service that owns it. The longest
+ * matching prefix wins (`/api/v1/admin/subscriptions` goes to subscriptions, the rest of
+ * `/api/v1/admin` to identity). Group B and Group C share /api/flashcards; both faces live in the
+ * flashcards service. A later `/api/v2/...` gets its own prefixes here, beside v1; until then v2
+ * paths are the gateway's 404. Paths the gateway serves itself (status, API keys, docs, health)
+ * are mounted before the proxies.
  */
 export const ROUTES: Route[] = [
   { service: 'identity', prefixes: ['/api/v1/auth', '/api/auth', '/api/users', '/api/v1/admin'] },
-  { service: 'subscriptions', prefixes: ['/api/v1/subscriptions', '/api/v1/dialogues'] },
+  {
+    service: 'subscriptions',
+    prefixes: ['/api/v1/subscriptions', '/api/v1/dialogues', '/api/v1/admin/subscriptions'],
+  },
   {
     service: 'flashcards',
     prefixes: [
@@ -44,3 +51,12 @@ export function serviceUrls(config: GatewayConfig): Record<ServiceName, string> 
 /** True when path is the prefix itself or below it (`/api/ai` matches `/api/ai/quota`, not `/api/aide`). */
 export const matchesPrefix = (path: string, prefix: string) =>
   path === prefix || path.startsWith(`${prefix}/`);
+
+const BY_LENGTH = ROUTES.flatMap((r) => r.prefixes.map((prefix) => ({ prefix, service: r.service }))).sort(
+  (a, b) => b.prefix.length - a.prefix.length,
+);
+
+/** The service owning a path (longest prefix), or undefined when no service does. */
+export function serviceFor(path: string): ServiceName | undefined {
+  return BY_LENGTH.find((r) => matchesPrefix(path, r.prefix))?.service;
+}

@@ -1,10 +1,33 @@
-import { createApp, finishApp, startHttpServer } from '@lingua/http';
+import express, { type RequestHandler } from 'express';
+import { createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import {
+  envelopeStyleFor,
+  finishApp,
+  requestIdMiddleware,
+  startHttpServer,
+  tracingMiddleware,
+} from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
+import { createApiDocs } from '@lingua/openapi';
 import { connectRedis } from '@lingua/redis';
 import type { GatewayConfig } from './config';
+import { createApiKeyStore } from './data-access/api-key-store';
+import { createFragmentSource } from './data-access/openapi-fragments';
+import { docsRoutes } from './entry-points/http/docs.routes';
+import { gatewayRoutes } from './entry-points/http/gateway.routes';
 import { healthRoutes } from './health.routes';
-import { proxyTo, upstreamAgent } from './middleware/proxy';
-import { ROUTES, serviceUrls } from './routes';
+import { accessLog } from './middleware/access-log';
+import { apiConventions, bodyLimits, compress, corsFor, securityHeaders } from './middleware/conventions';
+import { edgeAuth } from './middleware/edge-auth';
+import { proxyRoutes, upstreamAgent } from './middleware/proxy';
+import { createRateLimiters } from './middleware/rate-limit';
+import { matchesPrefix, serviceUrls } from './routes';
+
+/** Runs a router only for its own paths, so proxied requests do not walk its route list. */
+const only =
+  (prefixes: string[], handler: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    prefixes.some((p) => matchesPrefix(req.path, p)) ? handler(req, res, next) : next();
 
 export interface RunningGateway {
   port: number;
@@ -12,7 +35,11 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** Starts the gateway: request id and trace span, health, the route table's proxies, 404 and errors. */
+/**
+ * Starts the gateway. Order matters: ids and trace span, access log, security headers, CORS and
+ * compression; health and docs (open); then API conventions, edge admission (authentication, gates,
+ * rate limits) and body checks; the gateway's own routes; the proxies; 404 and errors in the path's envelope.
+ */
 export async function startGateway(
   config: GatewayConfig,
   options: { logger?: Logger } = {},
@@ -20,14 +47,75 @@ export async function startGateway(
   const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
   const redis = await connectRedis(config.REDIS_URL, { name: 'gateway' });
   const services = serviceUrls(config);
-  // bodies are streamed to the services untouched, so the gateway does not parse JSON
-  const app = createApp({ logger, parseJson: false });
-  app.use(healthRoutes({ services, redis, version: config.APP_VERSION, environment: config.NODE_ENV }));
-  for (const route of ROUTES)
-    app.use(proxyTo(route, services[route.service], { timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger }));
+  const tokens = createAccessTokens(config.jwtSecret);
+  const blacklist = createTokenBlacklist(redis.client);
+  const apiKeys = createApiKeyStore(redis.client, config.API_KEY_PREFIX);
+  const limiters = createRateLimiters(
+    redis.client,
+    {
+      sharedFree: config.RATE_LIMIT_FREE_PER_HOUR,
+      sharedSubscriber: config.RATE_LIMIT_SUBSCRIBER_PER_HOUR,
+      apiKey: config.RATE_LIMIT_API_KEY_PER_HOUR,
+      catalogueFree: config.RATE_LIMIT_CATALOGUE_FREE_PER_HOUR,
+      cataloguePremium: config.RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR,
+      loginPerMinute: config.RATE_LIMIT_LOGIN_PER_MINUTE,
+    },
+    config.RATE_LIMIT_PREFIX,
+  );
+  const docs = createApiDocs('gateway');
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(tracingMiddleware);
+  app.use(requestIdMiddleware);
+  app.use(accessLog(logger, config.ACCESS_LOG_SAMPLE_RATE));
+  app.use((req, res, next) => {
+    res.locals.envelopeStyle = envelopeStyleFor(req.path);
+    next();
+  });
+  app.use(securityHeaders);
+  app.use(corsFor(config.corsOrigins));
+  app.use(compress);
+  app.use(
+    only(
+      ['/health', '/api/health'],
+      healthRoutes({ services, redis, version: config.APP_VERSION, environment: config.NODE_ENV, docs }),
+    ),
+  );
+  app.use(
+    only(
+      ['/openapi.json', '/docs'],
+      docsRoutes({
+        docs,
+        fragments: createFragmentSource(services),
+        version: config.APP_VERSION,
+        cacheMs: config.OPENAPI_CACHE_MS,
+        logger,
+      }),
+    ),
+  );
+  app.use(apiConventions);
+  app.use(edgeAuth({ tokens, blacklist, apiKeys, limiters, maintenance: config.MAINTENANCE_MODE }));
+  app.use(
+    bodyLimits({
+      jsonBytes: config.JSON_BODY_LIMIT_BYTES,
+      maxDepth: config.JSON_MAX_DEPTH,
+      uploadFreeBytes: config.UPLOAD_LIMIT_FREE_BYTES,
+      uploadPremiumBytes: config.UPLOAD_LIMIT_PREMIUM_BYTES,
+    }),
+  );
+  app.use(
+    only(
+      ['/api/v1/status', '/api/v1/admin/api-keys'],
+      gatewayRoutes({ apiKeys, maintenance: config.MAINTENANCE_MODE, docs }),
+    ),
+  );
+  app.use(proxyRoutes(services, { timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger }));
   finishApp(app, logger);
+
   const http = await startHttpServer(app, { port: config.GATEWAY_PORT, host: config.HOST });
-  logger.info({ url: http.url }, 'gateway started');
+  logger.info({ url: http.url, docs: `${http.url}/docs/` }, 'gateway started');
   return {
     port: http.port,
     url: http.url,

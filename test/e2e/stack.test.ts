@@ -1,4 +1,6 @@
+import { createAccessTokens } from '@lingua/auth';
 import { freePort, isolatedServiceEnv } from '@lingua/testing';
+import { checkAgainstDocument, type Recorded } from './openapi-conformance';
 
 // The launcher is plain CommonJS (it runs before anything is built), so it is required as is.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -10,9 +12,36 @@ const { startStack } = require('../../deploy/local/start-stack.js') as {
   }): Promise<{ url: string; stop(): Promise<void> }>;
 };
 
+// The development secret every part uses when JWT_SECRET is unset (NODE_ENV=test).
+const tokens = createAccessTokens('lingua-local-development-secret-do-not-use-in-production');
+const authorization = `Bearer ${
+  tokens.sign({
+    sub: '5b0e4a52-8f0d-4a5e-9c1e-1f2a3b4c5d6e',
+    email: 'e2e@example.com',
+    username: 'e2e_user',
+    role: 'user',
+    subscription_status: 'inactive',
+  }).token
+}`;
+
 // The whole stack as `npm start` runs it: five services and the gateway as separate processes
 // from their built dist/, on free ports, against the infrastructure npm test started.
 let stack: { url: string; stop(): Promise<void> };
+/** Every JSON response of this suite, checked against the OpenAPI document at the end. */
+const recorded: Recorded[] = [];
+
+async function call(path: string, init: RequestInit = {}) {
+  const res = await fetch(`${stack.url}${path}`, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+    recorded.push({ method: init.method ?? 'GET', path, status: res.status, body });
+  } catch {
+    /* not JSON */
+  }
+  return { res, body: body as Record<string, unknown> & { [k: string]: any } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
 
 beforeAll(async () => {
   const env = isolatedServiceEnv({ LOG_LEVEL: 'warn', GATEWAY_PORT: String(await freePort()) });
@@ -28,7 +57,7 @@ afterAll(() => stack?.stop());
 
 describe('the whole stack', () => {
   it('When booted, Then the gateway reports every part healthy in the spec formats', async () => {
-    const health = await (await fetch(`${stack.url}/health`)).json();
+    const { body: health } = await call('/health');
     expect(health).toMatchObject({
       status: 'healthy',
       version: '0.1.0',
@@ -36,12 +65,12 @@ describe('the whole stack', () => {
     });
     expect(new Date(health.timestamp).toISOString()).toBe(health.timestamp);
 
-    expect(await (await fetch(`${stack.url}/api/health`)).json()).toMatchObject({
+    expect((await call('/api/health')).body).toMatchObject({
       Status: 'Healthy',
       Version: '0.1.0',
       Service: 'lingua-api',
     });
-    const detailed = await (await fetch(`${stack.url}/api/health/detailed`)).json();
+    const { body: detailed } = await call('/api/health/detailed');
     expect(detailed).toMatchObject({
       Status: 'Healthy',
       Environment: 'test',
@@ -63,15 +92,57 @@ describe('the whole stack', () => {
       ['/api/v1/auth/unknown', 'NOT_FOUND'], // Group A auth envelope, from identity
       ['/api/flashcard-sets/unknown/x', 'RES001'], // Group C envelope, from flashcards
     ] as const) {
-      const res = await fetch(`${stack.url}${path}`, { headers: { 'x-request-id': 'e2e-1' } });
+      const { res, body } = await call(path, { headers: { 'x-request-id': 'e2e-1', authorization } });
       expect(res.status).toBe(404);
       expect(res.headers.get('x-request-id')).toBe('e2e-1');
-      expect(await res.json()).toMatchObject({ success: false, error: { code } });
+      expect(body).toMatchObject({ success: false, error: { code } });
     }
-    const groupB = await fetch(`${stack.url}/api/flashcards/00000000-0000-0000-0000-000000000000/nothing`);
-    expect(await groupB.json()).toEqual({
+    const groupB = await call('/api/flashcards/00000000-0000-0000-0000-000000000000/nothing', {
+      headers: { authorization },
+    });
+    expect(groupB.body).toEqual({
       success: false,
       error: 'No route for GET /api/flashcards/00000000-0000-0000-0000-000000000000/nothing',
     });
+  });
+
+  it('When a protected path is called without a token, Then the gateway answers 401 before any service', async () => {
+    const { res, body } = await call('/api/users/profile');
+    expect(res.status).toBe(401);
+    expect(body).toMatchObject({ success: false, error: { code: 'AUTH003' } });
+  });
+
+  it('When the status is asked, Then the caller gets the API state and the remaining budget', async () => {
+    const { res, body } = await call('/api/v1/status', { headers: { authorization } });
+    expect(res.status).toBe(200);
+    expect(body.data).toMatchObject({ api_status: 'operational', maintenance_mode: false });
+    expect(body.data.rate_limit_remaining).toBeGreaterThan(0);
+  });
+
+  it('When /docs and /openapi.json are read, Then the document covers the services and the gateway', async () => {
+    const { res, body: doc } = await call('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/status', '/health']));
+    expect((await fetch(`${stack.url}/docs/`)).status).toBe(200);
+  });
+
+  it('When the responses of this suite are checked against /openapi.json, Then every documented one conforms', async () => {
+    const doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as Parameters<
+      typeof checkAgainstDocument
+    >[0];
+    const { failures, checked } = checkAgainstDocument(doc, recorded);
+    expect(checked.length).toBeGreaterThanOrEqual(4); // health ×3 and status at least
+    expect(failures).toEqual([]);
+    // and the check does bite: a status body missing its fields is reported
+    const broken = checkAgainstDocument(doc, [
+      {
+        method: 'GET',
+        path: '/api/v1/status',
+        status: 200,
+        body: { success: true, data: { api_status: 1 } },
+      },
+    ]);
+    expect(broken.failures).toHaveLength(1);
   });
 });

@@ -1,11 +1,16 @@
 import http from 'node:http';
 import type { RequestHandler } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import {
+  createProxyMiddleware,
+  debugProxyErrorsPlugin,
+  fixRequestBody,
+  proxyEventsPlugin,
+} from 'http-proxy-middleware';
 import { AppError } from '@lingua/errors';
 import { envelopeStyleFor, errorBody } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
 import { injectTraceContext } from '@lingua/telemetry';
-import { matchesPrefix, type Route } from '../routes';
+import { type ServiceName, serviceFor } from '../routes';
 
 /**
  * Keep-alive to the services: HPM's default opens a connection per request and tells the client
@@ -19,9 +24,9 @@ export const upstreamAgent = new http.Agent({
   timeout: 60_000,
 });
 
-/** One streaming proxy per route; an unreachable service is 503, a slow one 504, in the path's envelope. */
-export function proxyTo(
-  route: Route,
+/** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
+function proxyTo(
+  service: ServiceName,
   target: string,
   options: { timeoutMs: number; logger: Logger },
 ): RequestHandler {
@@ -30,16 +35,22 @@ export function proxyTo(
     agent: upstreamAgent,
     proxyTimeout: options.timeoutMs,
     xfwd: true,
-    pathFilter: (path: string) => route.prefixes.some((p) => matchesPrefix(path.split('?')[0] ?? path, p)),
+    // without HPM's logger plugin, which builds a URL and a log string for every response
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
-      proxyReq: (proxyReq) => injectTraceContext((k, v) => proxyReq.setHeader(k, v)),
+      proxyReq: (proxyReq, req) => {
+        injectTraceContext((k, v) => proxyReq.setHeader(k, v));
+        // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
+        fixRequestBody(proxyReq, req);
+      },
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
         const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
         const appError = timedOut
-          ? new AppError('UPSTREAM_TIMEOUT', `The ${route.service} service did not answer in time`)
-          : new AppError('SERVICE_UNAVAILABLE', `The ${route.service} service is unavailable`);
-        options.logger.warn({ err, service: route.service, code }, 'upstream failure');
+          ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
+          : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
+        options.logger.warn({ err, service, code }, 'upstream failure');
         const out = res as http.ServerResponse;
         if (!('writeHead' in out) || out.headersSent) return void out.end?.();
         const style = envelopeStyleFor((req as http.IncomingMessage).url?.split('?')[0] ?? '/');
@@ -48,4 +59,20 @@ export function proxyTo(
       },
     },
   });
+}
+
+/** Sends each request to the service owning its path (longest prefix); other paths fall through (404). */
+export function proxyRoutes(
+  services: Record<ServiceName, string>,
+  options: { timeoutMs: number; logger: Logger },
+): RequestHandler {
+  const proxies = Object.fromEntries(
+    (Object.keys(services) as ServiceName[]).map((s) => [s, proxyTo(s, services[s], options)]),
+  ) as Record<ServiceName, RequestHandler>;
+  return (req, res, next) => {
+    const service = serviceFor(req.path);
+    if (!service) return next();
+    res.locals.service = service;
+    return proxies[service](req, res, next);
+  };
 }

@@ -1,0 +1,65 @@
+/**
+ * Who may call a path, read from the spec's Auth columns. Pure: the edge middleware applies it.
+ * - `none`: no token looked at (sign-up, sign-in, health, docs)
+ * - `refresh`: the refresh token travels in the bearer header; identity alone understands it, so
+ *   the gateway lets it through untouched
+ * - `optional`: guests allowed; a token, when sent, must be valid
+ * - `access`: a valid, unrevoked access token (or an API key) is required
+ */
+export type AuthMode = 'none' | 'refresh' | 'optional' | 'access';
+
+/** A role gate on top of authentication. */
+export type Gate = 'subscriber' | 'admin';
+
+/** Which hourly budget a request draws from (spec: Limits). */
+export type RateFamily = 'shared' | 'catalogue' | 'none';
+
+export interface AccessPolicy {
+  auth: AuthMode;
+  gate?: Gate;
+  family: RateFamily;
+  /** Sign-in attempts: 5 per minute per IP. */
+  login?: boolean;
+}
+
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+const GUEST_SUBSCRIPTION_PATHS = ['plans', 'verify-receipt', 'status', 'offers'].map(
+  (p) => `/api/v1/subscriptions/${p}`,
+);
+/** Group B is open: the flashcards service decides about anonymous callers (spec: Authentication 13). */
+const GROUP_B = ['/api/flashcards', '/api/study'];
+
+export function accessPolicyFor(method: string, path: string): AccessPolicy {
+  const isPost = method === 'POST';
+  if (
+    under(path, '/health') ||
+    under(path, '/api/health') ||
+    under(path, '/docs') ||
+    path === '/openapi.json'
+  )
+    return { auth: 'none', family: 'none' };
+
+  // Group A authentication: public except refresh (refresh token) and logout (access token).
+  if (under(path, '/api/v1/auth')) {
+    if (path === '/api/v1/auth/refresh') return { auth: 'refresh', family: 'none' };
+    if (path === '/api/v1/auth/logout') return { auth: 'access', family: 'none' };
+    return { auth: 'none', family: 'none', login: isPost && path === '/api/v1/auth/login' };
+  }
+  // Group C authentication: public except logout (its refresh token travels in the body).
+  if (under(path, '/api/auth')) {
+    if (path === '/api/auth/logout') return { auth: 'access', family: 'none' };
+    return { auth: 'none', family: 'none', login: isPost && path === '/api/auth/login' };
+  }
+
+  if (/^\/api\/v\d+(\/|$)/.test(path)) {
+    if (GUEST_SUBSCRIPTION_PATHS.some((p) => under(path, p))) return { auth: 'optional', family: 'shared' };
+    if (under(path, '/api/v1/admin')) return { auth: 'access', gate: 'admin', family: 'shared' };
+    if (under(path, '/api/v1/dialogues/advanced'))
+      return { auth: 'access', gate: 'subscriber', family: 'shared' };
+    return { auth: 'access', family: 'shared' };
+  }
+  if (GROUP_B.some((p) => under(path, p))) return { auth: 'optional', family: 'catalogue' };
+  if (under(path, '/api')) return { auth: 'access', family: 'catalogue' };
+  return { auth: 'none', family: 'none' };
+}

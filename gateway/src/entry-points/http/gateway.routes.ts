@@ -1,0 +1,142 @@
+import { Router } from 'express';
+import { currentUser } from '@lingua/auth';
+import { AppError, parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { ApiDocs } from '@lingua/openapi';
+import { hashApiKey, newApiKey, type ApiKeyRecord } from '../../domain/api-keys';
+import { type ApiKeyStore, publicApiKey } from '../../data-access/api-key-store';
+import type { RateState } from '../../middleware/rate-limit';
+import {
+  ApiKey,
+  ApiKeyList,
+  ApiKeyParams,
+  CreateApiKeyBody,
+  IssuedApiKey,
+  ListApiKeysQuery,
+} from './api-keys.schemas';
+import { StatusResponse } from './status.schemas';
+
+const API_KEYS = '/api/v1/admin/api-keys';
+
+/** What the gateway serves itself: the status operation and the API key administration. */
+export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean; docs: ApiDocs }): Router {
+  const router = Router();
+  const { docs } = deps;
+
+  docs.route({
+    method: 'get',
+    path: '/api/v1/status',
+    summary: "API status and the caller's remaining hourly budget",
+    tags: ['status'],
+    auth: 'access',
+    response: StatusResponse,
+    errors: { 429: 'Rate limit exceeded' },
+  });
+  router.get('/api/v1/status', (_req, res) => {
+    const rate = res.locals.rateLimit as RateState;
+    sendSuccess(res, {
+      api_status: deps.maintenance ? 'maintenance' : 'operational',
+      maintenance_mode: deps.maintenance,
+      rate_limit_remaining: rate.remaining,
+      rate_limit_reset: rate.resetAt.toISOString(),
+    });
+  });
+
+  docs.route({
+    method: 'post',
+    path: API_KEYS,
+    summary: 'Issue an API key (admin); the secret is shown once',
+    tags: ['api-keys'],
+    auth: 'access',
+    body: CreateApiKeyBody,
+    response: IssuedApiKey,
+    status: 201,
+    errors: { 403: 'Administrator role required' },
+  });
+  router.post(API_KEYS, async (req, res) => {
+    const admin = currentUser(res);
+    const input = parseInput(CreateApiKeyBody, req.body ?? {});
+    const { keyId, secret } = newApiKey();
+    const now = new Date();
+    const record: ApiKeyRecord = {
+      key_id: keyId,
+      client_id: input.client_id,
+      name: input.name,
+      scopes: [...new Set(input.scopes)],
+      created_at: now.toISOString(),
+      created_by: admin.sub,
+      expires_at: input.expires_in_days
+        ? new Date(now.getTime() + input.expires_in_days * 86_400_000).toISOString()
+        : null,
+      revoked_at: null,
+    };
+    await deps.apiKeys.insert(record, hashApiKey(secret));
+    sendSuccess(res, { ...record, api_key: secret }, { status: 201, message: 'API key issued' });
+  });
+
+  docs.route({
+    method: 'get',
+    path: API_KEYS,
+    summary: 'List API keys (admin), newest first',
+    tags: ['api-keys'],
+    auth: 'access',
+    query: ListApiKeysQuery,
+    response: ApiKeyList,
+    errors: { 403: 'Administrator role required' },
+  });
+  router.get(API_KEYS, async (req, res) => {
+    const { page, limit } = parseInput(ListApiKeysQuery, req.query);
+    const { items, total } = await deps.apiKeys.list((page - 1) * limit, limit);
+    const totalPages = Math.max(1, Math.ceil(total / limit));
+    const url = (p: number) => `${API_KEYS}?page=${p}&limit=${limit}`;
+    sendSuccess(res, {
+      api_keys: items.map(publicApiKey),
+      pagination: {
+        current_page: page,
+        total_pages: totalPages,
+        total_items: total,
+        items_per_page: limit,
+        has_next: page < totalPages,
+        has_prev: page > 1,
+        next_url: page < totalPages ? url(page + 1) : null,
+        prev_url: page > 1 ? url(page - 1) : null,
+      },
+    });
+  });
+
+  docs.route({
+    method: 'get',
+    path: `${API_KEYS}/:keyId`,
+    summary: 'One API key (admin)',
+    tags: ['api-keys'],
+    auth: 'access',
+    params: ApiKeyParams,
+    response: ApiKey,
+    errors: { 403: 'Administrator role required', 404: 'No such key' },
+  });
+  router.get(`${API_KEYS}/:keyId`, async (req, res) => {
+    const { keyId } = parseInput(ApiKeyParams, req.params);
+    const record = await deps.apiKeys.findById(keyId);
+    if (!record) throw new AppError('NOT_FOUND', 'API key not found');
+    sendSuccess(res, publicApiKey(record));
+  });
+
+  docs.route({
+    method: 'delete',
+    path: `${API_KEYS}/:keyId`,
+    summary: 'Revoke an API key (admin); it stops working at once on every gateway',
+    tags: ['api-keys'],
+    auth: 'access',
+    params: ApiKeyParams,
+    response: ApiKey,
+    errors: { 403: 'Administrator role required', 404: 'No such key' },
+  });
+  router.delete(`${API_KEYS}/:keyId`, async (req, res) => {
+    const { keyId } = parseInput(ApiKeyParams, req.params);
+    const record = await deps.apiKeys.revoke(keyId, new Date());
+    if (!record) throw new AppError('NOT_FOUND', 'API key not found');
+    sendSuccess(res, publicApiKey(record), { message: 'API key revoked' });
+  });
+
+  return router;
+}

@@ -1,0 +1,156 @@
+import type { RequestHandler } from 'express';
+import express from 'express';
+import compression from 'compression';
+import cors from 'cors';
+import helmet from 'helmet';
+import { AppError } from '@lingua/errors';
+import { API_VERSION } from '@lingua/http';
+import { isPremium, type Caller } from '../domain/caller';
+import { cleanMarkup, jsonDepth } from '../domain/json-input';
+
+/** Headers a browser client may read (request ids, rate limits, caching). */
+const EXPOSED = [
+  'X-Request-ID',
+  'X-Correlation-ID',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy',
+  'Retry-After',
+  'ETag',
+  'API-Version',
+  'Content-Language',
+];
+
+export function corsFor(origins: string[]): RequestHandler {
+  return cors({
+    origin: origins.length === 0 ? false : origins,
+    credentials: true,
+    exposedHeaders: EXPOSED,
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Accept-Language',
+      'X-Timezone',
+      'X-Request-ID',
+      'X-Correlation-ID',
+      'X-Debug-Mode',
+      'X-API-Key',
+      'X-Client-ID',
+      'If-None-Match',
+      'If-Modified-Since',
+    ],
+    maxAge: 600,
+  });
+}
+
+/** helmet's defaults, with a CSP that lets the local Swagger UI at /docs run (its own inline bits). */
+export const securityHeaders = helmet({
+  contentSecurityPolicy: {
+    directives: {
+      'default-src': ["'self'"],
+      'script-src': ["'self'"],
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'img-src': ["'self'", 'data:'],
+      // TLS ends in front of the gateway; upgrading would break /docs served over plain http
+      'upgrade-insecure-requests': null,
+    },
+  },
+  crossOriginResourcePolicy: { policy: 'same-site' },
+});
+
+const compressor = compression({ threshold: 1024 });
+/** gzip / deflate / br as the client accepts (nothing to negotiate without Accept-Encoding); bodies under 1 KB are not worth it. */
+export const compress: RequestHandler = (req, res, next) =>
+  req.headers['accept-encoding'] ? compressor(req, res, next) : next();
+
+const LANGUAGE_LIST =
+  /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*(;q=[01](\.\d{0,3})?)?(\s*,\s*([A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*|\*)(;q=[01](\.\d{0,3})?)?)*$/;
+
+function validTimeZone(tz: string): boolean {
+  if (tz.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * X-Timezone must be an IANA zone (400 otherwise: a client bug worth seeing; server times stay UTC);
+ * a malformed Accept-Language is dropped rather than refused. API-Version names the version served,
+ * and reads the service did not mark get `private, no-cache` (revalidate with ETag), writes `no-store`.
+ */
+export const apiConventions: RequestHandler = (req, res, next) => {
+  const tz = req.header('x-timezone');
+  if (tz !== undefined && !validTimeZone(tz))
+    return next(
+      new AppError('VALIDATION_ERROR', 'X-Timezone must be an IANA time zone', {
+        details: { 'X-Timezone': ['must be an IANA time zone such as Europe/Berlin'] },
+      }),
+    );
+  const lang = req.header('accept-language');
+  if (lang !== undefined && (lang.length > 200 || !LANGUAGE_LIST.test(lang)))
+    delete req.headers['accept-language'];
+  const version = /^\/api\/(v\d+)\//.exec(req.path)?.[1];
+  res.setHeader('API-Version', version ?? API_VERSION);
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
+    if (!this.getHeader('cache-control'))
+      this.setHeader(
+        'Cache-Control',
+        req.method === 'GET' || req.method === 'HEAD' ? 'private, no-cache' : 'no-store',
+      );
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+  next();
+};
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+/**
+ * JSON bodies are read here (the gateway needs them): over the limit 413, malformed 400, nested
+ * deeper than the limit 400, markup removed from strings; the proxy then sends the cleaned body.
+ * Uploads (multipart) are streamed untouched but refused with 413 above the plan's size.
+ */
+export function bodyLimits(limits: {
+  jsonBytes: number;
+  maxDepth: number;
+  uploadFreeBytes: number;
+  uploadPremiumBytes: number;
+}): RequestHandler {
+  const parse = express.json({
+    limit: limits.jsonBytes,
+    type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
+  });
+  return (req, res, next) => {
+    const type = String(req.headers['content-type'] ?? '');
+    if (/^multipart\//i.test(type)) {
+      const caller = res.locals.caller as Caller | undefined;
+      const max =
+        caller?.kind === 'user' && isPremium(caller.claims)
+          ? limits.uploadPremiumBytes
+          : limits.uploadFreeBytes;
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (length > max)
+        return next(
+          new AppError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${Math.floor(max / 1024 / 1024)} MB`, {
+            details: { max_bytes: max },
+          }),
+        );
+      return next();
+    }
+    if (!JSON_TYPE.test(type)) return next();
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (req.body === undefined) return next();
+      if (jsonDepth(req.body, limits.maxDepth) > limits.maxDepth)
+        return next(new AppError('INVALID_INPUT', `JSON nesting deeper than ${limits.maxDepth} levels`));
+      req.body = cleanMarkup(req.body);
+      // the proxy sends the cleaned body with a Content-Length; a chunked framing header would contradict it
+      delete req.headers['transfer-encoding'];
+      next();
+    });
+  };
+}

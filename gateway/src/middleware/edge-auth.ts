@@ -1,0 +1,128 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import { type AccessClaims, type AccessTokens, bearerToken, type TokenBlacklist } from '@lingua/auth';
+import { AppError, isAppError } from '@lingua/errors';
+import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
+import { hashApiKey, isUsable, scopeAllows } from '../domain/api-keys';
+import { type Caller, isPremium } from '../domain/caller';
+import { bucketFor } from '../domain/rate-plans';
+import { cachedVerifier } from '../domain/verified-tokens';
+import type { ApiKeyStore } from '../data-access/api-key-store';
+import { serviceFor } from '../routes';
+import { type RateLimiters, type RateState, setRateHeaders, tooManyRequests } from './rate-limit';
+
+/** Headers through which the gateway tells services who called; whatever a client sends in them is dropped. */
+export const IDENTITY_HEADERS = {
+  userId: 'x-user-id',
+  role: 'x-user-role',
+  subscriptionStatus: 'x-user-subscription-status',
+  apiKeyId: 'x-api-key-id',
+  apiKeyScopes: 'x-api-key-scopes',
+} as const;
+
+function stripIdentityHeaders(headers: IncomingHttpHeaders) {
+  for (const name in headers)
+    if (name.startsWith('x-user-') || name.startsWith('x-api-key-') || name === 'x-authenticated-user')
+      delete headers[name];
+}
+
+/** Anything but our own errors (Redis down while checking the blacklist...) is an outage, never a pass. */
+const asOutage = (err: unknown) =>
+  isAppError(err)
+    ? err
+    : new AppError('SERVICE_UNAVAILABLE', 'Authentication is temporarily unavailable', { cause: err });
+
+/**
+ * Admission at the edge, by the spec's Auth column (domain/access-policy.ts):
+ * 1. who calls: a bearer access token (HS256, exact claims, expiry; @lingua/auth), an API key
+ *    (X-API-Key + X-Client-ID), or a guest where the operation allows one;
+ * 2. in one Redis round trip: the token blacklist, the sign-in budget per IP and the caller's hourly budget;
+ * 3. in that order: 401 (revoked), 403 (role gates), 429 (budget spent).
+ * Then the verified identity goes to the services as X-User-* headers (they still verify the token).
+ */
+export function edgeAuth(deps: {
+  tokens: AccessTokens;
+  blacklist: TokenBlacklist;
+  apiKeys: ApiKeyStore;
+  limiters: RateLimiters;
+  maintenance: boolean;
+}): RequestHandler {
+  const verify = cachedVerifier(deps.tokens);
+
+  async function apiKeyCaller(req: Request, key: string): Promise<Caller> {
+    const record = await deps.apiKeys.findByHash(hashApiKey(key));
+    if (!record || !isUsable(record, new Date()) || record.client_id !== req.header('x-client-id'))
+      throw new AppError('TOKEN_INVALID', 'API key or client id is invalid');
+    const service = serviceFor(req.path);
+    if (service && !scopeAllows(record.scopes, service, req.method))
+      throw new AppError('FORBIDDEN', 'The API key has no scope for this operation');
+    delete req.headers['x-api-key']; // the secret stops at the edge
+    req.headers[IDENTITY_HEADERS.apiKeyId] = record.key_id;
+    req.headers[IDENTITY_HEADERS.apiKeyScopes] = record.scopes.join(' ');
+    return { kind: 'apiKey', keyId: record.key_id, clientId: record.client_id, scopes: record.scopes };
+  }
+
+  function gate(policy: AccessPolicy, caller: Caller) {
+    if (!policy.gate) return;
+    if (caller.kind !== 'user') throw new AppError('FORBIDDEN', 'This path needs a user token');
+    if (policy.gate === 'admin' && caller.claims.role !== 'admin')
+      throw new AppError('FORBIDDEN', 'Administrator role required');
+    if (policy.gate === 'subscriber' && !isPremium(caller.claims))
+      throw new AppError('SUBSCRIPTION_REQUIRED', 'This feature needs a subscription');
+  }
+
+  async function admit(req: Request, res: Response): Promise<void> {
+    stripIdentityHeaders(req.headers);
+    const policy = accessPolicyFor(req.method, req.path);
+    res.locals.policy = policy;
+    if (deps.maintenance && policy.family !== 'none' && req.path !== '/api/v1/status')
+      throw new AppError('SERVICE_UNAVAILABLE', 'The API is in maintenance', {
+        headers: { 'Retry-After': '300' },
+      });
+
+    let caller: Caller = { kind: 'anonymous', ip: req.ip ?? 'unknown' };
+    let token: string | undefined;
+    const apiKey = req.headers['x-api-key'];
+    const checksToken = policy.auth === 'access' || policy.auth === 'optional';
+    if (checksToken && typeof apiKey === 'string' && !req.headers.authorization)
+      caller = await apiKeyCaller(req, apiKey);
+    else if (checksToken) {
+      token = bearerToken(req); // throws TOKEN_INVALID for a header that is not "Bearer <token>"
+      if (token) caller = { kind: 'user', claims: verify(token) };
+      else if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
+    }
+
+    // one round trip: node-redis pipelines commands issued in the same tick
+    const bucket = bucketFor(policy.family, caller);
+    const [revoked, login, budget] = await Promise.all([
+      token ? deps.blacklist.has(token) : false,
+      policy.login ? deps.limiters.consume('login', `ip:${req.ip}`) : undefined,
+      bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined,
+    ]);
+    if (revoked) throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
+    gate(policy, caller);
+    if (login?.exceeded) throw tooManyRequests(setRateHeaders(res, login, 60), 'Too many sign-in attempts');
+    if (budget) {
+      const reset = setRateHeaders(res, budget, 3600);
+      if (budget.exceeded) throw tooManyRequests(reset, 'Rate limit exceeded');
+      res.locals.rateLimit = budget satisfies RateState;
+    }
+
+    if (caller.kind === 'user') {
+      const claims: AccessClaims = caller.claims;
+      res.locals.user = claims; // as @lingua/auth's authenticate() leaves it (currentUser())
+      res.locals.accessToken = token;
+      req.headers[IDENTITY_HEADERS.userId] = claims.sub;
+      req.headers[IDENTITY_HEADERS.role] = claims.role;
+      req.headers[IDENTITY_HEADERS.subscriptionStatus] = claims.subscription_status;
+    }
+    res.locals.caller = caller;
+  }
+
+  return (req, res, next) => {
+    admit(req, res).then(
+      () => next(),
+      (err: unknown) => next(asOutage(err)),
+    );
+  };
+}

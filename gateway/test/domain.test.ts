@@ -1,0 +1,98 @@
+import { accessPolicyFor } from '../src/domain/access-policy';
+import { scopeAllows } from '../src/domain/api-keys';
+import { cleanMarkup, jsonDepth, stripMarkup } from '../src/domain/json-input';
+import { bucketFor } from '../src/domain/rate-plans';
+import { SUBSCRIBER, USER } from './harness';
+
+describe('access policy (spec Auth columns)', () => {
+  it.each([
+    ['POST', '/api/v1/auth/register', { auth: 'none' }],
+    ['POST', '/api/v1/auth/login', { auth: 'none', login: true }],
+    ['POST', '/api/v1/auth/refresh', { auth: 'refresh' }],
+    ['POST', '/api/v1/auth/logout', { auth: 'access' }],
+    ['POST', '/api/auth/login', { auth: 'none', login: true }],
+    ['POST', '/api/auth/refresh', { auth: 'none' }],
+    ['POST', '/api/auth/logout', { auth: 'access' }],
+    ['GET', '/api/v1/subscriptions/plans', { auth: 'optional', family: 'shared' }],
+    ['POST', '/api/v1/subscriptions/verify-receipt', { auth: 'optional', family: 'shared' }],
+    ['GET', '/api/v1/subscriptions/status', { auth: 'optional', family: 'shared' }],
+    ['GET', '/api/v1/subscriptions/offers', { auth: 'optional', family: 'shared' }],
+    ['POST', '/api/v1/subscriptions/cancel', { auth: 'access', family: 'shared' }],
+    ['GET', '/api/v1/subscriptions/check-access/dialogue_training', { auth: 'access' }],
+    ['GET', '/api/v1/status', { auth: 'access', family: 'shared' }],
+    ['GET', '/api/v1/dialogues/advanced', { auth: 'access', gate: 'subscriber' }],
+    ['GET', '/api/v1/admin/users', { auth: 'access', gate: 'admin' }],
+    ['GET', '/api/flashcards', { auth: 'optional', family: 'catalogue' }],
+    ['POST', '/api/study/record-test', { auth: 'optional', family: 'catalogue' }],
+    ['GET', '/api/users/profile', { auth: 'access', family: 'catalogue' }],
+    ['GET', '/health', { auth: 'none', family: 'none' }],
+    ['GET', '/api/health/detailed', { auth: 'none', family: 'none' }],
+    ['GET', '/openapi.json', { auth: 'none', family: 'none' }],
+  ])('When %s %s is called, Then the policy is %o', (method, path, expected) => {
+    expect(accessPolicyFor(method, path)).toMatchObject(expected);
+  });
+});
+
+describe('JSON input checks', () => {
+  it('When depth is measured, Then objects and arrays count and scalars do not', () => {
+    expect(jsonDepth('x', 5)).toBe(0);
+    expect(jsonDepth({ a: [1, { b: 2 }] }, 5)).toBe(3);
+    expect(jsonDepth(JSON.parse('['.repeat(1000) + ']'.repeat(1000)), 20)).toBe(21);
+  });
+
+  it('When markup is cleaned, Then tags, comments and script bodies go and plain comparisons stay', () => {
+    expect(stripMarkup('a < b and c > d')).toBe('a < b and c > d');
+    expect(stripMarkup('<p onclick="x()">hi</p><!-- c --><style>p{}</style>')).toBe('hi');
+    expect(
+      cleanMarkup({ word: '<i>run</i>', newPassword: '<x>', confirmPassword: '<y>', idToken: '<z>' }),
+    ).toEqual({
+      word: 'run',
+      newPassword: '<x>',
+      confirmPassword: '<y>',
+      idToken: '<z>',
+    });
+  });
+
+  it('When a body has a __proto__ key, Then cleaning keeps it a plain key and never touches prototypes', () => {
+    const cleaned = cleanMarkup(JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')) as Record<
+      string,
+      unknown
+    >;
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((cleaned as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(JSON.stringify(cleaned)).toBe('{"__proto__":{"polluted":true},"a":1}');
+  });
+});
+
+describe('rate plans and API key scopes', () => {
+  it('When buckets are chosen, Then users count by id, guests by IP, keys by key, premium by role or subscription', () => {
+    expect(bucketFor('shared', { kind: 'user', claims: { ...USER, iat: 0, exp: 0 } })).toEqual({
+      bucket: 'shared-free',
+      key: `user:${USER.sub}`,
+    });
+    expect(bucketFor('catalogue', { kind: 'user', claims: { ...SUBSCRIBER, iat: 0, exp: 0 } })?.bucket).toBe(
+      'catalogue-premium',
+    );
+    expect(
+      bucketFor('shared', { kind: 'user', claims: { ...USER, subscription_status: 'trial', iat: 0, exp: 0 } })
+        ?.bucket,
+    ).toBe('shared-subscriber');
+    expect(bucketFor('catalogue', { kind: 'anonymous', ip: '10.0.0.1' })).toEqual({
+      bucket: 'catalogue-free',
+      key: 'ip:10.0.0.1',
+    });
+    expect(bucketFor('shared', { kind: 'apiKey', keyId: 'k', clientId: 'c', scopes: [] })).toEqual({
+      bucket: 'api-key',
+      key: 'key:k',
+    });
+    expect(bucketFor('none', { kind: 'anonymous', ip: '10.0.0.1' })).toBeUndefined();
+  });
+
+  it('When scopes are checked, Then reads need :read, everything else :write, and * opens all', () => {
+    expect(scopeAllows(['flashcards:read'], 'flashcards', 'GET')).toBe(true);
+    expect(scopeAllows(['flashcards:read'], 'flashcards', 'DELETE')).toBe(false);
+    expect(scopeAllows(['flashcards:write'], 'flashcards', 'POST')).toBe(true);
+    expect(scopeAllows(['flashcards:write'], 'ai', 'POST')).toBe(false);
+    expect(scopeAllows(['*'], 'identity', 'PUT')).toBe(true);
+  });
+});

@@ -1,0 +1,137 @@
+import { uniqueName } from '@lingua/testing';
+import type { RunningGateway } from '../src/server';
+import { bearer, gatewayWith, Stubs, stubServices, SUBSCRIBER, USER } from './harness';
+
+// Two gateway replicas sharing one Redis (the same counter prefix), as in production.
+const stubs = new Stubs();
+let one: RunningGateway;
+let two: RunningGateway;
+
+beforeAll(async () => {
+  const env = {
+    ...(await stubServices(stubs)),
+    RATE_LIMIT_PREFIX: uniqueName('gw-rl-shared'),
+    RATE_LIMIT_FREE_PER_HOUR: '4',
+    RATE_LIMIT_SUBSCRIBER_PER_HOUR: '6',
+    RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '3',
+    RATE_LIMIT_LOGIN_PER_MINUTE: '5',
+  };
+  [one, two] = await Promise.all([gatewayWith(env), gatewayWith(env)]);
+});
+
+afterAll(async () => {
+  await Promise.all([one.stop(), two.stop()]);
+  stubs.close();
+});
+
+const user = (sub: string, base = USER) => ({ ...base, sub });
+
+describe('rate limits shared by the gateway replicas', () => {
+  it('When a free user spends the hourly budget across both gateways, Then the next call is 429 with Retry-After and RateLimit headers', async () => {
+    const authorization = bearer(user('aaaaaaaa-0000-4000-8000-000000000001'));
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const gw = i % 2 === 0 ? one : two;
+      const res = await fetch(`${gw.url}/api/v1/subscriptions/history`, { headers: { authorization } });
+      statuses.push(res.status);
+      remaining.push(res.headers.get('ratelimit-remaining')!);
+      expect(res.headers.get('ratelimit-limit')).toBe('4');
+    }
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    expect(remaining).toEqual(['3', '2', '1', '0']);
+
+    const limited = await fetch(`${two.url}/api/v1/subscriptions/history`, { headers: { authorization } });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
+    expect(limited.headers.get('ratelimit-policy')).toBe('4;w=3600');
+    expect(await limited.json()).toMatchObject({
+      success: false,
+      data: null,
+      error: { code: 'RATE_LIMITED' },
+    });
+
+    // the status operation reports the spent budget; it is refused too once the budget is gone
+    const status = await fetch(`${one.url}/api/v1/status`, { headers: { authorization } });
+    expect(status.status).toBe(429);
+  });
+
+  it('When a user asks for the status, Then it reports the remaining budget, its reset time and the API state', async () => {
+    const authorization = bearer(user('aaaaaaaa-0000-4000-8000-000000000002'));
+    await fetch(`${one.url}/api/v1/subscriptions/history`, { headers: { authorization } });
+    const res = await fetch(`${two.url}/api/v1/status`, { headers: { authorization } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({
+      success: true,
+      data: { api_status: 'operational', maintenance_mode: false, rate_limit_remaining: 2 },
+      meta: { api_version: 'v1' },
+    });
+    const reset = Date.parse(body.data.rate_limit_reset);
+    expect(reset).toBeGreaterThan(Date.now() + 3500_000);
+    expect(reset).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
+  });
+
+  it('When a subscriber calls, Then the subscriber budget applies', async () => {
+    const authorization = bearer(user('aaaaaaaa-0000-4000-8000-000000000003', SUBSCRIBER));
+    const res = await fetch(`${one.url}/api/v1/status`, { headers: { authorization } });
+    expect(res.headers.get('ratelimit-limit')).toBe('6');
+    expect((await res.json()).data.rate_limit_remaining).toBe(5);
+  });
+
+  it('When the catalogue budget is spent, Then 429 with RATE001 in the Group C envelope', async () => {
+    const authorization = bearer(user('aaaaaaaa-0000-4000-8000-000000000004'));
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await fetch(`${[one, two][i % 2]!.url}/api/learning/due`, { headers: { authorization } })).status,
+      ).toBe(200);
+    const res = await fetch(`${one.url}/api/learning/due`, { headers: { authorization } });
+    expect(res.status).toBe(429);
+    expect(await res.json()).toMatchObject({ success: false, error: { code: 'RATE001' } });
+  });
+
+  it('When guests call, Then they are counted by client IP', async () => {
+    const ip = '203.0.113.7'; // the gateway trusts X-Forwarded-For from loopback only (the test client)
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${one.url}/api/flashcards`, { headers: { 'x-forwarded-for': ip } })).status).toBe(
+        200,
+      );
+    const res = await fetch(`${two.url}/api/flashcards`, { headers: { 'x-forwarded-for': ip } });
+    expect(res.status).toBe(429);
+    expect(await res.json()).toEqual({ success: false, error: 'Rate limit exceeded' });
+    expect(
+      (await fetch(`${two.url}/api/flashcards`, { headers: { 'x-forwarded-for': '203.0.113.8' } })).status,
+    ).toBe(200);
+  });
+
+  it('When one IP tries to sign in a sixth time within a minute, Then 429 on both gateways', async () => {
+    const headers = { 'x-forwarded-for': '198.51.100.9', 'content-type': 'application/json' };
+    const body = JSON.stringify({ email: 'a@example.com', password: 'Secret123' });
+    for (let i = 0; i < 5; i++) {
+      const gw = i % 2 === 0 ? one : two;
+      expect((await fetch(`${gw.url}/api/v1/auth/login`, { method: 'POST', headers, body })).status).toBe(
+        200,
+      );
+    }
+    const res = await fetch(`${two.url}/api/v1/auth/login`, { method: 'POST', headers, body });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(await res.json()).toMatchObject({
+      success: false,
+      error: { code: 'RATE_LIMITED' },
+      meta: { requestId: expect.any(String) },
+    });
+    const groupC = await fetch(`${one.url}/api/auth/login`, { method: 'POST', headers, body });
+    expect(groupC.status).toBe(429);
+    expect((await groupC.json()).error.code).toBe('RATE001');
+    // other addresses and other auth operations are not affected
+    const other = { ...headers, 'x-forwarded-for': '198.51.100.10' };
+    expect(
+      (await fetch(`${one.url}/api/v1/auth/login`, { method: 'POST', headers: other, body })).status,
+    ).toBe(200);
+    expect((await fetch(`${one.url}/api/v1/auth/register`, { method: 'POST', headers, body })).status).toBe(
+      200,
+    );
+  });
+});

@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { freePort, startRestartableProcess, uniqueName, waitFor } from '@lingua/testing';
+import type { RunningGateway } from '../src/server';
+import { bearer, gatewayWith, Stubs, stubServices, USER } from './harness';
+
+const stubs = new Stubs();
+afterAll(() => stubs.close());
+
+describe('two gateway processes', () => {
+  const processes: ChildProcess[] = [];
+  afterAll(() => processes.forEach((p) => p.kill('SIGTERM')));
+
+  async function gatewayProcess(env: Record<string, string>): Promise<string> {
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(__dirname, '../dist/main.js')], {
+      env: { ...process.env, ...env, GATEWAY_PORT: String(port), LOG_LEVEL: 'silent', NODE_ENV: 'test' },
+      stdio: 'ignore',
+    });
+    processes.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(async () => expect((await fetch(`${url}/health/live`)).status).toBe(200), {
+      timeoutMs: 30_000,
+    });
+    return url;
+  }
+
+  it('When a user spends the budget through two gateway processes, Then the third call is refused by either', async () => {
+    const env = {
+      ...(await stubServices(stubs)),
+      RATE_LIMIT_PREFIX: uniqueName('gw-rl-procs'),
+      RATE_LIMIT_FREE_PER_HOUR: '2',
+    };
+    const [a, b] = await Promise.all([gatewayProcess(env), gatewayProcess(env)]);
+    const authorization = bearer({ ...USER, sub: 'bbbbbbbb-0000-4000-8000-000000000001' });
+    const call = (url: string) =>
+      fetch(`${url}/api/v1/subscriptions/history`, { headers: { authorization } });
+    expect((await call(a)).status).toBe(200);
+    expect((await call(b)).status).toBe(200);
+    const refusedA = await call(a);
+    const refusedB = await call(b);
+    expect([refusedA.status, refusedB.status]).toEqual([429, 429]);
+    expect(await refusedB.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+  }, 60_000);
+});
+
+describe('when Redis goes away', () => {
+  let redis: Awaited<ReturnType<typeof startRestartableProcess>>;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    redis = await startRestartableProcess('redis-server', (port, dir) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--dir',
+      dir,
+    ]);
+    gateway = await gatewayWith({
+      ...(await stubServices(stubs)),
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await gateway.stop();
+    await redis.dispose();
+  });
+
+  it('When the blacklist cannot be checked, Then token calls get 503 (never a pass); guests still pass on the in-memory limiter', async () => {
+    const authorization = bearer(USER);
+    expect((await fetch(`${gateway.url}/api/users/profile`, { headers: { authorization } })).status).toBe(
+      200,
+    );
+    await redis.stop();
+    const res = await fetch(`${gateway.url}/api/users/profile`, { headers: { authorization } });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ success: false, error: { code: 'SRV002' } });
+    const guest = await fetch(`${gateway.url}/api/flashcards`);
+    expect(guest.status).toBe(200);
+    expect(guest.headers.get('ratelimit-limit')).toBe('1000');
+
+    // and it recovers by itself once Redis is back
+    await redis.start();
+    await waitFor(
+      async () =>
+        (await fetch(`${gateway.url}/api/users/profile`, { headers: { authorization } })).status === 200,
+      { timeoutMs: 20_000 },
+    );
+  }, 60_000);
+});

@@ -1,0 +1,53 @@
+// Checks recorded responses against the public OpenAPI document served by the gateway. ajv 6
+// (draft-07) is what node_modules holds; the 3.1 schemas zod-to-openapi writes use no 2020-12-only
+// keywords, so draft-07 validation applies as is.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Ajv = require('ajv') as new (o: object) => {
+  addSchema(s: object, key: string): void;
+  compile(s: object): ((d: unknown) => boolean) & { errors?: unknown[] };
+};
+
+export interface Recorded {
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+}
+
+type Doc = {
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>
+  >;
+};
+
+const pointer = (...parts: string[]) =>
+  parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/** The templated path of the document that matches a concrete path (`/api/x/{id}` for `/api/x/42`). */
+function templateOf(doc: Doc, path: string): string | undefined {
+  if (doc.paths[path]) return path;
+  return Object.keys(doc.paths).find((t) => {
+    const re = new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    return re.test(path);
+  });
+}
+
+/** Validates each recorded response; returns what did not match, and which responses had a schema at all. */
+export function checkAgainstDocument(doc: Doc, recorded: Recorded[]) {
+  const ajv = new Ajv({ validateSchema: false, unknownFormats: 'ignore', allErrors: true, schemaId: 'auto' });
+  ajv.addSchema(doc, 'openapi');
+  const failures: Array<Recorded & { errors: unknown }> = [];
+  const checked: string[] = [];
+  for (const r of recorded) {
+    const template = templateOf(doc, r.path.split('?')[0]!);
+    const method = r.method.toLowerCase();
+    const response = template && doc.paths[template]?.[method]?.responses?.[String(r.status)];
+    if (!response?.content?.['application/json']) continue;
+    const ref = `openapi#/${pointer('paths', template, method, 'responses', String(r.status), 'content', 'application/json', 'schema')}`;
+    const validate = ajv.compile({ $ref: ref });
+    checked.push(`${r.method} ${template} ${r.status}`);
+    if (!validate(r.body)) failures.push({ ...r, errors: validate.errors });
+  }
+  return { failures, checked };
+}
