@@ -1,9 +1,33 @@
+import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
-import { loadConfig } from '@lingua/config';
+import { env, loadConfig } from '@lingua/config';
 
-/** flashcards: every variable it reads (see .env.example); defaults run locally with no setup. */
+/** flashcards: every variable it reads (see README and .env.example); defaults run locally with no setup. */
 export const flashcardsEnv = serviceEnv('flashcards', { http: 3002, grpc: 50052 });
 
+/** Variables of the flashcards service itself. */
+export const flashcardsOwnEnv = z.object({
+  /** Group B only: anonymous callers act as one fixed test user (spec, Authentication 13). Never in production. */
+  FLASHCARDS_DEV_ANONYMOUS_USER: env.bool(false),
+  FLASHCARDS_DEV_USER_ID: z.guid().default('00000000-0000-4000-8000-000000000001'),
+});
+
+export const flashcardsConfigSchema = z
+  .custom<Record<string, string | undefined>>((v) => typeof v === 'object' && v !== null)
+  .pipe(z.any())
+  .transform((source, ctx) => {
+    const base = flashcardsEnv.safeParse(source);
+    const own = flashcardsOwnEnv.safeParse(source);
+    for (const r of [base, own])
+      if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: 'custom' } as never);
+    if (!base.success || !own.success) return z.NEVER;
+    return {
+      ...base.data,
+      devAnonymousUser: own.data.FLASHCARDS_DEV_ANONYMOUS_USER && base.data.NODE_ENV !== 'production',
+      devUserId: own.data.FLASHCARDS_DEV_USER_ID,
+    };
+  });
+
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(flashcardsEnv, source);
+  loadConfig(flashcardsConfigSchema, source);
 export type FlashcardsConfig = ReturnType<typeof loadServiceConfig>;

@@ -1,15 +1,91 @@
-import { type ServiceDefinition, startService } from '@lingua/bootstrap';
+import { createAccessTokens, createTokenBlacklist, systemClock, type Clock } from '@lingua/auth';
+import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
-import { cardCounter } from './data-access/card.repository';
+import { achievementUnlockModel } from './data-access/achievement.model';
+import { cardModel } from './data-access/card.model';
+import { cardCounter, cardRepository } from './data-access/card.repository';
+import { learningProfileRepository } from './data-access/learning-profile.repository';
+import { reviewRepository } from './data-access/review.repository';
+import { sessionRepository } from './data-access/session.repository';
+import { setRepository } from './data-access/set.repository';
+import { studyTestRepository } from './data-access/study-test.repository';
+import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerFlashcardsGrpc } from './entry-points/grpc/flashcards.grpc';
+import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
+import { identityMiddleware } from './entry-points/http/identity.middleware';
+import { registerHttpRoutes } from './entry-points/http';
 
-/** Wiring of the flashcards service; the card routes arrive with the flashcards issue. */
-export function defineFlashcardsService(config: FlashcardsConfig): ServiceDefinition<FlashcardsConfig> {
+export interface FlashcardsOptions {
+  /** Time for due dates, streaks and token expiry (tests pass a TestClock). */
+  clock?: Clock;
+  /** Achievement evaluation after reviews and sessions (else whatever the achievements routes install). */
+  achievements?: AchievementHook;
+}
+
+/** Builds the routes' dependencies once per running service (the same object reaches routes, gRPC and consumers). */
+export function flashcardsDeps(
+  deps: ServiceDeps<FlashcardsConfig>,
+  clock: Clock,
+  achievements?: AchievementHook,
+): FlashcardsDeps {
+  const connection = deps.mongo.connection;
+  const tokens = createAccessTokens(deps.config.jwtSecret, clock);
+  const blacklist = deps.redis ? createTokenBlacklist(deps.redis.client, clock) : undefined;
+  const identity = identityMiddleware({
+    tokens,
+    blacklist,
+    devUserId: deps.config.devAnonymousUser ? deps.config.devUserId : undefined,
+  });
   return {
-    config,
-    grpc: (server, deps) =>
-      registerFlashcardsGrpc(server, { cards: cardCounter(deps.mongo.connection), now: () => new Date() }),
+    config: deps.config,
+    logger: deps.logger,
+    clock,
+    connection,
+    redis: deps.redis,
+    publisher: deps.publisher,
+    outbox: deps.outbox,
+    cards: cardRepository(connection),
+    sets: setRepository(connection),
+    reviews: reviewRepository(connection),
+    sessions: sessionRepository(connection),
+    studyTests: studyTestRepository(connection),
+    profiles: learningProfileRepository(connection),
+    ...identity,
+    ...(achievements && { achievements }),
   };
 }
 
-export const start = (config: FlashcardsConfig) => startService(defineFlashcardsService(config));
+/** Wiring of the flashcards service. */
+export function defineFlashcardsService(
+  config: FlashcardsConfig,
+  options: FlashcardsOptions = {},
+): ServiceDefinition<FlashcardsConfig> {
+  const clock = options.clock ?? systemClock;
+  const built = new WeakMap<ServiceDeps<FlashcardsConfig>, FlashcardsDeps>();
+  const depsOf = (deps: ServiceDeps<FlashcardsConfig>) => {
+    let d = built.get(deps);
+    if (!d) built.set(deps, (d = flashcardsDeps(deps, clock, options.achievements)));
+    return d;
+  };
+  return {
+    config,
+    useRedis: true,
+    http: (app, deps) => {
+      const d = depsOf(deps);
+      registerHttpRoutes(app, d);
+      // an explicitly given hook wins over the one the achievements routes install
+      if (options.achievements) d.achievements = options.achievements;
+    },
+    grpc: (server, deps) =>
+      registerFlashcardsGrpc(server, { cards: cardCounter(deps.mongo.connection), now: () => clock.now() }),
+    consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],
+    outboxCollections: (deps) => [
+      cardModel(deps.mongo.connection).collection,
+      // achievement.unlocked events are staged in the unlock documents (part 2)
+      achievementUnlockModel(deps.mongo.connection).collection,
+    ],
+  };
+}
+
+export const start = (config: FlashcardsConfig, options?: FlashcardsOptions) =>
+  startService(defineFlashcardsService(config, options));

@@ -1,14 +1,239 @@
-import type { Connection } from 'mongoose';
+import type { Connection, QueryFilter } from 'mongoose';
+import type { AnyDomainEvent } from '@lingua/contracts';
+import { stageEvents } from '@lingua/events';
 import type { CardCounter } from '../domain/card-stats.use-case';
+import { type CardDoc, cardModel } from './card.model';
 
-/** Counts over the cards collection (archived cards never count). */
+/** A card as the domain sees it: a plain object with `id`. */
+export type Card = Omit<CardDoc, '_id'> & { id: string };
+export type NewCard = Omit<Card, 'wordKey'>;
+
+/** Escapes a user's text for use inside a RegExp: special characters match literally. */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+export const wordKeyOf = (word: string) => word.trim().toLowerCase();
+
+const toCard = (doc: CardDoc): Card => {
+  const { _id, ...rest } = doc as CardDoc & { _outbox?: unknown; _outboxPending?: unknown };
+  delete (rest as { _outbox?: unknown })._outbox;
+  delete (rest as { _outboxPending?: unknown })._outboxPending;
+  return { id: _id, ...rest };
+};
+
+export interface CardListFilter {
+  setId?: string | null;
+  search?: string;
+  /** Group B search is case-sensitive (spec); Group C search is not. */
+  caseSensitive?: boolean;
+  tags?: string[];
+  difficulty?: string;
+  mastered?: boolean;
+  favorite?: boolean;
+  dueBefore?: Date;
+  notDueBefore?: Date;
+  masteredAt: number;
+}
+
+export interface DueQuery {
+  from?: Date;
+  to: Date;
+  favoritesOnly?: boolean;
+  setId?: string;
+  limit: number;
+}
+
+export type CardRepository = ReturnType<typeof cardRepository>;
+
+/** Data access for cards; every query is scoped to the owner, so another user's card is simply "not found". */
+export function cardRepository(connection: Connection) {
+  const Cards = cardModel(connection);
+  const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
+
+  const listFilter = (userId: string, f: CardListFilter): QueryFilter<CardDoc> => {
+    const q: QueryFilter<CardDoc> = { userId, isArchived: false };
+    if (f.setId !== undefined) q.setId = f.setId;
+    if (f.search) {
+      const re = new RegExp(escapeRegex(f.search), f.caseSensitive ? '' : 'i');
+      q.$or = [{ word: re }, { translation: re }, { definition: re }];
+    }
+    if (f.tags?.length) q.tags = { $all: f.tags };
+    if (f.difficulty) q.difficulty = f.difficulty;
+    if (f.mastered !== undefined)
+      q.masteryLevel = f.mastered ? { $gte: f.masteredAt } : { $lt: f.masteredAt };
+    if (f.favorite !== undefined) q.isFavorite = f.favorite;
+    if (f.dueBefore) q.nextReviewDate = { $lte: f.dueBefore };
+    if (f.notDueBefore) q.nextReviewDate = { $gt: f.notDueBefore };
+    return q;
+  };
+
+  return {
+    model: Cards,
+
+    async insert(card: NewCard, events: AnyDomainEvent[] = []): Promise<Card> {
+      const { id, ...rest } = card;
+      const doc = {
+        _id: id,
+        ...rest,
+        wordKey: wordKeyOf(card.word),
+        ...(events.length > 0 && stageEvents(...events).fields),
+      };
+      await Cards.collection.insertOne(doc as never);
+      return toCard({ ...(doc as unknown as CardDoc) });
+    },
+
+    async insertMany(cards: NewCard[]): Promise<void> {
+      if (cards.length === 0) return;
+      await Cards.collection.insertMany(
+        cards.map(({ id, ...rest }) => ({ _id: id, ...rest, wordKey: wordKeyOf(rest.word) })) as never[],
+        { ordered: false },
+      );
+    },
+
+    async findActive(userId: string, id: string): Promise<Card | null> {
+      const doc = await Cards.findOne(active(userId, id)).lean<CardDoc>();
+      return doc ? toCard(doc) : null;
+    },
+
+    async findActiveMany(userId: string, ids: string[]): Promise<Card[]> {
+      const docs = await Cards.find({ _id: { $in: ids }, userId, isArchived: false }).lean<CardDoc[]>();
+      return docs.map(toCard);
+    },
+
+    /** The user's non-archived card with this word, compared case-insensitively. */
+    async findDuplicate(userId: string, word: string, exceptId?: string): Promise<Card | null> {
+      const doc = await Cards.findOne({
+        userId,
+        wordKey: wordKeyOf(word),
+        isArchived: false,
+        ...(exceptId && { _id: { $ne: exceptId } }),
+      }).lean<CardDoc>();
+      return doc ? toCard(doc) : null;
+    },
+
+    async list(
+      userId: string,
+      filter: CardListFilter,
+      page: { skip: number; limit: number },
+    ): Promise<{ items: Card[]; total: number }> {
+      const q = listFilter(userId, filter);
+      const [docs, total] = await Promise.all([
+        Cards.find(q).sort({ createdAt: -1, _id: 1 }).skip(page.skip).limit(page.limit).lean<CardDoc[]>(),
+        Cards.countDocuments(q),
+      ]);
+      return { items: docs.map(toCard), total };
+    },
+
+    async due(userId: string, q: DueQuery): Promise<Card[]> {
+      const filter: QueryFilter<CardDoc> = {
+        userId,
+        isArchived: false,
+        nextReviewDate: { ...(q.from && { $gte: q.from }), $lte: q.to },
+      };
+      if (q.favoritesOnly) filter.isFavorite = true;
+      if (q.setId) filter.setId = q.setId;
+      const docs = await Cards.find(filter).sort({ nextReviewDate: 1 }).limit(q.limit).lean<CardDoc[]>();
+      return docs.map(toCard);
+    },
+
+    async countDue(userId: string, to: Date, setId?: string): Promise<number> {
+      return Cards.countDocuments({
+        userId,
+        isArchived: false,
+        nextReviewDate: { $lte: to },
+        ...(setId && { setId }),
+      });
+    },
+
+    /** Cards never reviewed yet (session mode "learn"), oldest first. */
+    async unreviewed(userId: string, limit: number, setId?: string): Promise<Card[]> {
+      const docs = await Cards.find({ userId, isArchived: false, timesReviewed: 0, ...(setId && { setId }) })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .lean<CardDoc[]>();
+      return docs.map(toCard);
+    },
+
+    /** The weakest cards first (session mode "cram"). */
+    async weakest(userId: string, limit: number, setId?: string): Promise<Card[]> {
+      const docs = await Cards.find({ userId, isArchived: false, ...(setId && { setId }) })
+        .sort({ masteryLevel: 1, nextReviewDate: 1 })
+        .limit(limit)
+        .lean<CardDoc[]>();
+      return docs.map(toCard);
+    },
+
+    /** Translations of other cards of the user: distractors for multiple-choice questions. */
+    async otherTranslations(userId: string, exceptId: string, limit: number): Promise<string[]> {
+      const docs = await Cards.find({ userId, isArchived: false, _id: { $ne: exceptId } })
+        .sort({ createdAt: -1 })
+        .limit(limit)
+        .select({ translation: 1 })
+        .lean<{ translation: string }[]>();
+      return docs.map((d) => d.translation);
+    },
+
+    /**
+     * Applies a change to an active card of the user and returns it, or null when it does not exist
+     * (or belongs to someone else, or is archived). `where` makes it a compare-and-set, so two
+     * concurrent reviews cannot both apply to the same prior state. Events are staged in the same write.
+     */
+    async update(
+      userId: string,
+      id: string,
+      set: Partial<Omit<CardDoc, '_id' | 'userId'>>,
+      options: {
+        where?: Partial<Pick<CardDoc, 'timesReviewed' | 'isFavorite'>>;
+        events?: AnyDomainEvent[];
+      } = {},
+    ): Promise<Card | null> {
+      const $set: Record<string, unknown> = { ...set };
+      if (set.word !== undefined) $set.wordKey = wordKeyOf(set.word);
+      const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
+      // the native driver: mongoose would add a projection for the hidden outbox fields, and FerretDB's
+      // findAndModify does not implement projections
+      const doc = await Cards.collection.findOneAndUpdate(
+        {
+          ...active(userId, id),
+          ...options.where,
+        } as never,
+        (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
+        { returnDocument: 'after' },
+      );
+      return doc ? toCard(doc as unknown as CardDoc) : null;
+    },
+
+    async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {
+      const r = await Cards.updateMany({ _id: { $in: ids }, userId, isArchived: false }, { $set: set });
+      return r.modifiedCount;
+    },
+
+    async countInSets(userId: string, setIds: string[]) {
+      const docs = await Cards.find({ userId, isArchived: false, setId: { $in: setIds } })
+        .select({ setId: 1, masteryLevel: 1, nextReviewDate: 1 })
+        .lean<{ setId: string; masteryLevel: number; nextReviewDate: Date }[]>();
+      return docs;
+    },
+
+    async deleteSetCards(userId: string, setId: string): Promise<number> {
+      const active = await Cards.countDocuments({ userId, setId, isArchived: false });
+      await Cards.deleteMany({ userId, setId });
+      return active;
+    },
+
+    async deleteAllOfUser(userId: string): Promise<number> {
+      return (await Cards.deleteMany({ userId })).deletedCount;
+    },
+  };
+}
+
+/** Counts over the cards collection for the gRPC GetCardStats (archived cards never count). */
 export function cardCounter(connection: Connection): CardCounter {
-  const cards = connection.collection('cards');
+  const Cards = cardModel(connection);
   return {
     count: ({ userId, dueBefore, minMastery, favorite }) =>
-      cards.countDocuments({
+      Cards.countDocuments({
         userId,
-        isArchived: { $ne: true },
+        isArchived: false,
         ...(dueBefore && { nextReviewDate: { $lte: dueBefore } }),
         ...(minMastery !== undefined && { masteryLevel: { $gte: minMastery } }),
         ...(favorite !== undefined && { isFavorite: favorite }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseInput } from '@lingua/errors';
+import { MASTERED_AT } from './scheduling/mastery';
 
 export const CardStatsInput = z.object({ userId: z.string().min(1) });
 
@@ -19,8 +20,7 @@ export interface CardCounter {
   }): Promise<number>;
 }
 
-/** Mastery at or above this counts as mastered. */
-export const MASTERED_AT = 80;
+export { MASTERED_AT };
 
 /** A user's card counts, for other services (achievements, notifications, AI quotas). */
 export async function getCardStats(

@@ -1,0 +1,100 @@
+import { type Connection, type Model, Schema } from 'mongoose';
+import { outboxFields } from '@lingua/events';
+
+/** FSRS memory state, kept only for users who schedule with FSRS (ts-fsrs `Card` without `due`). */
+export interface FsrsState {
+  stability: number;
+  difficulty: number;
+  scheduledDays: number;
+  learningSteps: number;
+  reps: number;
+  lapses: number;
+  state: number;
+}
+
+/**
+ * One card model for both API faces: Group B cards have `setId: null`, Group C cards belong to a set.
+ * `synonyms` is JSON text (spec: "stored as JSON text"); `wordKey` is the lower-cased word for the
+ * case-insensitive duplicate check.
+ */
+export interface CardDoc {
+  _id: string;
+  userId: string;
+  setId: string | null;
+  word: string;
+  wordKey: string;
+  translation: string;
+  definition: string;
+  partOfSpeech: string | null;
+  pronunciation: string | null;
+  example: string | null;
+  exampleTranslation: string | null;
+  synonyms: string;
+  tags: string[];
+  /** CEFR level (A1…C2) or null. */
+  difficultyLevel: string | null;
+  /** Group C difficulty (beginner/intermediate/advanced), derived from the CEFR level when absent. */
+  difficulty: string | null;
+  masteryLevel: number;
+  timesReviewed: number;
+  timesCorrect: number;
+  isFavorite: boolean;
+  isArchived: boolean;
+  easinessFactor: number;
+  repetitions: number;
+  intervalDays: number;
+  lastReviewedAt: Date | null;
+  nextReviewDate: Date;
+  fsrs: FsrsState | null;
+  filledQuestionText: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const schema = new Schema<CardDoc>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    setId: { type: String, default: null },
+    word: { type: String, required: true },
+    wordKey: { type: String, required: true },
+    translation: { type: String, required: true },
+    definition: { type: String, default: '' },
+    partOfSpeech: { type: String, default: null },
+    pronunciation: { type: String, default: null },
+    example: { type: String, default: null },
+    exampleTranslation: { type: String, default: null },
+    synonyms: { type: String, default: '[]' },
+    tags: { type: [String], default: [] },
+    difficultyLevel: { type: String, default: null },
+    difficulty: { type: String, default: null },
+    masteryLevel: { type: Number, default: 0 },
+    timesReviewed: { type: Number, default: 0 },
+    timesCorrect: { type: Number, default: 0 },
+    isFavorite: { type: Boolean, default: false },
+    isArchived: { type: Boolean, default: false },
+    easinessFactor: { type: Number, default: 2.5 },
+    repetitions: { type: Number, default: 0 },
+    intervalDays: { type: Number, default: 1 },
+    lastReviewedAt: { type: Date, default: null },
+    nextReviewDate: { type: Date, required: true },
+    fsrs: { type: Object, default: null },
+    filledQuestionText: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    ...outboxFields,
+  },
+  { collection: 'cards', versionKey: false, timestamps: false },
+);
+
+// index: the due queries (Group B due/next-review, Group C learning/due): one user's active cards by due date
+schema.index({ userId: 1, isArchived: 1, nextReviewDate: 1 });
+// index: the lists, newest first, for one user (Group B) or one set (Group C)
+schema.index({ userId: 1, isArchived: 1, createdAt: -1 });
+schema.index({ userId: 1, setId: 1, isArchived: 1, createdAt: -1 });
+// index: the case-insensitive duplicate check on create
+schema.index({ userId: 1, wordKey: 1 });
+
+export function cardModel(connection: Connection): Model<CardDoc> {
+  return (connection.models.Card as Model<CardDoc> | undefined) ?? connection.model<CardDoc>('Card', schema);
+}

@@ -1,0 +1,58 @@
+import type { Connection } from 'mongoose';
+import { nextStreak } from '../domain/learning/streak';
+import { type LearningProfileDoc, learningProfileModel } from './learning-profile.model';
+
+export type LearningProfile = Omit<LearningProfileDoc, '_id'> & { userId: string };
+export type LearningProfileRepository = ReturnType<typeof learningProfileRepository>;
+
+export const DEFAULT_PROFILE = {
+  algorithm: 'exponential',
+  dailyGoal: 20,
+  currentStreak: 0,
+  longestStreak: 0,
+  lastStudyDay: null,
+  xp: 0,
+} as const;
+
+export function learningProfileRepository(connection: Connection) {
+  const Profiles = learningProfileModel(connection);
+  const get = async (userId: string): Promise<LearningProfile> => {
+    const doc = await Profiles.findById(userId).lean<LearningProfileDoc>();
+    if (!doc) return { userId, ...DEFAULT_PROFILE, updatedAt: new Date(0) };
+    const { _id, ...rest } = doc;
+    return { ...DEFAULT_PROFILE, ...rest, userId: _id };
+  };
+  return {
+    model: Profiles,
+    get,
+    async updateSettings(
+      userId: string,
+      settings: Partial<Pick<LearningProfileDoc, 'algorithm' | 'dailyGoal'>>,
+      now: Date,
+    ): Promise<LearningProfile> {
+      await Profiles.updateOne({ _id: userId }, { $set: { ...settings, updatedAt: now } }, { upsert: true });
+      return get(userId);
+    },
+    /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. */
+    async recordStudyDay(userId: string, day: string, now: Date): Promise<void> {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const profile = await get(userId);
+        if (profile.lastStudyDay === day) return;
+        const streak = nextStreak(profile, day);
+        const r = await Profiles.updateOne(
+          { _id: userId, lastStudyDay: profile.lastStudyDay },
+          { $set: { ...streak, lastStudyDay: day, updatedAt: now } },
+          { upsert: profile.updatedAt.getTime() === 0 },
+        ).catch(() => ({ matchedCount: 0, upsertedCount: 0 }));
+        if (r.matchedCount + (r.upsertedCount ?? 0) > 0) return;
+      }
+    },
+    async addXp(userId: string, xp: number, now: Date): Promise<void> {
+      if (xp <= 0) return;
+      await Profiles.updateOne({ _id: userId }, { $inc: { xp }, $set: { updatedAt: now } }, { upsert: true });
+    },
+    async deleteAllOfUser(userId: string): Promise<number> {
+      return (await Profiles.deleteMany({ _id: userId })).deletedCount;
+    },
+  };
+}

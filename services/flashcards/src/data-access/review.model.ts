@@ -1,0 +1,56 @@
+import { type Connection, type Model, Schema } from 'mongoose';
+
+/** One answered review: the append-only log behind learning stats (and a later algorithm switch). */
+export interface ReviewDoc {
+  _id: string;
+  userId: string;
+  cardId: string;
+  setId: string | null;
+  sessionId: string | null;
+  algorithm: string;
+  grade: string;
+  /** Group C rating 1-5 or Group B confidence 0-2, as sent. */
+  rating: number;
+  correct: boolean;
+  responseTimeMs: number;
+  mode: string | null;
+  intervalDays: number;
+  masteryLevel: number;
+  /** The card's first review ever ("cards learned"). */
+  firstReview: boolean;
+  /** This review took the card to mastered ("cards mastered"). */
+  becameMastered: boolean;
+  reviewedAt: Date;
+}
+
+const schema = new Schema<ReviewDoc>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    cardId: { type: String, required: true },
+    setId: { type: String, default: null },
+    sessionId: { type: String, default: null },
+    algorithm: { type: String, required: true },
+    grade: { type: String, required: true },
+    rating: { type: Number, required: true },
+    correct: { type: Boolean, required: true },
+    responseTimeMs: { type: Number, default: 0 },
+    mode: { type: String, default: null },
+    intervalDays: { type: Number, required: true },
+    masteryLevel: { type: Number, required: true },
+    firstReview: { type: Boolean, required: true },
+    becameMastered: { type: Boolean, required: true },
+    reviewedAt: { type: Date, required: true },
+  },
+  { collection: 'reviews', versionKey: false },
+);
+
+// index: stats and session results read one user's reviews over a time window
+schema.index({ userId: 1, reviewedAt: 1 });
+
+export function reviewModel(connection: Connection): Model<ReviewDoc> {
+  return (
+    (connection.models.Review as Model<ReviewDoc> | undefined) ??
+    connection.model<ReviewDoc>('Review', schema)
+  );
+}

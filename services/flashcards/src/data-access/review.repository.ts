@@ -1,0 +1,46 @@
+import type { Connection } from 'mongoose';
+import { type ReviewDoc, reviewModel } from './review.model';
+
+export type ReviewRecord = Omit<ReviewDoc, '_id'> & { id: string };
+export type ReviewRepository = ReturnType<typeof reviewRepository>;
+
+/** Reviews read per stats request; beyond it the figures are computed over the most recent ones. */
+export const MAX_REVIEWS_PER_QUERY = 50_000;
+
+export function reviewRepository(connection: Connection) {
+  const Reviews = reviewModel(connection);
+  return {
+    model: Reviews,
+    async insert(review: ReviewRecord): Promise<void> {
+      const { id, ...rest } = review;
+      await Reviews.collection.insertOne({ _id: id, ...rest } as never);
+    },
+    /** Reviews of the user in [from, to), optionally of one set, with the fields stats need. */
+    async between(userId: string, from: Date | undefined, to: Date, setId?: string) {
+      return Reviews.find({
+        userId,
+        reviewedAt: { ...(from && { $gte: from }), $lt: to },
+        ...(setId && { setId }),
+      })
+        .sort({ reviewedAt: -1 })
+        .limit(MAX_REVIEWS_PER_QUERY)
+        .select({
+          correct: 1,
+          responseTimeMs: 1,
+          firstReview: 1,
+          becameMastered: 1,
+          reviewedAt: 1,
+          cardId: 1,
+        })
+        .lean<
+          Pick<
+            ReviewDoc,
+            'correct' | 'responseTimeMs' | 'firstReview' | 'becameMastered' | 'reviewedAt' | 'cardId'
+          >[]
+        >();
+    },
+    async deleteAllOfUser(userId: string): Promise<number> {
+      return (await Reviews.deleteMany({ userId })).deletedCount;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { type Connection, type Model, Schema } from 'mongoose';
+
+/** A Group C card set (deck). */
+export interface SetDoc {
+  _id: string;
+  userId: string;
+  name: string;
+  description: string;
+  color: string | null;
+  tags: string[];
+  isPublic: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const schema = new Schema<SetDoc>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    name: { type: String, required: true },
+    description: { type: String, default: '' },
+    color: { type: String, default: null },
+    tags: { type: [String], default: [] },
+    isPublic: { type: Boolean, default: false },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { collection: 'card_sets', versionKey: false },
+);
+
+// index: one user's sets, newest first
+schema.index({ userId: 1, createdAt: -1 });
+
+export function setModel(connection: Connection): Model<SetDoc> {
+  return (
+    (connection.models.CardSet as Model<SetDoc> | undefined) ?? connection.model<SetDoc>('CardSet', schema)
+  );
+}

@@ -1,0 +1,35 @@
+import { type Connection, type Model, Schema } from 'mongoose';
+
+/** A Group B study test taken on a card (one question type on one study day). */
+export interface StudyTestDoc {
+  _id: string;
+  userId: string;
+  flashcardId: string;
+  testType: string;
+  studyDate: string;
+  isCorrect: boolean;
+  completedAt: Date;
+}
+
+const schema = new Schema<StudyTestDoc>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    flashcardId: { type: String, required: true },
+    testType: { type: String, required: true },
+    studyDate: { type: String, required: true },
+    isCorrect: { type: Boolean, required: true },
+    completedAt: { type: Date, required: true },
+  },
+  { collection: 'study_tests', versionKey: false },
+);
+
+// index (unique): the same test on the same card in the same study day is recorded once (second → 409)
+schema.index({ userId: 1, studyDate: 1, flashcardId: 1, testType: 1 }, { unique: true });
+
+export function studyTestModel(connection: Connection): Model<StudyTestDoc> {
+  return (
+    (connection.models.StudyTest as Model<StudyTestDoc> | undefined) ??
+    connection.model<StudyTestDoc>('StudyTest', schema)
+  );
+}

@@ -1,0 +1,38 @@
+import type { AnyDomainEvent } from '@lingua/contracts';
+import type { LearnerProgress } from './achievement-rules';
+
+export interface StoredUnlock {
+  unlockedAt: Date;
+  claimedAt: Date | null;
+  xp: number;
+}
+
+/** What the achievement use cases need from storage (implemented in data-access). */
+export interface AchievementStore {
+  get(userId: string): Promise<{ unlocks: Map<string, StoredUnlock>; claimedXp: number }>;
+  unlock(
+    userId: string,
+    achievementId: string,
+    xp: number,
+    now: Date,
+    event: AnyDomainEvent,
+  ): Promise<boolean>;
+  claim(
+    userId: string,
+    achievementId: string,
+    now: Date,
+  ): Promise<
+    { status: 'claimed'; claimedXp: number } | { status: 'not_unlocked' } | { status: 'already_claimed' }
+  >;
+}
+
+export interface AchievementDeps {
+  store: AchievementStore;
+  /** The learner's numbers, read from the learning data (reviews, streak). */
+  progressOf(userId: string): Promise<LearnerProgress>;
+  /** XP earned by studying (learning profile), added to claimed achievement XP for the total. */
+  studyXpOf(userId: string): Promise<number>;
+  now(): Date;
+  /** Publishes staged events right away instead of at the next relay poll. */
+  kickOutbox(): void;
+}

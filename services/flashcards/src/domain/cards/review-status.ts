@@ -1,0 +1,60 @@
+import { startOfUtcDay, utcDay, daysBetween } from '../learning/streak';
+
+export type ReviewStatusKind = 'overdue' | 'due_today' | 'upcoming';
+
+export interface ReviewStatus {
+  status: ReviewStatusKind;
+  /** Whole UTC days the card is overdue (0 when due today or later). */
+  overdueDays: number;
+  /** Whole UTC days until it is due (0 when due today or overdue). */
+  daysUntilDue: number;
+  isOverdue: boolean;
+  isDueToday: boolean;
+  label: string;
+}
+
+/** A card's review status on the UTC calendar: overdue by N days, due today, or due in N days. Pure. */
+export function reviewStatus(nextReviewDate: Date, now: Date): ReviewStatus {
+  const diff = daysBetween(utcDay(now), utcDay(nextReviewDate));
+  if (diff < 0) {
+    const n = -diff;
+    return {
+      status: 'overdue',
+      overdueDays: n,
+      daysUntilDue: 0,
+      isOverdue: true,
+      isDueToday: false,
+      label: `Overdue by ${n} day${n === 1 ? '' : 's'}`,
+    };
+  }
+  if (diff === 0)
+    return {
+      status: 'due_today',
+      overdueDays: 0,
+      daysUntilDue: 0,
+      isOverdue: false,
+      isDueToday: true,
+      label: 'Due today',
+    };
+  return {
+    status: 'upcoming',
+    overdueDays: 0,
+    daysUntilDue: diff,
+    isOverdue: false,
+    isDueToday: false,
+    label: `Due in ${diff} day${diff === 1 ? '' : 's'}`,
+  };
+}
+
+/** The due window of a Group B due query, on the UTC calendar. null = nothing can match. */
+export function dueWindow(
+  now: Date,
+  opts: { includeToday: boolean; includeOverdue: boolean },
+): { from?: Date; to: Date } | null {
+  const today = startOfUtcDay(now);
+  const endOfToday = new Date(today.getTime() + 86_400_000 - 1);
+  if (opts.includeToday && opts.includeOverdue) return { to: endOfToday };
+  if (opts.includeToday) return { from: today, to: endOfToday };
+  if (opts.includeOverdue) return { to: new Date(today.getTime() - 1) };
+  return null;
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { parseInput } from '@lingua/errors';
+
+export const EraseUserDataInput = z.object({ userId: z.string().min(1) });
+
+interface Erasable {
+  deleteAllOfUser(userId: string): Promise<number>;
+}
+
+/**
+ * Erases everything the flashcards service holds about a user (on user.deleted). Idempotent: a
+ * redelivered event finds nothing left and succeeds; a failure part-way is retried by the consumer.
+ */
+export async function eraseUserData(
+  raw: unknown,
+  deps: {
+    cards: Erasable;
+    sets: Erasable;
+    reviews: Erasable;
+    sessions: Erasable;
+    studyTests: Erasable;
+    profiles: Erasable;
+    eraseUserExtras?: (userId: string) => Promise<void>;
+  },
+): Promise<void> {
+  const { userId } = parseInput(EraseUserDataInput, raw);
+  // sets after cards, so a crash in between never leaves cards pointing at a missing set
+  await deps.cards.deleteAllOfUser(userId);
+  await deps.sets.deleteAllOfUser(userId);
+  await deps.reviews.deleteAllOfUser(userId);
+  await deps.sessions.deleteAllOfUser(userId);
+  await deps.studyTests.deleteAllOfUser(userId);
+  await deps.profiles.deleteAllOfUser(userId);
+  await deps.eraseUserExtras?.(userId);
+}

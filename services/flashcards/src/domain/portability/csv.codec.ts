@@ -1,0 +1,97 @@
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { MalformedFileError, PORTABLE_FIELDS, type PortableCard, type RawRow } from './portable-card';
+
+/** Separator of the list columns (synonyms, tags) inside one CSV cell. */
+export const CSV_LIST_SEPARATOR = ';';
+
+// Spreadsheet formula injection (OWASP "CSV Injection"): a cell starting with one of these is
+// prefixed with an apostrophe on export, and the apostrophe is removed again on import.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const escapeCell = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
+const unescapeCell = (value: string) =>
+  value.startsWith("'") && FORMULA_START.test(value.slice(1)) ? value.slice(1) : value;
+
+/** CSV with a header row and a UTF-8 BOM (so spreadsheet apps detect the encoding). */
+export function encodeCsv(cards: readonly PortableCard[]): string {
+  const rows = cards.map((card) =>
+    PORTABLE_FIELDS.map((field) => {
+      const value = card[field];
+      if (Array.isArray(value)) return escapeCell(value.join(CSV_LIST_SEPARATOR));
+      return escapeCell(value ?? '');
+    }),
+  );
+  return '\uFEFF' + stringify([[...PORTABLE_FIELDS], ...rows], { record_delimiter: '\r\n' });
+}
+
+// Accepted header names (case- and space-insensitive), including the common front/back pair.
+const HEADER_ALIASES: Record<string, string> = {
+  front: 'word',
+  term: 'word',
+  back: 'translation',
+  meaning: 'translation',
+  example: 'exampleSentence',
+  synonym: 'synonyms',
+  tag: 'tags',
+};
+
+function canonicalHeader(raw: string): string | undefined {
+  const key = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
+  const known = PORTABLE_FIELDS.find((f) => f.toLowerCase() === key);
+  return known ?? HEADER_ALIASES[key];
+}
+
+/**
+ * Reads a CSV export (ours or a spreadsheet's): a header row naming at least word and translation
+ * (or front and back), commas or semicolons as delimiters. Anything that is not well-formed CSV is
+ * a MalformedFileError, so no row of a broken file is imported.
+ */
+export function decodeCsv(text: string): RawRow[] {
+  const body = text.replace(/^\uFEFF/, '');
+  if (body.trim() === '') throw new MalformedFileError('The CSV file is empty');
+  let records: string[][];
+  try {
+    records = parse(body, {
+      delimiter: detectDelimiter(body),
+      relax_column_count: false,
+      skip_empty_lines: true,
+      bom: true,
+    }) as string[][];
+  } catch (err) {
+    throw new MalformedFileError(`The CSV file is malformed: ${(err as Error).message}`);
+  }
+  const [header, ...lines] = records;
+  if (!header) throw new MalformedFileError('The CSV file has no header row');
+  const columns = header.map(canonicalHeader);
+  if (!columns.includes('word') || !columns.includes('translation')) {
+    throw new MalformedFileError(
+      'The CSV header must name the columns word and translation (or front and back)',
+    );
+  }
+  return lines.map((cells, index) => {
+    const data: Record<string, unknown> = {};
+    columns.forEach((column, i) => {
+      if (!column) return;
+      const value = unescapeCell(cells[i] ?? '');
+      data[column] =
+        column === 'synonyms' || column === 'tags'
+          ? value
+              .split(CSV_LIST_SEPARATOR)
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : value;
+    });
+    // +2: the header is line 1 and rows are 1-based (skipped blank lines aside)
+    return { row: index + 2, data };
+  });
+}
+
+function detectDelimiter(body: string): string {
+  const firstLine = body.slice(0, body.search(/\r?\n|$/));
+  const count = (ch: string) => firstLine.split(ch).length - 1;
+  if (count('\t') > count(',') && count('\t') > count(';')) return '\t';
+  return count(';') > count(',') ? ';' : ',';
+}

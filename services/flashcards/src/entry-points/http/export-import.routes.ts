@@ -1,0 +1,155 @@
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import multer from 'multer';
+import { AppError, parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { RouteDoc } from '@lingua/openapi';
+import { exportQuota } from '../../data-access/export-quota.repository';
+import { exportCards } from '../../domain/portability/export-cards.use-case';
+import { importCards } from '../../domain/portability/import-cards.use-case';
+import { PORTABILITY_LIMITS, isPremium } from '../../domain/portability/portability-limits';
+import type { FlashcardsDeps } from './deps';
+import {
+  ExportCardsQuery,
+  ImportCardsBody,
+  ImportCardsMultipart,
+  ImportCardsResponse,
+} from './export-import.schemas';
+import { portabilityStore } from './export-import.store';
+
+export const EXPORT_IMPORT_ROUTE_DOCS: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/export/cards',
+    summary: 'Export cards as CSV, JSON or an Anki package (5 per day for free accounts)',
+    tags: ['export-import'],
+    auth: 'access',
+    query: ExportCardsQuery,
+    download: {
+      'text/csv': 'CSV with a header row (UTF-8 with BOM)',
+      'application/json': 'JSON: {version, exportedAt, set?, count, cards}',
+      'application/apkg': 'Anki package (collection.anki2, schema 11)',
+    },
+    errors: { 404: 'Set not found', 429: 'Daily export limit reached (free accounts)' },
+  },
+  {
+    method: 'post',
+    path: '/api/import/cards',
+    summary: 'Import cards from CSV, JSON or an Anki package',
+    tags: ['export-import'],
+    auth: 'access',
+    body: ImportCardsMultipart,
+    bodyType: 'multipart/form-data',
+    response: ImportCardsResponse,
+    errors: {
+      400: 'Malformed file (nothing imported) or invalid fields',
+      404: 'Set not found',
+      413: 'File too large',
+    },
+  },
+];
+
+function uploader(maxBytes: number): RequestHandler {
+  const single = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, fieldNameSize: 100, parts: 12 },
+  }).single('file');
+  return (req: Request, res: Response, next: NextFunction) =>
+    single(req, res, (err?: unknown) => {
+      if (!err) return next();
+      if (err instanceof multer.MulterError) {
+        if (err.code === 'LIMIT_FILE_SIZE') {
+          return next(
+            new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes / (1024 * 1024)} MB`, {
+              details: { max_bytes: maxBytes },
+            }),
+          );
+        }
+        if (err.code === 'LIMIT_UNEXPECTED_FILE') {
+          return next(
+            new AppError('VALIDATION_ERROR', 'Validation failed', {
+              details: { [err.field ?? 'file']: ['Send exactly one file, in the field "file"'] },
+            }),
+          );
+        }
+        return next(new AppError('INVALID_INPUT', `Invalid upload: ${err.message}`));
+      }
+      // busboy: a broken multipart body is the client's mistake, not ours
+      return next(new AppError('INVALID_INPUT', 'The multipart body is malformed'));
+    });
+}
+
+const claimsOf = (res: Response) =>
+  res.locals.user as { role?: string; subscription_status?: string } | undefined;
+
+/** GET /api/export/cards and POST /api/import/cards. */
+export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps): void {
+  const store = portabilityStore(deps);
+  const now = () => deps.clock.now();
+  const quota = deps.redis ? exportQuota(deps.redis.client) : undefined;
+  const unavailable = async (): Promise<never> => {
+    throw new AppError('SERVICE_UNAVAILABLE', 'Export counters are unavailable');
+  };
+
+  const previousErase = deps.eraseUserExtras;
+  deps.eraseUserExtras = async (userId) => {
+    await previousErase?.(userId);
+    await quota?.eraseUser(userId);
+  };
+
+  app.get('/api/export/cards', deps.requireUser, async (req, res) => {
+    const query = parseInput(ExportCardsQuery, req.query);
+    const file = await exportCards(
+      {
+        userId: deps.userIdOf(res),
+        premium: isPremium(claimsOf(res)),
+        format: query.format,
+        ...(query.setId && { setId: query.setId }),
+        ...(query.cardIds && { cardIds: query.cardIds }),
+      },
+      { ...store, quota: quota ?? { reserve: unavailable, release: unavailable }, now },
+    );
+    res.setHeader('Content-Type', file.contentType);
+    res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Export-Count', String(file.count));
+    if (file.quota) {
+      res.setHeader('X-Export-Limit', String(file.quota.limit));
+      res.setHeader('X-Export-Remaining', String(file.quota.remaining));
+      res.setHeader('X-Export-Reset', file.quota.resetAt.toISOString());
+    }
+    res.status(200).send(file.body);
+  });
+
+  const freeUpload = uploader(PORTABILITY_LIMITS.uploadBytesFree);
+  const premiumUpload = uploader(PORTABILITY_LIMITS.uploadBytesPremium);
+  app.post(
+    '/api/import/cards',
+    deps.requireUser,
+    // the size limit is the caller's: the upload is cut off as soon as it passes it
+    (req, res, next) => (isPremium(claimsOf(res)) ? premiumUpload : freeUpload)(req, res, next),
+    async (req, res) => {
+      const body = parseInput(ImportCardsBody, req.body ?? {});
+      const file = req.file;
+      if (!file) {
+        throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+          details: { file: ['A file is required (multipart/form-data, field "file")'] },
+        });
+      }
+      const premium = isPremium(claimsOf(res));
+      const result = await importCards(
+        {
+          userId: deps.userIdOf(res),
+          file: { bytes: file.buffer, name: file.originalname },
+          ...(body.format && { format: body.format }),
+          ...(body.setId && { setId: body.setId }),
+          duplicateStrategy: body.duplicateStrategy,
+          maxBytes: premium ? PORTABILITY_LIMITS.uploadBytesPremium : PORTABILITY_LIMITS.uploadBytesFree,
+        },
+        { ...store, now },
+      );
+      sendSuccess(res, result, { message: `Imported ${result.imported} cards` });
+    },
+  );
+
+  for (const doc of EXPORT_IMPORT_ROUTE_DOCS) deps.docs?.route(doc);
+}

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { type Request, type Response, Router } from 'express';
+import { AppError } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import { newCard, contentUpdate } from '../../domain/cards/card-fields';
+import { levelInfo } from '../../domain/cards/cefr';
+import { dueWindow, reviewStatus } from '../../domain/cards/review-status';
+import { buildQuestion } from '../../domain/questions/build-question';
+import { fillInBlankText } from '../../domain/questions/fill-in-blank';
+import { optimalReviewMode } from '../../domain/questions/question-types';
+import { reviewCard } from '../../domain/review-card.use-case';
+import { gradeFromConfidence } from '../../domain/scheduling/grade';
+import { flashcardFull, flashcardPublic } from './card.presenter';
+import { catalogueCardRoutes, isCatalogueRequest } from './catalogue-cards.routes';
+import type { FlashcardsDeps } from './deps';
+import {
+  CardIdParams,
+  DueQuery,
+  FlashcardBody,
+  ListFlashcardsQuery,
+  OptimalReviewModeBody,
+  QuestionBody,
+  ReviewBody,
+} from './flashcards.schemas';
+import { validate } from './validate';
+
+/** Group B lists are not paginated by the spec: the newest cards up to this many are returned. */
+export const GROUP_B_LIST_CAP = 1000;
+
+const notFound = () => new AppError('NOT_FOUND', 'Flashcard not found');
+
+/**
+ * `/api/flashcards`: Group B exactly as the spec, with the Group C face on the same paths. A request
+ * that uses a Group C-only feature is answered by the Group C handlers in the catalogue envelope.
+ */
+export function flashcardsRouter(deps: FlashcardsDeps): Router {
+  const router = Router();
+  const catalogue = catalogueCardRoutes(deps);
+  const userId = (res: Response) => deps.userIdOf(res);
+  const cardIdOf = (req: Request) => validate(CardIdParams, req.params).id;
+
+  router.use((req, res, next) => {
+    if (isCatalogueRequest(req)) {
+      res.locals.envelopeStyle = 'catalogue';
+      return deps.requireUser(req, res, next);
+    }
+    deps.groupBUser(req, res, next);
+  });
+
+  router.post('/batch', catalogue.batch);
+
+  router.get('/', async (req, res) => {
+    if (isCatalogueRequest(req)) return catalogue.list(req, res);
+    const q = validate(ListFlashcardsQuery, req.query);
+    const { items } = await deps.cards.list(
+      userId(res),
+      {
+        setId: undefined,
+        ...(q.search && { search: q.search, caseSensitive: true }),
+        ...(q.favoritesOnly && { favorite: true }),
+        masteredAt: 0,
+      },
+      { skip: 0, limit: GROUP_B_LIST_CAP },
+    );
+    sendSuccess(res, { flashcards: items.map(flashcardPublic), count: items.length });
+  });
+
+  router.get('/due', async (req, res) => {
+    const q = validate(DueQuery, req.query);
+    const now = deps.clock.now();
+    const window = dueWindow(now, q);
+    const cards = window
+      ? await deps.cards.due(userId(res), { ...window, favoritesOnly: q.favoritesOnly, limit: q.limit })
+      : [];
+    sendSuccess(res, {
+      flashcards: cards.map((c) => ({
+        ...flashcardFull(c),
+        reviewStatus: reviewStatus(c.nextReviewDate, now),
+      })),
+      count: cards.length,
+    });
+  });
+
+  router.get('/next-review', async (_req, res) => {
+    const now = deps.clock.now();
+    const [card] = await deps.cards.due(userId(res), { to: new Date(8.64e15), limit: 1 });
+    if (!card) return sendSuccess(res, null, { message: 'No flashcards to review' });
+    const status = reviewStatus(card.nextReviewDate, now);
+    sendSuccess(res, {
+      flashcard: flashcardFull(card),
+      nextReviewDate: card.nextReviewDate,
+      isDue: card.nextReviewDate.getTime() <= now.getTime(),
+      ...status,
+      ...levelInfo(card.difficultyLevel),
+      masteryLevel: card.masteryLevel,
+    });
+  });
+
+  router.get('/:id', async (req, res) => {
+    const card = await deps.cards.findActive(userId(res), cardIdOf(req));
+    if (!card) throw notFound();
+    sendSuccess(res, flashcardFull(card));
+  });
+
+  router.post('/', async (req, res) => {
+    if (isCatalogueRequest(req)) return catalogue.create(req, res);
+    const body = validate(FlashcardBody, req.body);
+    const uid = userId(res);
+    const existing = await deps.cards.findDuplicate(uid, body.word);
+    if (existing) {
+      // spec: a duplicate is 200 with success false, isDuplicate and the existing card
+      res.status(200).json({
+        success: false,
+        error: `A flashcard for "${existing.word}" already exists`,
+        isDuplicate: true,
+        existingCard: flashcardFull(existing),
+      });
+      return;
+    }
+    const card = await deps.cards.insert(
+      newCard(
+        { ...body, setId: null } as never,
+        { id: randomUUID(), userId: uid, setId: null },
+        deps.clock.now(),
+      ),
+    );
+    sendSuccess(res, flashcardFull(card), { message: 'Flashcard created successfully' });
+  });
+
+  router.put('/:id', async (req, res) => {
+    if (isCatalogueRequest(req)) return catalogue.update(req, res);
+    const id = cardIdOf(req);
+    const body = validate(FlashcardBody, req.body);
+    const uid = userId(res);
+    if (!(await deps.cards.findActive(uid, id))) throw notFound();
+    if (await deps.cards.findDuplicate(uid, body.word, id))
+      throw new AppError('CONFLICT', `Another flashcard for "${body.word}" already exists`);
+    const card = await deps.cards.update(uid, id, {
+      ...(contentUpdate(body) as object),
+      updatedAt: deps.clock.now(),
+    });
+    if (!card) throw notFound();
+    sendSuccess(res, flashcardFull(card), { message: 'Flashcard updated successfully' });
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const card = await deps.cards.update(userId(res), cardIdOf(req), {
+      isArchived: true,
+      updatedAt: deps.clock.now(),
+    });
+    if (!card) throw notFound();
+    res.status(200).json({ success: true, message: 'Flashcard deleted successfully' });
+  });
+
+  router.post('/:id/favorite', async (req, res) => {
+    const id = cardIdOf(req);
+    const uid = userId(res);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const card = await deps.cards.findActive(uid, id);
+      if (!card) throw notFound();
+      const updated = await deps.cards.update(
+        uid,
+        id,
+        { isFavorite: !card.isFavorite, updatedAt: deps.clock.now() },
+        { where: { isFavorite: card.isFavorite } },
+      );
+      if (updated) {
+        const message = updated.isFavorite ? 'Added to favorites' : 'Removed from favorites';
+        return sendSuccess(res, { isFavorite: updated.isFavorite }, { message });
+      }
+    }
+    throw new AppError('CONFLICT', 'The card changed concurrently; try again');
+  });
+
+  router.post('/:id/review', async (req, res) => {
+    const id = cardIdOf(req);
+    const { confidence } = validate(ReviewBody, req.body);
+    const { card, outcome } = await reviewCard(
+      {
+        userId: userId(res),
+        cardId: id,
+        grade: gradeFromConfidence(confidence),
+        rating: confidence,
+        // spec, Group B: the 2^n-day schedule
+        algorithm: 'exponential',
+      },
+      deps,
+    );
+    sendSuccess(
+      res,
+      {
+        flashcard: flashcardFull(card),
+        wasCorrect: outcome.correct,
+        nextReviewDate: card.nextReviewDate,
+        intervalDays: card.intervalDays,
+        repetitions: card.repetitions,
+        easinessFactor: card.easinessFactor,
+        masteryLevel: card.masteryLevel,
+      },
+      { message: 'Review recorded' },
+    );
+  });
+
+  router.post('/:id/optimal-review-mode', async (req, res) => {
+    const id = cardIdOf(req);
+    const { learnerLevel } = validate(OptimalReviewModeBody, req.body);
+    const card = await deps.cards.findActive(userId(res), id);
+    if (!card) throw notFound();
+    sendSuccess(res, optimalReviewMode(learnerLevel, card));
+  });
+
+  router.post('/:id/question', async (req, res) => {
+    const id = cardIdOf(req);
+    const body = validate(QuestionBody, req.body);
+    const uid = userId(res);
+    let card = await deps.cards.findActive(uid, id);
+    if (!card) throw notFound();
+    const mode = body.learnerLevel ? optimalReviewMode(body.learnerLevel, card) : undefined;
+    const type = body.questionType ?? mode?.questionType ?? 'flashcard';
+    if (mode && !mode.availableTypes.includes(type))
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Question type ${type} is not available for a ${mode.learnerLevel} learner on this word`,
+        {
+          details: { questionType: [`must be one of ${mode.availableTypes.join(', ')}`] },
+        },
+      );
+    if (type === 'fill_in_blank' && !card.filledQuestionText) {
+      // spec: generated by the service when empty, and stored
+      card = (await deps.cards.update(uid, id, { filledQuestionText: fillInBlankText(card).text })) ?? card;
+    }
+    const distractors = type === 'multiple_choice' ? await deps.cards.otherTranslations(uid, id, 10) : [];
+    sendSuccess(res, {
+      question: buildQuestion(type, card, distractors),
+      ...(mode && { situation: mode.situation, availableTypes: mode.availableTypes }),
+    });
+  });
+
+  return router;
+}

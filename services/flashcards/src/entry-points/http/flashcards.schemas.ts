@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { QUESTION_TYPES } from '../../domain/questions/question-types';
+import {
+  cefr,
+  definition,
+  guid,
+  longText,
+  masteryLevel,
+  partOfSpeech,
+  pronunciation,
+  queryBool,
+  queryInt,
+  synonyms,
+  translation,
+  word,
+} from './common.schemas';
+
+/** Group B: path id. */
+export const CardIdParams = z.object({ id: guid });
+
+/** Group B: GET /api/flashcards. */
+export const ListFlashcardsQuery = z
+  .object({ search: z.string().max(200).optional(), favoritesOnly: queryBool.default(false) })
+  .strict();
+
+/** Group B: POST /api/flashcards and PUT /api/flashcards/{id} (same shape). */
+export const FlashcardBody = z
+  .object({
+    word,
+    translation,
+    definition: definition.min(1, 'is required'),
+    partOfSpeech: partOfSpeech.optional(),
+    pronunciation: pronunciation.optional(),
+    example: longText.optional(),
+    exampleTranslation: longText.optional(),
+    synonyms: synonyms.optional(),
+    difficultyLevel: cefr.optional(),
+    masteryLevel: masteryLevel.optional(),
+  })
+  .strict();
+
+/** Group B: GET /api/flashcards/due. */
+export const DueQuery = z
+  .object({
+    limit: queryInt(1, 100).default(20),
+    includeToday: queryBool.default(true),
+    includeOverdue: queryBool.default(true),
+    favoritesOnly: queryBool.default(false),
+  })
+  .strict();
+
+/** Group B: POST /api/flashcards/{id}/review. */
+export const ReviewBody = z
+  .object({ confidence: z.union([z.literal(0), z.literal(1), z.literal(2)]) })
+  .strict();
+
+/** Group B: POST /api/flashcards/{id}/optimal-review-mode. */
+export const OptimalReviewModeBody = z.object({ learnerLevel: cefr }).strict();
+
+/** Group B: POST /api/flashcards/{id}/question. */
+export const QuestionBody = z
+  .object({ questionType: z.enum(QUESTION_TYPES).optional(), learnerLevel: cefr.optional() })
+  .strict();

@@ -1,0 +1,26 @@
+import type { Express } from 'express';
+import { createApiDocs, serveApiDocs } from '@lingua/openapi';
+import { registerAchievementRoutes } from './achievements.routes';
+import type { FlashcardsDeps } from './deps';
+import { registerExportImportRoutes } from './export-import.routes';
+import { flashcardSetsRouter } from './flashcard-sets.routes';
+import { flashcardsRouter } from './flashcards.routes';
+import { learningRouter } from './learning.routes';
+import { FLASHCARDS_ROUTE_DOCS } from './route-docs';
+import { studyRouter } from './study.routes';
+
+export type { FlashcardsDeps, AchievementHook } from './deps';
+
+/** Every HTTP route of the flashcards service (the gateway proxies these prefixes here). */
+export function registerHttpRoutes(app: Express, deps: FlashcardsDeps): void {
+  deps.docs ??= createApiDocs('flashcards');
+  for (const doc of FLASHCARDS_ROUTE_DOCS) deps.docs.route(doc);
+  // part 2 (achievements, export/import) first: it may set deps.achievements / deps.eraseUserExtras
+  registerAchievementRoutes(app, deps);
+  registerExportImportRoutes(app, deps);
+  app.use('/api/flashcards', flashcardsRouter(deps));
+  app.use('/api/study', studyRouter(deps));
+  app.use('/api/flashcard-sets', flashcardSetsRouter(deps));
+  app.use('/api/learning', learningRouter(deps));
+  serveApiDocs(app, deps.docs);
+}
