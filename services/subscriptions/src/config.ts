@@ -1,9 +1,83 @@
+import path from 'node:path';
+import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
-import { loadConfig } from '@lingua/config';
+import { env, loadConfig } from '@lingua/config';
 
-/** subscriptions: every variable it reads (see .env.example); defaults run locally with no setup. */
+/** subscriptions: every variable it reads (see README); defaults run locally with no setup. */
 export const subscriptionsEnv = serviceEnv('subscriptions', { http: 3003, grpc: 50053 });
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(subscriptionsEnv, source);
+const list = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+/** Store verification, notifications and lifecycle settings of this service. */
+const subscriptionsSettings = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    SUBSCRIPTIONS_CATALOGUE_FILE: env.string(path.join(__dirname, '..', 'config', 'catalogue.json')),
+    /** `sandbox` accepts the documented test receipts; it is refused in production. */
+    SUBSCRIPTIONS_IOS_VERIFIER: z.enum(['apple', 'sandbox']).optional(),
+    SUBSCRIPTIONS_ANDROID_VERIFIER: z.enum(['google', 'sandbox']).optional(),
+    STORE_TIMEOUT_MS: env.int(5_000, 100, 60_000),
+    APPLE_BUNDLE_ID: env.string('com.lingua.app'),
+    /** Numeric app id; required to accept Production transactions (without it only Sandbox ones are). */
+    APPLE_APP_APPLE_ID: z.coerce.number().int().positive().optional(),
+    /** Comma-separated files (DER or PEM) of the trusted Apple root certificates. */
+    APPLE_ROOT_CERTS: list,
+    GOOGLE_PLAY_PACKAGE_NAME: env.string('com.lingua.app'),
+    GOOGLE_PLAY_API_URL: env.url('https://androidpublisher.googleapis.com/'),
+    /** Service-account key file (JSON with client_email and private_key). */
+    GOOGLE_SERVICE_ACCOUNT_KEY_FILE: z.string().optional(),
+    /** RTDN push authentication: a shared secret in the push URL's `token` query parameter … */
+    GOOGLE_RTDN_SHARED_SECRET: z.string().min(16).optional(),
+    /** … or the Pub/Sub OIDC token: its audience, signer e-mail and the certificates URL. */
+    GOOGLE_RTDN_AUDIENCE: z.string().optional(),
+    GOOGLE_RTDN_SERVICE_ACCOUNT_EMAIL: z.string().optional(),
+    GOOGLE_RTDN_CERTS_URL: env.url('https://www.googleapis.com/oauth2/v1/certs'),
+    SUBSCRIPTIONS_SWEEP_INTERVAL_MS: env.int(60_000, 50, 3_600_000),
+    SUBSCRIPTIONS_GRACE_PERIOD_DAYS: env.int(3, 0, 60),
+    FREE_DIALOGUES_PER_DAY: env.int(3, 0, 1000),
+  })
+  .transform((c, ctx) => {
+    const prod = c.NODE_ENV === 'production';
+    const iosVerifier = c.SUBSCRIPTIONS_IOS_VERIFIER ?? (prod ? 'apple' : 'sandbox');
+    const androidVerifier = c.SUBSCRIPTIONS_ANDROID_VERIFIER ?? (prod ? 'google' : 'sandbox');
+    if (prod && iosVerifier === 'sandbox')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SUBSCRIPTIONS_IOS_VERIFIER'],
+        message: 'sandbox is refused in production',
+      });
+    if (prod && androidVerifier === 'sandbox')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SUBSCRIPTIONS_ANDROID_VERIFIER'],
+        message: 'sandbox is refused in production',
+      });
+    if (iosVerifier === 'apple' && c.APPLE_ROOT_CERTS.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['APPLE_ROOT_CERTS'],
+        message: 'required with the apple verifier',
+      });
+    if (androidVerifier === 'google' && !c.GOOGLE_SERVICE_ACCOUNT_KEY_FILE)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GOOGLE_SERVICE_ACCOUNT_KEY_FILE'],
+        message: 'required with the google verifier',
+      });
+    return { ...c, iosVerifier, androidVerifier };
+  });
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
+  ...loadConfig(subscriptionsEnv, source),
+  subscriptions: loadConfig(subscriptionsSettings, source),
+});
 export type SubscriptionsConfig = ReturnType<typeof loadServiceConfig>;
+export type SubscriptionsSettings = SubscriptionsConfig['subscriptions'];

@@ -1,20 +1,190 @@
-import { type ServiceDefinition, startService } from '@lingua/bootstrap';
+import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
+import { authenticate, createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
-import { subscriptionLookup } from './data-access/subscription.repository';
+import { loadCatalogue } from './data-access/catalogue.file';
+import { documentLock, lockedForRelay } from './data-access/document-lock';
+import { notificationLog } from './data-access/notification-log.repository';
+import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
+import { googlePushAuth } from './data-access/stores/google-push-auth';
+import { googleVerifier, readServiceAccount } from './data-access/stores/google.verifier';
+import { sandboxVerifier } from './data-access/stores/sandbox.verifier';
+import {
+  ensureSubscriptionIndexes,
+  subscriptionRepository,
+  subscriptionsCollection,
+} from './data-access/subscription.repository';
+import { redisUsageCounters } from './data-access/usage.repository';
+import type { Catalogue } from './domain/catalogue';
+import { expireSubscriptions } from './domain/expire-subscriptions.use-case';
+import type { Clock, SubscriptionsContext } from './domain/ports';
+import { userCreatedSubscriber } from './entry-points/events/user-created.subscriber';
+import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerEntitlementsGrpc } from './entry-points/grpc/entitlements.grpc';
+import { adminRoutes } from './entry-points/http/admin.routes';
+import { dialoguesRoutes } from './entry-points/http/dialogues.routes';
+import { storeNotificationRoutes } from './entry-points/http/store-notifications.routes';
+import { subscriptionsRoutes } from './entry-points/http/subscriptions.routes';
 
-/** Wiring of the subscriptions service; purchase routes arrive with the subscriptions issue. */
+export interface SubscriptionsOptions {
+  /** Tests move time; production uses the system clock. */
+  clock?: Clock;
+  /** Tests give the plans/offers directly instead of a file. */
+  catalogue?: Catalogue;
+}
+
+const systemClock: Clock = { now: () => new Date() };
+
+/** One lock namespace for every writer of subscription documents (this service's replicas). */
+const lockFor = (deps: ServiceDeps<SubscriptionsConfig>) =>
+  documentLock(deps.redis!.client, { prefix: 'subscriptions:lock' });
+
+function buildStores(
+  config: SubscriptionsConfig,
+  catalogue: Catalogue,
+  clock: Clock,
+  deps: ServiceDeps<SubscriptionsConfig>,
+) {
+  const s = config.subscriptions;
+  const sandbox = sandboxVerifier({ catalogue, clock });
+  const apple =
+    s.iosVerifier === 'apple'
+      ? appleVerifier({
+          rootCertificates: readRootCertificates(s.APPLE_ROOT_CERTS),
+          bundleId: s.APPLE_BUNDLE_ID,
+          appAppleId: s.APPLE_APP_APPLE_ID,
+        })
+      : undefined;
+  const google =
+    s.androidVerifier === 'google'
+      ? googleVerifier({
+          packageName: s.GOOGLE_PLAY_PACKAGE_NAME,
+          apiUrl: s.GOOGLE_PLAY_API_URL,
+          serviceAccount: readServiceAccount(s.GOOGLE_SERVICE_ACCOUNT_KEY_FILE!),
+          timeoutMs: s.STORE_TIMEOUT_MS,
+          logger: deps.logger,
+        })
+      : undefined;
+  return { sandbox, apple, google };
+}
+
+/** Wiring of the subscriptions service. */
 export function defineSubscriptionsService(
   config: SubscriptionsConfig,
+  options: SubscriptionsOptions = {},
 ): ServiceDefinition<SubscriptionsConfig> {
+  const clock = options.clock ?? systemClock;
+  const catalogue = options.catalogue ?? loadCatalogue(config.subscriptions.SUBSCRIPTIONS_CATALOGUE_FILE);
+  let ctx: SubscriptionsContext | undefined;
+
+  // Built once, by whichever hook bootstrap calls first (they all receive the same deps).
+  const contextFor = (deps: ServiceDeps<SubscriptionsConfig>): SubscriptionsContext => {
+    if (ctx) return ctx;
+    const stores = buildStores(config, catalogue, clock, deps);
+    ctx = {
+      subscriptions: subscriptionRepository(deps.mongo.connection, lockFor(deps)),
+      catalogue,
+      verifiers: {
+        ios: stores.apple
+          ? { name: 'apple', verifier: stores.apple }
+          : { name: 'sandbox', verifier: stores.sandbox },
+        android: stores.google
+          ? { name: 'google', verifier: stores.google }
+          : { name: 'sandbox', verifier: stores.sandbox },
+      },
+      usage: redisUsageCounters(deps.redis!.client),
+      clock,
+      eventsStaged: () => deps.outbox.kick(),
+      settings: {
+        gracePeriodDays: config.subscriptions.SUBSCRIPTIONS_GRACE_PERIOD_DAYS,
+        freeDialoguesPerDay: config.subscriptions.FREE_DIALOGUES_PER_DAY,
+      },
+    };
+    Object.assign(ctx, { stores });
+    return ctx;
+  };
+  const storesOf = (c: SubscriptionsContext) =>
+    (c as SubscriptionsContext & { stores: ReturnType<typeof buildStores> }).stores;
+
   return {
     config,
+    useRedis: true,
+    outboxCollections: (deps) => [
+      lockedForRelay(subscriptionsCollection(deps.mongo.connection), lockFor(deps)) as never,
+    ],
+    http: (app, deps) => {
+      const c = contextFor(deps);
+      void ensureSubscriptionIndexes(deps.mongo.connection).catch((err) =>
+        deps.logger.error({ err }, 'subscriptions: index creation failed'),
+      );
+      const tokens = createAccessTokens(config.jwtSecret, clock);
+      const blacklist = createTokenBlacklist(deps.redis!.client, clock);
+      const auth = {
+        optional: authenticate({ tokens, blacklist, optional: true }),
+        required: authenticate({ tokens, blacklist }),
+      };
+      const docs = createApiDocs('subscriptions');
+      const s = config.subscriptions;
+      const stores = storesOf(c);
+      app.use(subscriptionsRoutes(c, auth, docs));
+      app.use(
+        storeNotificationRoutes(
+          c,
+          {
+            journal: notificationLog(deps.mongo.connection),
+            apple: stores.apple,
+            google: stores.google,
+            packageName: s.GOOGLE_PLAY_PACKAGE_NAME,
+            googlePush: googlePushAuth({
+              sharedSecret: s.GOOGLE_RTDN_SHARED_SECRET,
+              audience: s.GOOGLE_RTDN_AUDIENCE,
+              serviceAccountEmail: s.GOOGLE_RTDN_SERVICE_ACCOUNT_EMAIL,
+              certsUrl: s.GOOGLE_RTDN_CERTS_URL,
+              timeoutMs: s.STORE_TIMEOUT_MS,
+            }),
+          },
+          docs,
+        ),
+      );
+      app.use(dialoguesRoutes(c, auth, docs));
+      app.use(adminRoutes(c, auth, docs));
+      serveApiDocs(app, docs);
+      startExpirySweep(c, deps, config.subscriptions.SUBSCRIPTIONS_SWEEP_INTERVAL_MS);
+    },
     grpc: (server, deps) =>
       registerEntitlementsGrpc(server, {
-        subscriptions: subscriptionLookup(deps.mongo.connection),
-        now: () => new Date(),
+        subscriptions: contextFor(deps).subscriptions,
+        now: () => clock.now(),
       }),
+    consumers: (deps) => [userCreatedSubscriber(contextFor(deps)), userDeletedSubscriber(contextFor(deps))],
   };
 }
 
-export const start = (config: SubscriptionsConfig) => startService(defineSubscriptionsService(config));
+/**
+ * Periodic expiry sweep. Bootstrap has no hook for background work, so the timer is unref'd and
+ * stops itself once the service's database connection is closed (service stopped).
+ */
+function startExpirySweep(
+  ctx: SubscriptionsContext,
+  deps: ServiceDeps<SubscriptionsConfig>,
+  intervalMs: number,
+) {
+  let running = false;
+  const timer: NodeJS.Timeout = setInterval(() => {
+    if (deps.mongo.connection.readyState !== 1) {
+      if (deps.mongo.connection.readyState === 0) clearInterval(timer);
+      return;
+    }
+    if (running) return;
+    running = true;
+    expireSubscriptions(ctx)
+      .catch((err) => deps.logger.warn({ err }, 'expiry sweep failed; will retry'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+}
+
+export const start = (config: SubscriptionsConfig, options?: SubscriptionsOptions) =>
+  startService(defineSubscriptionsService(config, options));

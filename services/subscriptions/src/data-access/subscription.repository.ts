@@ -1,15 +1,160 @@
-import type { Connection } from 'mongoose';
-import type { ActiveSubscription, SubscriptionLookup } from '../domain/entitlements.use-case';
+import type { Connection, mongo } from 'mongoose';
+import type { AnyDomainEvent } from '@lingua/contracts';
+import { stageEvents } from '@lingua/events';
+import { isDuplicateKeyError } from '@lingua/mongo';
+import type { Subscription } from '../domain/subscription';
+import type { ListFilter, OwnerQuery, SubscriptionStore } from '../domain/ports';
+import type { WithLock } from './document-lock';
 
-export function subscriptionLookup(connection: Connection): SubscriptionLookup {
-  const subs = connection.collection<{ userId?: string; deviceId?: string } & ActiveSubscription>(
-    'subscriptions',
-  );
+type SubscriptionDoc = Omit<Subscription, 'id'> & {
+  _id: string;
+  /** Optimistic-concurrency counter: every write checks and bumps it. */
+  _v: number;
+  _outbox?: unknown[];
+  _outboxPending?: boolean;
+};
+
+export const SUBSCRIPTIONS_COLLECTION = 'subscriptions';
+
+export const subscriptionsCollection = (connection: Connection) =>
+  connection.collection<SubscriptionDoc>(SUBSCRIPTIONS_COLLECTION);
+
+export async function ensureSubscriptionIndexes(connection: Connection): Promise<void> {
+  const col = subscriptionsCollection(connection);
+  // one purchase (store + original transaction) is one subscription, whoever sends it and how often
+  await col.createIndex({ storeKey: 1 }, { unique: true, name: 'storeKey_unique' });
+  // the owner's current subscription and history
+  await col.createIndex({ userId: 1, expiresAt: -1 }, { name: 'user_expiry' });
+  await col.createIndex({ deviceId: 1, expiresAt: -1 }, { name: 'device_expiry' });
+  // the expiry sweep
+  await col.createIndex({ status: 1, expiresAt: 1 }, { name: 'status_expiry' });
+  // the outbox relay's query
+  await col.createIndex({ _outboxPending: 1 }, { name: 'outbox_pending' });
+}
+
+const PROJECTION = { _outbox: 0, _outboxPending: 0 } as const;
+
+function toSubscription(doc: SubscriptionDoc): Subscription {
+  const { _id, _v, _outbox, _outboxPending, ...rest } = doc;
+  return { id: _id, ...rest, payments: rest.payments ?? [] };
+}
+
+function ownerFilter(owner: OwnerQuery): mongo.Filter<SubscriptionDoc> {
+  if (owner.userId) return { userId: owner.userId };
+  if (owner.deviceId) return { deviceId: owner.deviceId, userId: null };
+  return { _id: '__none__' };
+}
+
+function listFilter(base: mongo.Filter<SubscriptionDoc>, f: ListFilter): mongo.Filter<SubscriptionDoc> {
+  const filter: mongo.Filter<SubscriptionDoc> = { ...base };
+  if (f.status) filter.status = f.status;
+  if (f.from || f.to) filter.activatedAt = { ...(f.from && { $gte: f.from }), ...(f.to && { $lte: f.to }) };
+  return filter;
+}
+
+export function subscriptionRepository(connection: Connection, withLock: WithLock): SubscriptionStore {
+  const col = subscriptionsCollection(connection);
+  const readDoc = (filter: mongo.Filter<SubscriptionDoc>) => col.findOne(filter, { projection: PROJECTION });
+
   return {
-    async latestFor({ userId, deviceId }) {
-      const filter = userId ? { userId } : { deviceId };
-      const [doc] = await subs.find(filter).sort({ expiresAt: -1 }).limit(1).toArray();
-      return doc ? { status: doc.status, expiresAt: new Date(doc.expiresAt) } : undefined;
+    async findById(id) {
+      const doc = await readDoc({ _id: id });
+      return doc ? toSubscription(doc) : undefined;
+    },
+    async findByStoreKey(storeKey) {
+      const doc = await readDoc({ storeKey });
+      return doc ? toSubscription(doc) : undefined;
+    },
+    async latestFor(owner) {
+      const [doc] = await col
+        .find(ownerFilter(owner), { projection: PROJECTION })
+        .sort({ expiresAt: -1 })
+        .limit(1)
+        .toArray();
+      return doc ? toSubscription(doc) : undefined;
+    },
+    async exists(owner) {
+      const filter: mongo.Filter<SubscriptionDoc> = owner.userId
+        ? { userId: owner.userId }
+        : { deviceId: owner.deviceId ?? '__none__' };
+      return (await col.countDocuments(filter, { limit: 1 })) > 0;
+    },
+    async listFor(owner, filter, cap) {
+      const docs = await col
+        .find(listFilter(ownerFilter(owner), filter), { projection: PROJECTION })
+        .sort({ activatedAt: -1 })
+        .limit(cap)
+        .toArray();
+      return docs.map(toSubscription);
+    },
+    async list(owner, filter, skip, limit) {
+      // administrators: any owner, or the given user / device
+      const base: mongo.Filter<SubscriptionDoc> = {
+        ...(owner.userId && { userId: owner.userId }),
+        ...(owner.deviceId && { deviceId: owner.deviceId }),
+      };
+      const query = listFilter(base, filter);
+      const [docs, total] = await Promise.all([
+        col
+          .find(query, { projection: PROJECTION })
+          .sort({ activatedAt: -1, _id: 1 })
+          .skip(skip)
+          .limit(limit)
+          .toArray(),
+        col.countDocuments(query),
+      ]);
+      return { items: docs.map(toSubscription), total };
+    },
+    async unownedForDevice(deviceId) {
+      const docs = await col.find({ deviceId, userId: null }, { projection: PROJECTION }).toArray();
+      return docs.map(toSubscription);
+    },
+    async dueForExpiry(before, limit) {
+      const docs = await col
+        .find(
+          {
+            status: { $in: ['active', 'cancelled', 'pending'] },
+            expiresAt: { $lte: before },
+            endedEarly: { $ne: true },
+          },
+          { projection: { _id: 1 } },
+        )
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => d._id);
+    },
+    async insert(sub, events: AnyDomainEvent[]) {
+      const { id, ...rest } = sub;
+      try {
+        await col.insertOne({ _id: id, ...rest, _v: 1, ...stageEvents(...events).fields } as SubscriptionDoc);
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
+    async mutate(id, decide) {
+      // under the document's lock: FerretDB's own update isolation cannot be relied on (see document-lock)
+      return withLock(id, async () => {
+        const doc = await col.findOne({ _id: id }, { projection: PROJECTION });
+        if (!doc) return undefined;
+        const current = toSubscription(doc);
+        const decision = decide(current);
+        if (!decision) return current;
+        const { id: _ignored, ...fields } = decision.next;
+        const staged = decision.events.length ? stageEvents(...decision.events).update : undefined;
+        const update = {
+          $set: { ...fields, ...staged?.$set, _v: doc._v + 1 },
+          ...(staged && { $push: staged.$push }),
+        };
+        // the version check stays as a second guard (e.g. a write by a process without the lock)
+        const result = await col.updateOne(
+          { _id: id, _v: doc._v },
+          update as unknown as mongo.UpdateFilter<SubscriptionDoc>,
+        );
+        if (result.matchedCount !== 1) throw new Error(`subscription ${id}: changed outside the lock`);
+        return decision.next;
+      });
     },
   };
 }

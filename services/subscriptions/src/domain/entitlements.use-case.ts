@@ -1,14 +1,9 @@
 import { z } from 'zod';
 import { parseInput } from '@lingua/errors';
 
-/** Features unlocked by the subscription (spec: Plan features, and the access check's dialogue_training). */
-export const PREMIUM_FEATURES = [
-  'unlimited_dialogue',
-  'advanced_scenarios',
-  'detailed_analysis',
-  'priority_support',
-  'dialogue_training',
-] as const;
+import { PREMIUM_FEATURES } from './subscription';
+
+export { PREMIUM_FEATURES };
 
 export interface ActiveSubscription {
   status: 'active' | 'expired' | 'cancelled' | 'pending';

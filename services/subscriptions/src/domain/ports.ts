@@ -1,0 +1,83 @@
+import type { AnyDomainEvent } from '@lingua/contracts';
+import type { Catalogue } from './catalogue';
+import type { StorePurchase, Subscription, SubscriptionStatus, Verifier } from './subscription';
+
+export interface OwnerQuery {
+  userId?: string | undefined;
+  deviceId?: string | undefined;
+}
+
+export interface ListFilter {
+  from?: Date | undefined;
+  to?: Date | undefined;
+  status?: SubscriptionStatus | undefined;
+}
+
+/** A change decided on the current document: the next document and the events it implies. */
+export type Mutation = { next: Subscription; events: AnyDomainEvent[] } | undefined;
+
+export interface SubscriptionStore {
+  findById(id: string): Promise<Subscription | undefined>;
+  findByStoreKey(storeKey: string): Promise<Subscription | undefined>;
+  /** The owner's subscription that ends last (the one that decides access). */
+  latestFor(owner: OwnerQuery): Promise<Subscription | undefined>;
+  exists(owner: OwnerQuery): Promise<boolean>;
+  /** Newest first, at most `cap`. */
+  listFor(owner: OwnerQuery, filter: ListFilter, cap: number): Promise<Subscription[]>;
+  list(
+    owner: OwnerQuery,
+    filter: ListFilter,
+    skip: number,
+    limit: number,
+  ): Promise<{ items: Subscription[]; total: number }>;
+  unownedForDevice(deviceId: string): Promise<Subscription[]>;
+  /** Ids of subscriptions whose paid period ended before `before` and are not expired yet. */
+  dueForExpiry(before: Date, limit: number): Promise<string[]>;
+  /** Insert with its events in the same write; false when the store key already exists. */
+  insert(sub: Subscription, events: AnyDomainEvent[]): Promise<boolean>;
+  /**
+   * Read, decide, write under the document's lock: a single document write carries the change and
+   * its events (no transactions on the local database). Returns the document as it now is.
+   */
+  mutate(id: string, decide: (current: Subscription) => Mutation): Promise<Subscription | undefined>;
+}
+
+export interface ReceiptVerifier {
+  /** Throws AppError RECEIPT_INVALID / RECEIPT_VERIFICATION_FAILED / PLATFORM_VERIFICATION_ERROR. */
+  verify(input: {
+    receiptData: string;
+    transactionId?: string | undefined;
+    productId: string;
+  }): Promise<StorePurchase>;
+  /** The store's current view of a purchase already recorded, when the store can be asked (else undefined). */
+  refresh?(sub: Subscription): Promise<StorePurchase | undefined>;
+}
+
+export interface UsageCounters {
+  /** Counts a dialogue practice unless the daily limit is reached; returns the count and whether it counted. */
+  takeDialogue(
+    ownerKey: string,
+    limit: number | undefined,
+    now: Date,
+  ): Promise<{ counted: boolean; today: number }>;
+  dialoguesToday(ownerKey: string, now: Date): Promise<number>;
+  dialoguesThisMonth(ownerKey: string, now: Date): Promise<number>;
+  lastActivity(ownerKey: string): Promise<Date | undefined>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/** What the use cases need, built once in start.ts. */
+export interface SubscriptionsContext {
+  subscriptions: SubscriptionStore;
+  catalogue: Catalogue;
+  /** The verifier each platform uses (a store's, or the sandbox one when configured). */
+  verifiers: Record<'ios' | 'android', { name: Verifier; verifier: ReceiptVerifier }>;
+  usage: UsageCounters;
+  clock: Clock;
+  /** Send staged events now rather than at the relay's next poll. */
+  eventsStaged(): void;
+  settings: { gracePeriodDays: number; freeDialoguesPerDay: number };
+}

@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AppError, parseInput } from '@lingua/errors';
+import { type Plan, planForProduct } from './catalogue';
+import type { SubscriptionsContext } from './ports';
+import { type Caller, ownerOf } from './owner';
+import {
+  hasAccess,
+  PREMIUM_FEATURES,
+  type Platform,
+  type StorePurchase,
+  type Subscription,
+  statusFromStore,
+  subscriptionCreated,
+  subscriptionUpdated,
+  type Verifier,
+} from './subscription';
+
+export const VerifyReceiptInput = z.object({
+  platform: z.enum(['ios', 'android']),
+  receiptData: z.string().min(1).max(20_000),
+  transactionId: z.string().min(1).max(200).optional(),
+  productId: z.string().min(1).max(200),
+  subscriptionTrigger: z.string().max(100).optional(),
+});
+export type VerifyReceiptInput = z.infer<typeof VerifyReceiptInput>;
+
+export interface VerifyReceiptResult {
+  created: boolean;
+  subscription: Subscription;
+  purchase: StorePurchase;
+  plan: Plan;
+}
+
+/** Our record of a verified purchase (new subscription). */
+function newSubscription(
+  caller: Caller,
+  platform: Platform,
+  verifier: Verifier,
+  purchase: StorePurchase,
+  plan: Plan,
+  now: Date,
+): Subscription {
+  const { status, expiresAt } = statusFromStore(purchase, now);
+  const regular = plan.pricing.regular_price;
+  const price = purchase.price ?? (purchase.isTrial ? { amount: 0, currency: regular.currency } : regular);
+  return {
+    id: randomUUID(),
+    userId: caller.userId ?? null,
+    deviceId: caller.deviceId ?? null,
+    planId: plan.plan_id,
+    productId: purchase.productId,
+    platform,
+    verifier,
+    storeKey: `${verifier}:${purchase.originalTransactionId}`,
+    originalTransactionId: purchase.originalTransactionId,
+    latestTransactionId: purchase.transactionId,
+    status,
+    activatedAt: purchase.purchaseDate,
+    expiresAt,
+    autoRenewal: purchase.autoRenew,
+    isTrialPeriod: purchase.isTrial,
+    pricePaid: {
+      amount: price.amount,
+      currency: price.currency,
+      wasDiscounted: !purchase.isTrial && price.amount < regular.amount,
+    },
+    payments: [
+      {
+        transactionId: purchase.transactionId,
+        amount: price.amount,
+        currency: price.currency,
+        at: purchase.purchaseDate,
+      },
+    ],
+    cancelledAt: null,
+    cancellationReason: null,
+    cancellationFeedback: null,
+    refundedAt: purchase.state === 'refunded' ? (purchase.revokedAt ?? now) : null,
+    appliedOfferId: null,
+    endedEarly: purchase.state === 'refunded',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+const sameOwner = (s: Subscription, caller: Caller) =>
+  caller.userId ? s.userId === caller.userId : s.userId === null && s.deviceId === caller.deviceId;
+
+/**
+ * Verifies a store receipt and activates the subscription. The same purchase never yields two
+ * subscriptions (unique store key): sent again by its owner it is answered idempotently, by anyone
+ * else it is a conflict. An owner with a subscription that still gives access gets 409.
+ */
+export async function verifyReceipt(
+  raw: unknown,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+): Promise<VerifyReceiptResult> {
+  const input = parseInput(VerifyReceiptInput, raw);
+  const owner = ownerOf(caller);
+  const plan = planForProduct(ctx.catalogue, input.productId);
+  if (!plan)
+    throw new AppError('RECEIPT_INVALID', 'Unknown product', {
+      details: { product_id: [`Unknown product ${input.productId}`] },
+    });
+
+  const { name: verifier, verifier: verifierImpl } = ctx.verifiers[input.platform];
+  const purchase = await verifierImpl.verify({
+    receiptData: input.receiptData,
+    transactionId: input.transactionId,
+    productId: input.productId,
+  });
+  if (planForProduct(ctx.catalogue, purchase.productId)?.plan_id !== plan.plan_id)
+    throw new AppError('RECEIPT_INVALID', 'Receipt is for another product');
+  const now = ctx.clock.now();
+  if (purchase.state === 'refunded')
+    throw new AppError('RECEIPT_INVALID', 'Purchase was refunded or revoked');
+  if (purchase.state === 'expired' || purchase.expiresDate <= now)
+    throw new AppError('RECEIPT_INVALID', 'Purchase has expired');
+
+  const storeKey = `${verifier}:${purchase.originalTransactionId}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await ctx.subscriptions.findByStoreKey(storeKey);
+    if (existing) {
+      if (
+        !sameOwner(existing, caller) &&
+        !(caller.userId && existing.userId === null && existing.deviceId === caller.deviceId)
+      )
+        throw new AppError(
+          'SUBSCRIPTION_ALREADY_ACTIVE',
+          'This purchase is already linked to another account',
+        );
+      const updated = await applyPurchase(existing.id, purchase, 'receipt_reverified', ctx, caller.userId);
+      return { created: false, subscription: updated ?? existing, purchase, plan };
+    }
+    const current = await ctx.subscriptions.latestFor(owner);
+    // the same purchase, inserted meanwhile by a concurrent request: answer it as a repeat
+    if (current?.storeKey === storeKey) continue;
+    if (current && hasAccess(current, now) && current.status === 'active')
+      throw new AppError('SUBSCRIPTION_ALREADY_ACTIVE', 'A subscription is already active', {
+        details: { subscription_id: current.id, expires_at: current.expiresAt.toISOString() },
+      });
+    const sub = newSubscription(caller, input.platform, verifier, purchase, plan, now);
+    if (await ctx.subscriptions.insert(sub, [subscriptionCreated(sub, now)])) {
+      ctx.eventsStaged();
+      return { created: true, subscription: sub, purchase, plan };
+    }
+    // lost a race with the same purchase sent concurrently: answer from the winner's record
+  }
+  throw new AppError('CONFLICT', 'The purchase is being processed; retry');
+}
+
+/**
+ * Applies the store's latest view of a purchase to its subscription (renewal, refund, expiry,
+ * auto-renew switched off or on) and stages subscription.updated when anything changed.
+ */
+export async function applyPurchase(
+  id: string,
+  purchase: StorePurchase,
+  change: string,
+  ctx: Pick<SubscriptionsContext, 'subscriptions' | 'clock' | 'eventsStaged' | 'catalogue'>,
+  claimUserId?: string,
+): Promise<Subscription | undefined> {
+  const now = ctx.clock.now();
+  let changed = false;
+  const result = await ctx.subscriptions.mutate(id, (current) => {
+    const { status, expiresAt } = statusFromStore(purchase, now);
+    const newPayment =
+      purchase.state !== 'refunded' &&
+      !current.payments.some((p) => p.transactionId === purchase.transactionId);
+    const plan = planForProduct(ctx.catalogue, purchase.productId);
+    const amount =
+      purchase.price?.amount ?? (purchase.isTrial ? 0 : (plan?.pricing.regular_price.amount ?? 0));
+    const currency = purchase.price?.currency ?? plan?.pricing.regular_price.currency ?? 'USD';
+    const next: Subscription = {
+      ...current,
+      userId: current.userId ?? claimUserId ?? null,
+      status,
+      expiresAt,
+      autoRenewal: purchase.state === 'refunded' ? false : purchase.autoRenew,
+      isTrialPeriod: purchase.isTrial,
+      latestTransactionId: purchase.transactionId,
+      payments: newPayment
+        ? [
+            ...current.payments,
+            { transactionId: purchase.transactionId, amount, currency, at: purchase.purchaseDate },
+          ]
+        : current.payments,
+      pricePaid: newPayment ? { amount, currency, wasDiscounted: false } : current.pricePaid,
+      refundedAt:
+        purchase.state === 'refunded'
+          ? (current.refundedAt ?? purchase.revokedAt ?? now)
+          : current.refundedAt,
+      cancelledAt:
+        status === 'cancelled'
+          ? (current.cancelledAt ?? now)
+          : status === 'active'
+            ? null
+            : current.cancelledAt,
+      endedEarly: purchase.state === 'refunded' || (current.endedEarly && status !== 'active'),
+      updatedAt: now,
+    };
+    const same =
+      next.userId === current.userId &&
+      next.status === current.status &&
+      next.expiresAt.getTime() === current.expiresAt.getTime() &&
+      next.autoRenewal === current.autoRenewal &&
+      next.isTrialPeriod === current.isTrialPeriod &&
+      !newPayment &&
+      next.refundedAt?.getTime() === current.refundedAt?.getTime();
+    if (same) return undefined;
+    changed = true;
+    const what =
+      purchase.state === 'refunded' ? 'refunded' : newPayment && current.payments.length ? 'renewed' : change;
+    return { next, events: [subscriptionUpdated(next, what, current.status, now)] };
+  });
+  if (changed) ctx.eventsStaged();
+  return result;
+}
+
+/** The spec's verify-receipt response data. */
+export function verifyReceiptView(r: VerifyReceiptResult, platform: 'ios' | 'android', now: Date) {
+  const s = r.subscription;
+  return {
+    subscription_created: {
+      subscription_id: s.id,
+      plan_id: s.planId,
+      user_id: s.userId,
+      device_id: s.deviceId ?? '',
+      status: s.status,
+    },
+    receipt_validation: {
+      is_valid: true,
+      platform,
+      original_transaction_id: r.purchase.originalTransactionId,
+      purchase_date: r.purchase.purchaseDate.toISOString(),
+      expires_date: r.purchase.expiresDate.toISOString(),
+      product_id: r.purchase.productId,
+      auto_renew_status: r.purchase.autoRenew,
+    },
+    subscription_details: {
+      activated_at: s.activatedAt.toISOString(),
+      expires_at: s.expiresAt.toISOString(),
+      auto_renewal: s.autoRenewal,
+      billing_cycle: r.plan.billing_cycle,
+      is_trial_period: s.isTrialPeriod,
+      price_paid: {
+        amount: s.pricePaid.amount,
+        currency: s.pricePaid.currency,
+        was_discounted: s.pricePaid.wasDiscounted,
+      },
+    },
+    unlocked_features: hasAccess(s, now) ? [...PREMIUM_FEATURES] : [],
+  };
+}

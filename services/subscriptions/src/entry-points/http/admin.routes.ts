@@ -1,0 +1,108 @@
+import { type RequestHandler, Router } from 'express';
+import { currentUser, requireRole } from '@lingua/auth';
+import { parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { ApiDocs } from '@lingua/openapi';
+import {
+  adminGetSubscription,
+  adminGrantSubscription,
+  adminListSubscriptions,
+  adminRevokeSubscription,
+} from '../../domain/admin.use-case';
+import type { SubscriptionsContext } from '../../domain/ports';
+import { AdminListQuery, GrantBody, RevokeBody, SubscriptionParams } from './admin.schemas';
+
+const BASE = '/api/v1/admin/subscriptions';
+
+/** Administrator operations (admin role; others 403 FORBIDDEN). */
+export function adminRoutes(
+  ctx: SubscriptionsContext,
+  auth: { required: RequestHandler },
+  docs: ApiDocs,
+): Router {
+  const router = Router();
+  const admin = [auth.required, requireRole('admin')];
+  const errors = { 403: 'Not an administrator' };
+
+  router.get(BASE, ...admin, async (req, res) => {
+    const q = parseInput(AdminListQuery, req.query);
+    sendSuccess(
+      res,
+      await adminListSubscriptions(
+        { userId: q.user_id, deviceId: q.device_id, status: q.status, page: q.page, limit: q.limit },
+        ctx,
+      ),
+    );
+  });
+  docs.route({
+    method: 'get',
+    path: BASE,
+    summary: 'List subscriptions',
+    auth: 'access',
+    query: AdminListQuery,
+    errors,
+  });
+
+  router.post(`${BASE}/grant`, ...admin, async (req, res) => {
+    const body = parseInput(GrantBody, req.body);
+    const data = await adminGrantSubscription(
+      { userId: body.user_id, planId: body.plan_id, durationDays: body.duration_days, reason: body.reason },
+      currentUser(res).sub,
+      ctx,
+    );
+    sendSuccess(res, data, { status: 201, message: 'Subscription granted' });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/grant`,
+    summary: 'Grant a complimentary subscription',
+    auth: 'access',
+    body: GrantBody,
+    status: 201,
+    errors: { ...errors, 409: 'SUBSCRIPTION_ALREADY_ACTIVE' },
+  });
+
+  router.get(`${BASE}/:subscription_id`, ...admin, async (req, res) => {
+    const p = parseInput(SubscriptionParams, req.params);
+    sendSuccess(res, await adminGetSubscription({ subscriptionId: p.subscription_id }, ctx));
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/:subscription_id`,
+    summary: 'Look up a subscription',
+    auth: 'access',
+    params: SubscriptionParams,
+    errors: { ...errors, 404: 'SUBSCRIPTION_NOT_FOUND' },
+  });
+
+  router.post(`${BASE}/:subscription_id/revoke`, ...admin, async (req, res) => {
+    const p = parseInput(SubscriptionParams, req.params);
+    const body = parseInput(RevokeBody, req.body);
+    sendSuccess(
+      res,
+      await adminRevokeSubscription(
+        { subscriptionId: p.subscription_id, reason: body.reason },
+        currentUser(res).sub,
+        ctx,
+      ),
+      {
+        message: 'Subscription revoked',
+      },
+    );
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/:subscription_id/revoke`,
+    summary: 'Revoke a subscription now',
+    auth: 'access',
+    params: SubscriptionParams,
+    body: RevokeBody,
+    errors: {
+      ...errors,
+      403: 'Not an administrator / SUBSCRIPTION_CANCELLED',
+      404: 'SUBSCRIPTION_NOT_FOUND',
+    },
+  });
+
+  return router;
+}

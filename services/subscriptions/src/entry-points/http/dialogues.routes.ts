@@ -1,0 +1,62 @@
+import { type RequestHandler, Router } from 'express';
+import { parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { ApiDocs } from '@lingua/openapi';
+import {
+  advancedDialogues,
+  dialogueUsage,
+  startDialoguePractice,
+} from '../../domain/dialogue-practice.use-case';
+import type { SubscriptionsContext } from '../../domain/ports';
+import { callerOf } from './caller';
+import { EmptyBody } from './dialogues.schemas';
+
+const BASE = '/api/v1/dialogues';
+
+/** Dialogue practice gates of the spec's role table (3 a day for free users; advanced for subscribers). */
+export function dialoguesRoutes(
+  ctx: SubscriptionsContext,
+  auth: { required: RequestHandler },
+  docs: ApiDocs,
+): Router {
+  const router = Router();
+
+  router.post(`${BASE}/practice`, auth.required, async (req, res) => {
+    parseInput(EmptyBody, req.body ?? {});
+    sendSuccess(res, await startDialoguePractice(await callerOf(req, res, undefined, ctx), ctx), {
+      status: 201,
+    });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/practice`,
+    summary: 'Start a basic dialogue practice (counts against the free daily limit)',
+    auth: 'access',
+    body: EmptyBody,
+    status: 201,
+    errors: { 429: 'QUOTA_EXCEEDED: free daily practices used up' },
+  });
+
+  router.get(`${BASE}/usage`, auth.required, async (req, res) => {
+    sendSuccess(res, await dialogueUsage(await callerOf(req, res, undefined, ctx), ctx));
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/usage`,
+    summary: 'Dialogue practice usage today',
+    auth: 'access',
+  });
+
+  router.get(`${BASE}/advanced`, auth.required, async (req, res) => {
+    sendSuccess(res, await advancedDialogues(await callerOf(req, res, undefined, ctx), ctx));
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/advanced`,
+    summary: 'Advanced dialogue scenarios (subscriber or admin)',
+    auth: 'access',
+    errors: { 403: 'SUBSCRIPTION_REQUIRED / SUBSCRIPTION_EXPIRED' },
+  });
+
+  return router;
+}

@@ -1,0 +1,158 @@
+import { Router } from 'express';
+import { AppError, parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { ApiDocs } from '@lingua/openapi';
+import type { NotificationLog } from '../../data-access/notification-log.repository';
+import { type AppleVerifier, toPurchase } from '../../data-access/stores/apple.verifier';
+import type { GooglePushAuth } from '../../data-access/stores/google-push-auth';
+import type { GoogleVerifier } from '../../data-access/stores/google.verifier';
+import type { SubscriptionsContext } from '../../domain/ports';
+import { handleStoreNotification } from '../../domain/store-notification.use-case';
+import type { StorePurchase } from '../../domain/subscription';
+import {
+  AppleNotificationBody,
+  DeveloperNotification,
+  GoogleNotificationBody,
+  GoogleNotificationQuery,
+} from './subscriptions.schemas';
+
+const BASE = '/api/v1/subscriptions/notifications';
+
+/** Google RTDN subscription notification types (Play Console docs). */
+const GOOGLE_TYPES: Record<number, string> = {
+  1: 'recovered',
+  2: 'renewed',
+  3: 'cancelled',
+  4: 'purchased',
+  5: 'on_hold',
+  6: 'in_grace_period',
+  7: 'restarted',
+  9: 'deferred',
+  10: 'paused',
+  11: 'pause_schedule_changed',
+  12: 'revoked',
+  13: 'expired',
+};
+
+/**
+ * Store server-to-server notifications. They carry no user token: Apple's are authenticated by their
+ * signature, Google's by the push credentials. Replays (same notification id) are acknowledged and ignored.
+ */
+export function storeNotificationRoutes(
+  ctx: SubscriptionsContext,
+  deps: {
+    journal: NotificationLog;
+    apple?: AppleVerifier | undefined;
+    google?: GoogleVerifier | undefined;
+    googlePush: GooglePushAuth;
+    packageName: string;
+  },
+  docs: ApiDocs,
+): Router {
+  const router = Router();
+  const notConfigured = () => new AppError('NOT_FOUND', 'Store notifications are not enabled for this store');
+
+  router.post(`${BASE}/apple`, async (req, res) => {
+    const apple = deps.apple;
+    if (!apple) throw notConfigured();
+    const body = parseInput(AppleNotificationBody, req.body);
+    const n = await apple.decodeNotification(body.signedPayload);
+    if (!n.notificationUUID) throw new AppError('RECEIPT_INVALID', 'Notification has no id');
+    const type = String(n.notificationType ?? '');
+    const outcome = await handleStoreNotification(
+      {
+        notificationId: `apple:${n.notificationUUID}`,
+        storeKey: (p) => `apple:${p.originalTransactionId}`,
+        resolve: async () => {
+          if (!n.data?.signedTransactionInfo) return undefined;
+          const tx = await apple.decodeTransaction(n.data.signedTransactionInfo);
+          const renewal = n.data.signedRenewalInfo
+            ? await apple.decodeRenewal(n.data.signedRenewalInfo)
+            : undefined;
+          const purchase: StorePurchase = toPurchase(tx, renewal);
+          if (type === 'REFUND' || type === 'REVOKE') {
+            purchase.state = 'refunded';
+            purchase.revokedAt ??= tx.revocationDate ? new Date(tx.revocationDate) : ctx.clock.now();
+          }
+          if (type === 'EXPIRED' || type === 'GRACE_PERIOD_EXPIRED') purchase.state = 'expired';
+          return { purchase, change: `apple_${type.toLowerCase()}` };
+        },
+      },
+      { ...ctx, journal: deps.journal },
+    );
+    sendSuccess(res, { received: true, outcome });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/apple`,
+    summary: 'App Store Server Notifications V2 (signed payload)',
+    auth: 'none',
+    body: AppleNotificationBody,
+    errors: {
+      400: 'RECEIPT_VERIFICATION_FAILED (bad signature) / RECEIPT_INVALID',
+      404: 'Apple verifier not enabled',
+    },
+  });
+
+  router.post(`${BASE}/google`, async (req, res) => {
+    const google = deps.google;
+    if (!google) throw notConfigured();
+    const query = parseInput(GoogleNotificationQuery, req.query);
+    await deps.googlePush.verify({ queryToken: query.token, authorization: req.get('authorization') });
+    const body = parseInput(GoogleNotificationBody, req.body);
+    const messageId = body.message.messageId ?? body.message.message_id;
+    if (!messageId)
+      throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+        details: { 'message.messageId': ['Required'] },
+      });
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(body.message.data, 'base64').toString('utf8'));
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+        details: { 'message.data': ['Not base64-encoded JSON'] },
+      });
+    }
+    const n = parseInput(DeveloperNotification, decoded);
+    const token = n.subscriptionNotification?.purchaseToken ?? n.voidedPurchaseNotification?.purchaseToken;
+    const outcome =
+      n.packageName !== deps.packageName || !token
+        ? 'ignored'
+        : await handleStoreNotification(
+            {
+              notificationId: `google:${messageId}`,
+              storeKey: () => `google:${token}`,
+              resolve: async () => {
+                // the notification only says "changed": the Play Developer API says what the state is now
+                const purchase = await google.purchaseFor(token, undefined);
+                const type = n.subscriptionNotification?.notificationType;
+                if (n.voidedPurchaseNotification || type === 12) {
+                  purchase.state = 'refunded';
+                  purchase.revokedAt = ctx.clock.now();
+                }
+                const change = n.voidedPurchaseNotification
+                  ? 'google_voided'
+                  : `google_${GOOGLE_TYPES[type ?? 0] ?? `type_${type}`}`;
+                return { purchase, change };
+              },
+            },
+            { ...ctx, journal: deps.journal },
+          );
+    sendSuccess(res, { received: true, outcome });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/google`,
+    summary: 'Google Play real-time developer notifications (Pub/Sub push)',
+    auth: 'none',
+    query: GoogleNotificationQuery,
+    body: GoogleNotificationBody,
+    errors: {
+      401: 'Push authentication failed',
+      404: 'Google verifier not enabled',
+      502: 'PLATFORM_VERIFICATION_ERROR',
+    },
+  });
+
+  return router;
+}

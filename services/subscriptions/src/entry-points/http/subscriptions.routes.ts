@@ -1,0 +1,197 @@
+import { type RequestHandler, Router } from 'express';
+import { parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { ApiDocs } from '@lingua/openapi';
+import { cancelSubscription } from '../../domain/cancel-subscription.use-case';
+import { listOffers, listPlans } from '../../domain/plans-offers.use-case';
+import type { SubscriptionsContext } from '../../domain/ports';
+import { reactivateSubscription } from '../../domain/reactivate-subscription.use-case';
+import { subscriptionHistory } from '../../domain/subscription-history.use-case';
+import { checkFeatureAccess, getSubscriptionStatus } from '../../domain/subscription-status.use-case';
+import { verifyReceipt, verifyReceiptView } from '../../domain/verify-receipt.use-case';
+import { callerOf } from './caller';
+import {
+  CancelBody,
+  DeviceQuery,
+  FeatureParams,
+  HistoryQuery,
+  OffersQuery,
+  ReactivateBody,
+  StatusQuery,
+  VerifyReceiptBody,
+} from './subscriptions.schemas';
+
+const BASE = '/api/v1/subscriptions';
+
+/** The spec's Group A subscription operations. */
+export function subscriptionsRoutes(
+  ctx: SubscriptionsContext,
+  auth: { optional: RequestHandler; required: RequestHandler },
+  docs: ApiDocs,
+): Router {
+  const router = Router();
+
+  router.get(`${BASE}/plans`, auth.optional, async (req, res) => {
+    const q = parseInput(DeviceQuery, req.query);
+    const caller = await callerOf(req, res, q.device_id, ctx);
+    sendSuccess(res, await listPlans(caller, ctx));
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/plans`,
+    summary: 'Plans and the caller’s trial eligibility',
+    auth: 'optional',
+    query: DeviceQuery,
+  });
+
+  router.get(`${BASE}/offers`, auth.optional, async (req, res) => {
+    const q = parseInput(OffersQuery, req.query);
+    const caller = await callerOf(req, res, q.device_id, ctx);
+    sendSuccess(res, await listOffers({ region: q.region }, caller, ctx));
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/offers`,
+    summary: 'Active offers and eligibility',
+    auth: 'optional',
+    query: OffersQuery,
+  });
+
+  router.post(`${BASE}/verify-receipt`, auth.optional, async (req, res) => {
+    const body = parseInput(VerifyReceiptBody, req.body);
+    const caller = await callerOf(req, res, body.user_context?.device_id, ctx);
+    const result = await verifyReceipt(
+      {
+        platform: body.platform,
+        receiptData: body.receipt_data,
+        transactionId: body.transaction_id,
+        productId: body.product_id,
+        subscriptionTrigger: body.user_context?.subscription_trigger,
+      },
+      caller,
+      ctx,
+    );
+    sendSuccess(res, verifyReceiptView(result, body.platform, ctx.clock.now()), {
+      status: result.created ? 201 : 200,
+      message: result.created ? 'Subscription activated' : 'Purchase already verified',
+    });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/verify-receipt`,
+    summary: 'Verify a store receipt and activate the subscription',
+    auth: 'optional',
+    body: VerifyReceiptBody,
+    status: 201,
+    errors: {
+      400: 'RECEIPT_INVALID / RECEIPT_VERIFICATION_FAILED',
+      409: 'SUBSCRIPTION_ALREADY_ACTIVE',
+      502: 'PLATFORM_VERIFICATION_ERROR',
+    },
+  });
+
+  router.get(`${BASE}/status`, auth.optional, async (req, res) => {
+    const q = parseInput(StatusQuery, req.query);
+    const caller = await callerOf(req, res, q.device_id, ctx);
+    sendSuccess(
+      res,
+      await getSubscriptionStatus(
+        { includeFeatures: q.include_features, checkRenewal: q.check_renewal },
+        caller,
+        ctx,
+      ),
+    );
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/status`,
+    summary: 'Subscription status, permissions and usage',
+    auth: 'optional',
+    query: StatusQuery,
+  });
+
+  router.post(`${BASE}/cancel`, auth.required, async (req, res) => {
+    const body = parseInput(CancelBody, req.body);
+    const caller = await callerOf(req, res, undefined, ctx);
+    const data = await cancelSubscription(
+      {
+        cancellationReason: body.cancellation_reason,
+        feedback: body.feedback,
+        immediateCancellation: body.immediate_cancellation,
+      },
+      caller,
+      ctx,
+    );
+    sendSuccess(res, data, { message: 'Subscription cancelled' });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/cancel`,
+    summary: 'Cancel at period end or immediately',
+    auth: 'access',
+    body: CancelBody,
+    errors: { 403: 'SUBSCRIPTION_EXPIRED / SUBSCRIPTION_CANCELLED', 404: 'SUBSCRIPTION_NOT_FOUND' },
+  });
+
+  router.post(`${BASE}/reactivate`, auth.required, async (req, res) => {
+    const body = parseInput(ReactivateBody, req.body);
+    const caller = await callerOf(req, res, undefined, ctx);
+    const data = await reactivateSubscription(
+      {
+        offerId: body.offer_id,
+        paymentMethodUpdate: body.payment_method_update && {
+          platform: body.payment_method_update.platform,
+          newReceiptData: body.payment_method_update.new_receipt_data,
+        },
+      },
+      caller,
+      ctx,
+    );
+    sendSuccess(res, data, { message: 'Subscription reactivated' });
+  });
+  docs.route({
+    method: 'post',
+    path: `${BASE}/reactivate`,
+    summary: 'Resume auto-renewal, or renew with a new receipt',
+    auth: 'access',
+    body: ReactivateBody,
+    errors: {
+      403: 'SUBSCRIPTION_EXPIRED',
+      404: 'SUBSCRIPTION_NOT_FOUND',
+      409: 'SUBSCRIPTION_ALREADY_ACTIVE',
+    },
+  });
+
+  router.get(`${BASE}/history`, auth.required, async (req, res) => {
+    const q = parseInput(HistoryQuery, req.query);
+    const caller = await callerOf(req, res, undefined, ctx);
+    const data = await subscriptionHistory(
+      { startDate: q.start_date, endDate: q.end_date, status: q.status, page: q.page, limit: q.limit },
+      caller,
+      ctx,
+    );
+    sendSuccess(res, data);
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/history`,
+    summary: 'Subscription history',
+    auth: 'access',
+    query: HistoryQuery,
+  });
+
+  router.get(`${BASE}/check-access/:feature_id`, auth.required, async (req, res) => {
+    const p = parseInput(FeatureParams, req.params);
+    const caller = await callerOf(req, res, undefined, ctx);
+    sendSuccess(res, await checkFeatureAccess({ featureId: p.feature_id }, caller, ctx));
+  });
+  docs.route({
+    method: 'get',
+    path: `${BASE}/check-access/:feature_id`,
+    summary: 'Whether a feature is unlocked',
+    auth: 'access',
+    params: FeatureParams,
+  });
+
+  return router;
+}

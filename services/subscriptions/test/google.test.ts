@@ -1,0 +1,214 @@
+import { DAY, type Harness, startSubscriptions, tx, until } from './harness';
+import { type PlayStandIn, startPlayStandIn } from './support/play-stand-in';
+
+const PACKAGE = 'com.lingua.test';
+const SKU = 'premium_monthly';
+const SECRET = 'rtdn-shared-secret-for-tests';
+const BASE = '/api/v1/subscriptions';
+const PUSH_AUDIENCE = 'https://api.lingua.test/api/v1/subscriptions/notifications/google';
+const PUSH_EMAIL = 'pubsub-push@lingua-test.iam.gserviceaccount.com';
+// generous: the machine is shared and tests wait for events
+jest.setTimeout(120_000);
+let play: PlayStandIn;
+let h: Harness;
+
+beforeAll(async () => {
+  play = await startPlayStandIn(PACKAGE);
+  h = await startSubscriptions({
+    SUBSCRIPTIONS_ANDROID_VERIFIER: 'google',
+    GOOGLE_PLAY_API_URL: play.url,
+    GOOGLE_PLAY_PACKAGE_NAME: PACKAGE,
+    GOOGLE_SERVICE_ACCOUNT_KEY_FILE: play.keyFile,
+    GOOGLE_RTDN_SHARED_SECRET: SECRET,
+    GOOGLE_RTDN_AUDIENCE: PUSH_AUDIENCE,
+    GOOGLE_RTDN_SERVICE_ACCOUNT_EMAIL: PUSH_EMAIL,
+    GOOGLE_RTDN_CERTS_URL: play.certsUrl,
+    STORE_TIMEOUT_MS: '1000',
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  await play?.close();
+});
+
+function purchase(
+  token: string,
+  o: { days?: number; state?: string; order?: string; autoRenew?: boolean; trial?: boolean } = {},
+) {
+  const now = h.clock.now().getTime();
+  play.purchases.set(token, {
+    productId: SKU,
+    subscriptionState: o.state ?? 'SUBSCRIPTION_STATE_ACTIVE',
+    latestOrderId: o.order ?? `GPA.${token}`,
+    startTime: new Date(now).toISOString(),
+    expiryTime: new Date(now + (o.days ?? 30) * DAY).toISOString(),
+    autoRenew: o.autoRenew ?? true,
+    freeTrial: o.trial ?? false,
+  });
+}
+
+const verify = (user: { auth: Record<string, string> }, token: string) =>
+  h.post(`${BASE}/verify-receipt`, { platform: 'android', receipt_data: token, product_id: SKU }, user.auth);
+
+function rtdn(token: string, notification: Record<string, unknown>, messageId = tx(), secret = SECRET) {
+  const data = Buffer.from(
+    JSON.stringify({
+      version: '1.0',
+      packageName: PACKAGE,
+      eventTimeMillis: String(Date.now()),
+      ...notification,
+    }),
+  ).toString('base64');
+  return h.post(`${BASE}/notifications/google?token=${encodeURIComponent(secret)}`, {
+    message: { data, messageId, publishTime: new Date().toISOString() },
+    subscription: 'projects/lingua/subscriptions/play-rtdn',
+  });
+}
+
+describe('Google Play (Developer API and real-time developer notifications)', () => {
+  it('When a purchase token is sent, Then the Play Developer API is asked with service-account credentials and the subscription activates', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    const user = h.user();
+    const res = await verify(user, token);
+    expect(res.status).toBe(201);
+    expect(res.body.data.receipt_validation).toMatchObject({
+      platform: 'android',
+      original_transaction_id: token,
+      auto_renew_status: true,
+    });
+    expect(play.calls.filter((c) => c.token === token)).toEqual([{ token, authorized: true }]);
+    const id = res.body.data.subscription_created.subscription_id;
+    await until(() => h.eventsFor(id).length === 1);
+    expect(h.eventsFor(id)[0]!.data).toMatchObject({ platform: 'android', status: 'active' });
+  });
+
+  it('When Google does not know the token, Then 400 RECEIPT_INVALID', async () => {
+    const res = await verify(h.user(), `unknown-${tx()}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('RECEIPT_INVALID');
+  });
+
+  it('When the store times out or fails, Then 502 PLATFORM_VERIFICATION_ERROR and nothing is stored', async () => {
+    const slowToken = `slow-${tx()}`;
+    purchase(slowToken);
+    play.slow.add(slowToken);
+    const user = h.user();
+    const slow = await verify(user, slowToken);
+    expect(slow.status).toBe(502);
+    expect(slow.body.error.code).toBe('PLATFORM_VERIFICATION_ERROR');
+    const downToken = `down-${tx()}`;
+    purchase(downToken);
+    play.failing.add(downToken);
+    const down = await verify(user, downToken);
+    expect(down.status).toBe(502);
+    expect((await h.get(`${BASE}/status`, user.auth)).body.data.subscription_status.status).toBe('none');
+  });
+
+  it('When RTDN reports a renewal, Then the state is re-fetched and the period extended; a duplicate message is ignored', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    const user = h.user();
+    const id = (await verify(user, token)).body.data.subscription_created.subscription_id;
+    purchase(token, { days: 60, order: `GPA.${token}..1` });
+    const messageId = tx();
+    const res = await rtdn(
+      token,
+      {
+        subscriptionNotification: {
+          version: '1.0',
+          notificationType: 2,
+          purchaseToken: token,
+          subscriptionId: SKU,
+        },
+      },
+      messageId,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data.outcome).toBe('applied');
+    expect((await h.get(`${BASE}/status`, user.auth)).body.data.subscription_status.days_remaining).toBe(60);
+    const again = await rtdn(
+      token,
+      { subscriptionNotification: { version: '1.0', notificationType: 2, purchaseToken: token } },
+      messageId,
+    );
+    expect(again.body.data.outcome).toBe('duplicate');
+    await until(() => h.eventsFor(id).length === 2);
+    expect(h.eventsFor(id).find((e) => e.event === 'subscription.updated')!.data).toMatchObject({
+      change: 'renewed',
+      status: 'active',
+    });
+  });
+
+  it('When RTDN reports a revocation (refund), Then access ends at once', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    const user = h.user();
+    const id = (await verify(user, token)).body.data.subscription_created.subscription_id;
+    purchase(token, { state: 'SUBSCRIPTION_STATE_EXPIRED', days: 0 });
+    const res = await rtdn(token, {
+      subscriptionNotification: { version: '1.0', notificationType: 12, purchaseToken: token },
+    });
+    expect(res.body.data.outcome).toBe('applied');
+    expect((await h.get(`${BASE}/check-access/unlimited_dialogue`, user.auth)).body.data.has_access).toBe(
+      false,
+    );
+    await until(() => h.eventsFor(id).length === 2);
+    expect(h.eventsFor(id).find((e) => e.event === 'subscription.updated')!.data).toMatchObject({
+      change: 'refunded',
+      status: 'cancelled',
+      userRole: 'user',
+    });
+  });
+
+  it('When the push is not authenticated or malformed, Then 401 / 400 and nothing is applied', async () => {
+    const token = `tok-${tx()}`;
+    const wrong = await rtdn(
+      token,
+      { subscriptionNotification: { notificationType: 2, purchaseToken: token } },
+      tx(),
+      'wrong-secret-wrong-secret',
+    );
+    expect(wrong.status).toBe(401);
+    const none = await h.post(`${BASE}/notifications/google`, { message: { data: 'e30=', messageId: '1' } });
+    expect(none.status).toBe(401);
+    const bad = await h.post(`${BASE}/notifications/google?token=${SECRET}`, {
+      message: { data: '!!notbase64json', messageId: tx() },
+    });
+    expect(bad.status).toBe(400);
+    const test = await rtdn(token, { testNotification: { version: '1.0' } });
+    expect(test.body.data.outcome).toBe('ignored');
+  });
+
+  it('When the push carries the Pub/Sub OIDC token, Then it is verified (signature, audience, signer) before applying', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    const user = h.user();
+    await verify(user, token);
+    const body = (messageId: string) => ({
+      message: {
+        data: Buffer.from(
+          JSON.stringify({
+            packageName: PACKAGE,
+            subscriptionNotification: { notificationType: 2, purchaseToken: token },
+          }),
+        ).toString('base64'),
+        messageId,
+      },
+    });
+    const push = (jwt: string) =>
+      h.post(`${BASE}/notifications/google`, body(tx()), { authorization: `Bearer ${jwt}` });
+    const ok = await push(await play.pushToken({ aud: PUSH_AUDIENCE, email: PUSH_EMAIL }));
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.outcome).toBe('applied');
+    expect((await push(await play.pushToken({ aud: 'https://elsewhere', email: PUSH_EMAIL }))).status).toBe(
+      401,
+    );
+    expect((await push(await play.pushToken({ aud: PUSH_AUDIENCE, email: 'someone@else.com' }))).status).toBe(
+      401,
+    );
+    expect(
+      (await push(await play.pushToken({ aud: PUSH_AUDIENCE, email: PUSH_EMAIL }, play.otherKey))).status,
+    ).toBe(401);
+  });
+});

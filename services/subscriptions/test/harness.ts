@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { RunningService } from '@lingua/bootstrap';
+import { startService } from '@lingua/bootstrap';
+import { createAccessTokens } from '@lingua/auth';
+import type { AnyDomainEvent } from '@lingua/contracts';
+import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
+import { isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
+import { loadServiceConfig, type SubscriptionsConfig } from '../src/config';
+import { defineSubscriptionsService } from '../src/start';
+
+export interface Reply {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+export interface TestUser {
+  id: string;
+  token: string;
+  auth: Record<string, string>;
+}
+
+export const PRODUCT = 'com.lingua.premium.monthly';
+export const DAY = 86_400_000;
+
+/**
+ * The subscriptions service in this process on free ports, over the real FerretDB, NATS and Redis,
+ * with a TestClock, and a recorder of every event it publishes.
+ */
+export async function startSubscriptions(
+  env: Record<string, string> = {},
+  /** Another replica of an already started service: same database, stream and clock. */
+  replicaOf?: { config: SubscriptionsConfig; clock: TestClock },
+) {
+  const clock = replicaOf?.clock ?? new TestClock(new Date());
+  const config =
+    replicaOf?.config ??
+    loadServiceConfig(isolatedServiceEnv({ SUBSCRIPTIONS_SWEEP_INTERVAL_MS: '100', ...env }));
+  const service: RunningService<SubscriptionsConfig> = await startService(
+    defineSubscriptionsService(config, { clock }),
+  );
+  const events: AnyDomainEvent[] = [];
+  const recorder: RunningConsumer = await startDurableConsumer(service.deps.nats, service.deps.bus, {
+    durable: uniqueName('recorder'),
+    events: '*',
+    logger: silentLogger(),
+    handler: async (e) => void events.push(e),
+  });
+  const tokens = createAccessTokens(config.jwtSecret, clock);
+
+  const request = async (
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+  ): Promise<Reply> => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined = init.raw;
+    if (init.body !== undefined) body = JSON.stringify(init.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${service.httpUrl}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined && { body }),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
+  return {
+    service,
+    config,
+    clock,
+    events,
+    request,
+    get: (path: string, headers?: Record<string, string>) =>
+      request('GET', path, { ...(headers && { headers }) }),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) =>
+      request('POST', path, { ...(body !== undefined && { body }), ...(headers && { headers }) }),
+    /** A signed-in user (token signed with the service's secret, as identity signs them). */
+    user(role: 'user' | 'subscriber' | 'admin' = 'user'): TestUser {
+      const id = randomUUID();
+      const { token } = tokens.sign(
+        {
+          sub: id,
+          email: `${id}@example.com`,
+          username: `u${id.slice(0, 8)}`,
+          role,
+          subscription_status: 'inactive',
+        },
+        365 * 86_400,
+      ); // tests move the clock by weeks
+      return { id, token, auth: { authorization: `Bearer ${token}` } };
+    },
+    eventsFor: (subscriptionId: string) =>
+      events.filter((e) => (e.data as { subscriptionId?: string }).subscriptionId === subscriptionId),
+    async stop() {
+      await recorder.stop();
+      if (!replicaOf) await service.deps.mongo.connection.dropDatabase().catch(() => undefined);
+      await service.stop();
+    },
+  };
+}
+export type Harness = Awaited<ReturnType<typeof startSubscriptions>>;
+
+let n = 0;
+/** A unique transaction id for sandbox receipts. */
+export const tx = () =>
+  `tx${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export const sandboxReceipt = (scenario: string, id = tx()) => ({
+  platform: 'ios',
+  receipt_data: `sandbox_${scenario}_${id}`,
+  transaction_id: id,
+  product_id: PRODUCT,
+});
+
+/** Waits until the predicate holds (waitFor retries on throw). */
+export const until = (predicate: () => boolean | Promise<boolean>, timeoutMs = 60_000) =>
+  waitFor(
+    async () => {
+      if (!(await predicate())) throw new Error('condition not met yet');
+    },
+    { timeoutMs },
+  );
