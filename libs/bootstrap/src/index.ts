@@ -1,5 +1,11 @@
 export { serviceEnv, DEV_JWT_SECRET } from './service-env';
 export type { ServiceEnv } from './service-env';
 export { startService } from './start-service';
-export type { ServiceDefinition, ServiceDeps, RunningService, ConsumerDefinition } from './start-service';
+export type {
+  ServiceDefinition,
+  ServiceDeps,
+  RunningService,
+  ConsumerDefinition,
+  BackgroundWorker,
+} from './start-service';
 export { runMain } from './run-main';

@@ -49,7 +49,14 @@ export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   consumers?(deps: ServiceDeps<C>): ConsumerDefinition[];
   /** Collections whose documents carry staged events (see @lingua/events stageEvents). */
   outboxCollections?(deps: ServiceDeps<C>): mongo.Collection<mongo.Document>[];
+  /** Background workers started last and stopped first (before consumers and connections). */
+  workers?(deps: ServiceDeps<C>): BackgroundWorker[];
   logger?: Logger;
+}
+
+/** A background loop a service runs besides its servers and consumers (e.g. a delivery worker). */
+export interface BackgroundWorker {
+  stop(): Promise<void>;
 }
 
 export interface RunningService<C extends ServiceEnv = ServiceEnv> {
@@ -130,6 +137,7 @@ export async function startService<C extends ServiceEnv>(
       const running: RunningConsumer = await startDurableConsumer(nats, bus, options);
       stack.push(() => running.stop());
     }
+    for (const worker of def.workers?.(deps) ?? []) stack.push(() => worker.stop());
 
     logger.info(
       { http: http.url, grpc: grpcPort && `${config.HOST}:${grpcPort}` },

@@ -1,9 +1,34 @@
+import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
-import { loadConfig } from '@lingua/config';
+import { env, loadConfig } from '@lingua/config';
 
 /** notifications: every variable it reads (see .env.example); defaults run locally with no setup. */
 export const notificationsEnv = serviceEnv('notifications', { http: 3005 });
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(notificationsEnv, source);
+/** Variables of this service's own features: webhooks and e-mail. */
+export const notificationsFeatureEnv = z.object({
+  /** Lets webhook URLs point at loopback/private addresses (local development and tests only). */
+  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
+  WEBHOOK_TIMEOUT_MS: env.int(15_000, 100, 60_000),
+  /** How often the delivery worker looks for due attempts (new deliveries also wake it at once). */
+  WEBHOOK_POLL_MS: env.int(1_000, 10, 60_000),
+  /** How long a claimed attempt stays with its worker; must exceed the request timeout. */
+  WEBHOOK_LEASE_MS: env.int(60_000, 1_000, 3_600_000),
+  /** Concurrent deliveries per worker. */
+  WEBHOOK_CONCURRENCY: env.int(16, 1, 256),
+  /** An endpoint failing for this long without a single success is disabled (Svix: 5 days). */
+  WEBHOOK_DISABLE_AFTER_MS: env.int(5 * 24 * 3_600_000, 60_000),
+  WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: env.int(10, 1, 1_000),
+  SMTP_HOST: env.string('127.0.0.1'),
+  SMTP_PORT: env.port(1025),
+  SMTP_SECURE: env.bool(false),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  MAIL_FROM: env.string('Lingua <no-reply@lingua.local>'),
+});
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
+  ...loadConfig(notificationsEnv, source),
+  ...loadConfig(notificationsFeatureEnv, source),
+});
 export type NotificationsConfig = ReturnType<typeof loadServiceConfig>;

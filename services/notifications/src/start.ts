@@ -1,19 +1,130 @@
-import { type ServiceDefinition, startService } from '@lingua/bootstrap';
+import { type Clock, systemClock } from '@lingua/auth';
+import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { NotificationsConfig } from './config';
+import { httpWebhookSender, resolveHost } from './data-access/http-webhook-sender';
 import { notificationRepository } from './data-access/notification.repository';
-import { userCreatedSubscriber } from './entry-points/events/user-created.subscriber';
+import { redisLeaseStore } from './data-access/redis-lease.store';
+import { smtpMailer } from './data-access/smtp-mailer';
+import { webhookDeliveryRepository } from './data-access/webhook-delivery.repository';
+import { webhookEndpointRepository } from './data-access/webhook-endpoint.repository';
+import type { QueuedDelivery } from './domain/fan-out-event.use-case';
+import type { Mailer } from './domain/send-account-email.use-case';
+import { domainEventsSubscriber } from './entry-points/events/domain-events.subscriber';
+import { registerHttp } from './entry-points/http';
+import {
+  type RunningWebhookWorker,
+  startWebhookWorker,
+} from './entry-points/workers/webhook-delivery.worker';
 
-/** Wiring of the notifications service: event-driven, no gRPC API. Routes arrive with the notifications issue. */
-export function defineNotificationsService(
+export interface NotificationsOptions {
+  /** Tests move time instead of waiting hours for retries. */
+  clock?: Clock;
+  /** Tests make jitter deterministic. */
+  random?: () => number;
+  /** Replaces SMTP (tests that do not look at e-mail). */
+  mailer?: Mailer;
+  /** false: this replica serves the API and consumes events but sends no webhooks. */
+  runWebhookWorker?: boolean;
+}
+
+/** Repositories and adapters, built once per running service. */
+function buildFeatures(
   config: NotificationsConfig,
-): ServiceDefinition<NotificationsConfig> {
+  deps: ServiceDeps<NotificationsConfig>,
+  options: NotificationsOptions,
+) {
+  const connection = deps.mongo.connection;
   return {
-    config,
-    useRedis: true,
-    consumers: (deps) => [
-      userCreatedSubscriber({ notifications: notificationRepository(deps.mongo.connection) }),
-    ],
+    notifications: notificationRepository(connection),
+    endpoints: webhookEndpointRepository(connection),
+    deliveries: webhookDeliveryRepository(connection),
+    sender: httpWebhookSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    }),
+    mailer:
+      options.mailer ??
+      smtpMailer({
+        host: config.SMTP_HOST,
+        port: config.SMTP_PORT,
+        secure: config.SMTP_SECURE,
+        user: config.SMTP_USER,
+        password: config.SMTP_PASSWORD,
+        from: config.MAIL_FROM,
+      }),
   };
 }
 
-export const start = (config: NotificationsConfig) => startService(defineNotificationsService(config));
+/**
+ * Wiring of the notifications service: the HTTP API (in-app notifications, webhook management), one
+ * durable consumer for the domain events it reacts to, and the webhook delivery worker.
+ */
+export function defineNotificationsService(
+  config: NotificationsConfig,
+  options: NotificationsOptions = {},
+): ServiceDefinition<NotificationsConfig> {
+  const clock = options.clock ?? systemClock;
+  let features: ReturnType<typeof buildFeatures> | undefined;
+  const featuresOf = (deps: ServiceDeps<NotificationsConfig>) =>
+    (features ??= buildFeatures(config, deps, options));
+  let worker: RunningWebhookWorker | undefined;
+  const kick = () => worker?.kick();
+  const dispatch = (queued: QueuedDelivery[]) => worker?.dispatch(queued);
+  return {
+    config,
+    useRedis: true,
+    http: (app, deps) => {
+      const f = featuresOf(deps);
+      registerHttp(app, deps, {
+        notifications: f.notifications,
+        clock,
+        webhooks: {
+          endpoints: f.endpoints,
+          deliveries: f.deliveries,
+          clock,
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+          resolve: resolveHost,
+          maxEndpointsPerAccount: config.WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT,
+          kick,
+        },
+      });
+    },
+    consumers: (deps) => {
+      const f = featuresOf(deps);
+      return [domainEventsSubscriber({ ...f, clock, dispatchWebhooks: dispatch })];
+    },
+    workers: (deps) => {
+      const f = featuresOf(deps);
+      const closeAdapters = {
+        async stop() {
+          f.sender.close();
+          (f.mailer as Partial<{ close(): void }>).close?.();
+        },
+      };
+      if (options.runWebhookWorker === false) return [closeAdapters];
+      worker = startWebhookWorker(
+        {
+          endpoints: f.endpoints,
+          deliveries: f.deliveries,
+          sender: f.sender,
+          clock,
+          logger: deps.logger,
+          disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+          leases: redisLeaseStore(deps.redis!.client),
+          ...(options.random && { random: options.random }),
+        },
+        {
+          pollMs: config.WEBHOOK_POLL_MS,
+          // a lease shorter than a request could expire mid-attempt and let another worker send it too
+          leaseMs: Math.max(config.WEBHOOK_LEASE_MS, config.WEBHOOK_TIMEOUT_MS + 5_000),
+          concurrency: config.WEBHOOK_CONCURRENCY,
+        },
+      );
+      // stopped first: in-flight attempts finish, then the adapters close
+      return [closeAdapters, worker];
+    },
+  };
+}
+
+export const start = (config: NotificationsConfig, options?: NotificationsOptions) =>
+  startService(defineNotificationsService(config, options));

@@ -1,15 +1,60 @@
 import type { Connection } from 'mongoose';
-import type { InAppNotification, NotificationStore } from '../domain/welcome-notification.use-case';
+import type { InAppNotification, NotificationStore } from '../domain/in-app-notification';
+
+type NotificationDoc = Omit<InAppNotification, 'id'> & { _id: string };
+
+const toNotification = ({ _id, ...d }: NotificationDoc): InAppNotification => ({
+  ...d,
+  id: _id,
+  data: d.data ?? {},
+  readAt: d.readAt ?? null,
+});
 
 export function notificationRepository(connection: Connection) {
-  const col = connection.collection<Omit<InAppNotification, 'id'> & { _id: string }>('notifications');
+  const col = connection.collection<NotificationDoc>('notifications');
+  // the list query: a user's notifications, newest first (optionally unread only)
+  void col.createIndex({ userId: 1, read: 1, createdAt: -1 }).catch(() => undefined);
   return {
     async upsert({ id, ...rest }) {
       await col.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
     },
+    async list(q) {
+      const filter = {
+        userId: q.userId,
+        ...(q.unreadOnly && { read: false }),
+        ...(q.type && { type: q.type }),
+      };
+      const [docs, total] = await Promise.all([
+        col
+          .find(filter)
+          .sort({ createdAt: -1, _id: 1 })
+          .skip((q.page - 1) * q.limit)
+          .limit(q.limit)
+          .toArray(),
+        col.countDocuments(filter),
+      ]);
+      return { items: docs.map(toNotification), total };
+    },
+    countUnread: (userId) => col.countDocuments({ userId, read: false }),
+    async markRead(userId, id, at) {
+      // readAt is kept from the first read: marking twice is harmless
+      await col.updateOne({ _id: id, userId, read: false }, { $set: { read: true, readAt: at } });
+      const doc = await col.findOne({ _id: id, userId });
+      return doc ? toNotification(doc) : null;
+    },
+    async markAllRead(userId, at) {
+      const r = await col.updateMany({ userId, read: false }, { $set: { read: true, readAt: at } });
+      return r.modifiedCount;
+    },
+    async remove(userId, id) {
+      return (await col.deleteOne({ _id: id, userId })).deletedCount === 1;
+    },
+    async removeAllForUser(userId) {
+      return (await col.deleteMany({ userId })).deletedCount;
+    },
     async listForUser(userId: string): Promise<InAppNotification[]> {
       const docs = await col.find({ userId }).sort({ createdAt: -1 }).toArray();
-      return docs.map(({ _id, ...d }) => ({ id: _id, ...d }));
+      return docs.map(toNotification);
     },
   } satisfies NotificationStore & Record<string, unknown>;
 }

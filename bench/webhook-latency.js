@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// Webhook latency: time from publishing user.created on NATS to the webhook receiver getting the
+// signed request, at a steady rate (default 200 events/s). The notifications service runs in a
+// child process (its own event loop) on an isolated stream and database; this process publishes
+// and receives on loopback. Prints p50/p95/p99/max. Needs `npm run build` and the local infrastructure.
+//   node bench/webhook-latency.js            BENCH_RATE=200 BENCH_SECONDS=10
+const http = require('node:http');
+const { spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+const readline = require('node:readline');
+
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 50);
+const tag = `bench${Date.now().toString(36)}`;
+const env = {
+  ...process.env,
+  NODE_ENV: 'test',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  EVENTS_STREAM: tag.toUpperCase(),
+  EVENTS_SUBJECT_PREFIX: tag,
+  NOTIFICATIONS_HTTP_PORT: '0',
+  NOTIFICATIONS_MONGO_DB: `${tag}_notifications`,
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+};
+
+/** Child mode: run the service and print its URL. */
+async function runService() {
+  const { startService } = require('../libs/bootstrap/dist');
+  const { loadServiceConfig } = require('../services/notifications/dist/config');
+  const { defineNotificationsService } = require('../services/notifications/dist/start');
+  const service = await startService(
+    defineNotificationsService(loadServiceConfig(process.env), { mailer: { send: async () => undefined } }),
+  );
+  console.log(`ready ${service.httpUrl}`);
+  if (process.env.BENCH_DEBUG) {
+    // where the backlog sits: consumed events, queued deliveries, sent deliveries
+    const db = service.deps.mongo.connection;
+    const timer = setInterval(async () => {
+      const [n, d, ok] = await Promise.all([
+        db.collection('notifications').countDocuments({}),
+        db.collection('webhook_deliveries').countDocuments({}),
+        db.collection('webhook_deliveries').countDocuments({ status: 'succeeded' }),
+      ]);
+      console.error(`[service] notifications ${n} deliveries ${d} succeeded ${ok}`);
+    }, 2000);
+    timer.unref();
+  }
+  process.on('SIGTERM', async () => {
+    // stop first, then clean up: dropping a database the service still writes to breaks FerretDB
+    const { MONGO_URL, mongoDb, NATS_URL, EVENTS_STREAM } = service.deps.config;
+    await service.stop();
+    const { connectMongo } = require('../libs/mongo/dist');
+    const { connectNats } = require('../libs/events/dist');
+    const mongo = await connectMongo(MONGO_URL, mongoDb);
+    await mongo.connection.dropDatabase().catch(() => undefined);
+    await mongo.close();
+    const nats = await connectNats(NATS_URL, { name: 'bench-cleanup' });
+    await nats.jsm.streams.delete(EVENTS_STREAM).catch(() => undefined);
+    await nats.close();
+    process.exit(0);
+  });
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main() {
+  const child = spawn(process.execPath, [path.join(__dirname, 'webhook-latency.js'), 'service'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const serviceUrl = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+    readline
+      .createInterface({ input: child.stdout })
+      .on('line', (l) => l.startsWith('ready ') && resolve(l.slice(6)));
+  });
+
+  const sentAt = new Map();
+  const latencies = [];
+  let received = 0;
+  let lastReceivedAt = 0;
+  const receiver = http.createServer((req, res) => {
+    const at = performance.now();
+    req.resume();
+    req.on('end', () => {
+      const id = req.headers['webhook-id'];
+      const t0 = sentAt.get(id);
+      if (t0 !== undefined) {
+        received++;
+        lastReceivedAt = at;
+        if (received > WARMUP) latencies.push(at - t0);
+        sentAt.delete(id);
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
+
+  const { createAccessTokens } = require('../libs/auth/dist');
+  const { DEV_JWT_SECRET } = require('../libs/bootstrap/dist');
+  const admin = createAccessTokens(process.env.JWT_SECRET ?? DEV_JWT_SECRET).sign({
+    sub: randomUUID(),
+    email: 'bench@example.com',
+    username: 'bench',
+    role: 'admin',
+    subscription_status: 'active',
+  });
+  const reg = await fetch(`${serviceUrl}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
+    body: JSON.stringify({ url: hookUrl, events: ['user.created'], scope: 'all' }),
+  });
+  if (reg.status !== 201) throw new Error(`registration failed: ${reg.status} ${await reg.text()}`);
+
+  const { connectNats, eventBusConfig, createEventPublisher } = require('../libs/events/dist');
+  const { makeEvent } = require('../libs/contracts/dist');
+  const nats = await connectNats(env.NATS_URL ?? 'nats://127.0.0.1:4222', { name: 'bench' });
+  const publisher = createEventPublisher(
+    nats,
+    eventBusConfig({ streamName: env.EVENTS_STREAM, subjectPrefix: env.EVENTS_SUBJECT_PREFIX }),
+  );
+
+  const total = RATE * SECONDS + WARMUP;
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const userId = randomUUID();
+    const event = makeEvent('user.created', {
+      userId,
+      email: `${userId}@example.com`,
+      username: `b${i}`,
+      authProvider: 'password',
+    });
+    sentAt.set(event.id, performance.now());
+    publisher.publish(event).catch((err) => console.error('publish failed', err.message));
+  }
+  const achievedRate = total / ((performance.now() - started) / 1000);
+  const deadline = Date.now() + 60_000;
+  while (received < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+
+  latencies.sort((a, b) => a - b);
+  const f = (ms) => `${ms.toFixed(1)} ms`;
+  console.log(
+    `webhook latency, user.created publish → receiver, ${total - WARMUP} events at ${achievedRate.toFixed(0)}/s` +
+      ` (target ${RATE}/s; ${WARMUP} warm-up events excluded)`,
+  );
+  const throughput = received / ((lastReceivedAt - started) / 1000 || 1);
+  console.log(`  delivered ${received}/${total} (sustained ${throughput.toFixed(1)} deliveries/s)`);
+  if (latencies.length > 0)
+    console.log(
+      `  p50 ${f(pct(latencies, 50))}  p95 ${f(pct(latencies, 95))}  p99 ${f(pct(latencies, 99))}  max ${f(latencies.at(-1))}`,
+    );
+  await nats.close();
+  receiver.close();
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+if (process.argv[2] === 'service') runService().catch((err) => (console.error(err), process.exit(1)));
+else main().catch((err) => (console.error(err), process.exit(1)));

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import type { AttemptRecord, ClaimedDelivery, DeliveryStore, WebhookDelivery } from '../domain/webhook';
+
+type DeliveryDoc = Omit<WebhookDelivery, 'id'> & { _id: string };
+type AttemptDoc = AttemptRecord & { _id: string };
+
+const toDelivery = ({ _id, ...d }: DeliveryDoc): WebhookDelivery => ({
+  ...d,
+  id: _id,
+  version: d.version ?? 0,
+});
+
+export function webhookDeliveryRepository(connection: Connection): DeliveryStore {
+  const col = connection.collection<DeliveryDoc>('webhook_deliveries');
+  const attempts = connection.collection<AttemptDoc>('webhook_attempts');
+  // the worker's candidates: due pending attempts, oldest first
+  void col.createIndex({ status: 1, nextAttemptAt: 1 }).catch(() => undefined);
+  // an endpoint's deliveries, newest first
+  void col.createIndex({ endpointId: 1, createdAt: -1 }).catch(() => undefined);
+  // a delivery's attempt log
+  void attempts.createIndex({ deliveryId: 1, at: -1 }).catch(() => undefined);
+
+  return {
+    async createIfAbsent({ id, ...rest }) {
+      // the _id is (endpoint, event): a redelivered or re-published event cannot queue it twice
+      const r = await col.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
+      return r.upsertedCount === 1;
+    },
+    async get(id) {
+      const doc = await col.findOne({ _id: id });
+      return doc ? toDelivery(doc) : null;
+    },
+    async list(filter, page, limit) {
+      const query = { endpointId: filter.endpointId, ...(filter.status && { status: filter.status }) };
+      const [docs, total] = await Promise.all([
+        col
+          .find(query)
+          .sort({ createdAt: -1, _id: 1 })
+          .skip((page - 1) * limit)
+          .limit(limit)
+          .toArray(),
+        col.countDocuments(query),
+      ]);
+      return { items: docs.map(toDelivery), total };
+    },
+    async due(now, limit) {
+      const docs = await col
+        .find({ status: 'pending', nextAttemptAt: { $lte: now } })
+        .sort({ nextAttemptAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toDelivery);
+    },
+    async settle(d: ClaimedDelivery, set, now) {
+      const r = await col.updateOne(
+        { _id: d.id, version: d.version },
+        { $set: { ...set, updatedAt: now }, $inc: { version: 1 } },
+      );
+      return r.modifiedCount === 1;
+    },
+    async postpone(d, until, now) {
+      const r = await col.updateOne(
+        { _id: d.id, version: d.version },
+        { $set: { nextAttemptAt: until, updatedAt: now }, $inc: { version: 1 } },
+      );
+      return r.modifiedCount === 1;
+    },
+    async replay(id, now) {
+      const doc = await col.findOneAndUpdate(
+        { _id: id, status: { $in: ['failed', 'succeeded'] } },
+        {
+          $set: { status: 'pending', attempts: 0, nextAttemptAt: now, completedAt: null, updatedAt: now },
+          $inc: { replays: 1, version: 1 },
+        },
+        { returnDocument: 'after' },
+      );
+      return doc ? toDelivery(doc) : null;
+    },
+    async replayFailed(endpointId, now) {
+      const r = await col.updateMany(
+        { endpointId, status: 'failed' },
+        {
+          $set: { status: 'pending', attempts: 0, nextAttemptAt: now, completedAt: null, updatedAt: now },
+          $inc: { replays: 1, version: 1 },
+        },
+      );
+      return r.modifiedCount;
+    },
+    async recordAttempt(a) {
+      await attempts.insertOne({ _id: randomUUID(), ...a });
+    },
+    async attemptsOf(deliveryId, limit) {
+      const docs = await attempts.find({ deliveryId }).sort({ at: -1 }).limit(limit).toArray();
+      return docs.map(({ _id: _ignored, ...a }) => a);
+    },
+  };
+}

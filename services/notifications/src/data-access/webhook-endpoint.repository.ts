@@ -1,0 +1,76 @@
+import type { Connection } from 'mongoose';
+import type { EndpointStore, WebhookEndpoint } from '../domain/webhook';
+
+type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string };
+
+const toEndpoint = ({ _id, ...d }: EndpointDoc): WebhookEndpoint => ({ ...d, id: _id });
+
+export function webhookEndpointRepository(connection: Connection): EndpointStore {
+  const col = connection.collection<EndpointDoc>('webhook_endpoints');
+  // fan-out: enabled endpoints subscribed to an event name
+  void col.createIndex({ enabled: 1, events: 1 }).catch(() => undefined);
+  // an account's endpoints (list, per-account limit)
+  void col.createIndex({ ownerId: 1, createdAt: -1 }).catch(() => undefined);
+  return {
+    async insert({ id, ...rest }) {
+      await col.insertOne({ _id: id, ...rest });
+    },
+    async get(id) {
+      const doc = await col.findOne({ _id: id });
+      return doc ? toEndpoint(doc) : null;
+    },
+    countByOwner: (ownerId) => col.countDocuments({ ownerId }),
+    async list(filter, page, limit) {
+      const query = filter.ownerId ? { ownerId: filter.ownerId } : {};
+      const [docs, total] = await Promise.all([
+        col
+          .find(query)
+          .sort({ createdAt: -1, _id: 1 })
+          .skip((page - 1) * limit)
+          .limit(limit)
+          .toArray(),
+        col.countDocuments(query),
+      ]);
+      return { items: docs.map(toEndpoint), total };
+    },
+    async update(id, set) {
+      const { id: _ignored, ...fields } = set;
+      const doc = await col.findOneAndUpdate({ _id: id }, { $set: fields }, { returnDocument: 'after' });
+      return doc ? toEndpoint(doc) : null;
+    },
+    async remove(id) {
+      return (await col.deleteOne({ _id: id })).deletedCount === 1;
+    },
+    async subscribers(eventName, subjectUserId) {
+      const all = { scope: 'all' as const };
+      const who = subjectUserId === null ? [all] : [all, { ownerId: subjectUserId }];
+      const docs = await col
+        .find({ enabled: true, events: eventName as WebhookEndpoint['events'][number], $or: who })
+        .toArray();
+      return docs.map(toEndpoint);
+    },
+    async recordSuccess(id) {
+      await col.updateOne(
+        { _id: id },
+        { $set: { consecutiveFailures: 0, circuitOpenUntil: null, failingSince: null } },
+      );
+    },
+    async recordFailure(id, at) {
+      // failingSince is set by the first failure after a success and kept until the next success
+      await col.updateOne({ _id: id, failingSince: null }, { $set: { failingSince: at } });
+      const doc = await col.findOneAndUpdate(
+        { _id: id },
+        { $inc: { consecutiveFailures: 1 } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toEndpoint(doc) : null;
+    },
+    async claimProbe(id, now, reopenUntil) {
+      const doc = await col.findOneAndUpdate(
+        { _id: id, $or: [{ circuitOpenUntil: null }, { circuitOpenUntil: { $lte: now } }] },
+        { $set: { circuitOpenUntil: reopenUntil } },
+      );
+      return doc !== null;
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { AnyDomainEvent } from '@lingua/contracts';
+import type { InAppNotification, NotificationStore } from './in-app-notification';
+
+const SUBSCRIPTION_TEXT: Record<string, { title: string; body: string }> = {
+  active: { title: 'Subscription active', body: 'Premium features are unlocked. Enjoy!' },
+  cancelled: { title: 'Subscription cancelled', body: 'Your subscription was cancelled.' },
+  expired: {
+    title: 'Subscription expired',
+    body: 'Your subscription has ended. Renew to keep premium features.',
+  },
+  pending: { title: 'Subscription pending', body: 'We are confirming your purchase with the store.' },
+};
+
+/**
+ * The in-app notification an event gives its user, or null when it gives none. The id derives from
+ * the event id, so a redelivered event notifies once.
+ */
+export function notificationFor(event: AnyDomainEvent): InAppNotification | null {
+  const base = { read: false, readAt: null, createdAt: new Date(event.timestamp) };
+  switch (event.event) {
+    case 'user.created':
+      return {
+        ...base,
+        id: `welcome:${event.id}`,
+        userId: event.data.userId,
+        type: 'welcome',
+        title: `Welcome, ${event.data.username}!`,
+        body: 'Your account is ready. Add your first words and start reviewing.',
+        data: {},
+      };
+    case 'subscription.created':
+    case 'subscription.updated': {
+      if (!event.data.userId) return null; // a guest's subscription: no account to notify yet
+      const text = SUBSCRIPTION_TEXT[event.data.status] ?? SUBSCRIPTION_TEXT.active!;
+      return {
+        ...base,
+        id: `subscription:${event.id}`,
+        userId: event.data.userId,
+        type: 'subscription',
+        ...text,
+        data: {
+          subscriptionId: event.data.subscriptionId,
+          planId: event.data.planId,
+          status: event.data.status,
+          expiresAt: event.data.expiresAt,
+        },
+      };
+    }
+    case 'achievement.unlocked':
+      return {
+        ...base,
+        id: `achievement:${event.id}`,
+        userId: event.data.userId,
+        type: 'achievement',
+        title: `Achievement unlocked: ${event.data.name}`,
+        body: `You earned ${event.data.xp} XP.`,
+        data: { achievementId: event.data.achievementId, xp: event.data.xp },
+      };
+    default:
+      return null;
+  }
+}
+
+/** Stores the notification an event gives, if any; a deleted account's notifications are erased. */
+export async function notifyFromEvent(event: AnyDomainEvent, deps: { notifications: NotificationStore }) {
+  if (event.event === 'user.deleted') {
+    await deps.notifications.removeAllForUser(event.data.userId);
+    return;
+  }
+  const notification = notificationFor(event);
+  if (notification) await deps.notifications.upsert(notification);
+}

@@ -1,0 +1,126 @@
+import type { EventName } from '@lingua/contracts';
+
+/** Synthetic event sent by "send a test event"; never published on the bus. */
+export const TEST_EVENT_NAME = 'webhook.test';
+
+/** Who receives what: an account's endpoint gets events about that account; an admin's may get everyone's. */
+export type EndpointScope = 'own' | 'all';
+
+export interface EndpointSecret {
+  /** `whsec_` + base64 of 24 random bytes (Standard Webhooks). */
+  secret: string;
+  createdAt: Date;
+  /** After a rotation the previous secret still signs until then, so receivers can switch over. */
+  expiresAt: Date | null;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  ownerId: string;
+  url: string;
+  description: string;
+  events: EventName[];
+  scope: EndpointScope;
+  secrets: EndpointSecret[];
+  enabled: boolean;
+  disabledReason: string | null;
+  /** Circuit breaker: failures in a row across this endpoint's deliveries. */
+  consecutiveFailures: number;
+  circuitOpenUntil: Date | null;
+  /** First failure since the last success; persistent failure from then on disables the endpoint. */
+  failingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface AttemptOutcome {
+  at: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookDelivery {
+  /** `<endpointId>:<eventId>`: one delivery per (event, endpoint), whatever the number of redeliveries. */
+  id: string;
+  endpointId: string;
+  ownerId: string;
+  /** The `webhook-id` header: the event id, the same on every attempt and replay. */
+  eventId: string;
+  eventName: string;
+  /** The exact bytes sent (serialised once, when the delivery was created). */
+  body: string;
+  status: DeliveryStatus;
+  /** Attempts made since the delivery was created or last replayed. */
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastAttempt: AttemptOutcome | null;
+  replays: number;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+  /** Bumped by every state change: names the attempt's lease and fences concurrent writers. */
+  version: number;
+}
+
+/** A delivery whose current attempt this worker holds the lease of. */
+export type ClaimedDelivery = WebhookDelivery;
+
+/** Short-lived exclusive leases (Redis SET NX PX): exactly one worker gets a given key until it expires. */
+export interface LeaseStore {
+  acquire(key: string, ms: number): Promise<boolean>;
+}
+
+export interface AttemptRecord extends AttemptOutcome {
+  deliveryId: string;
+  endpointId: string;
+  attempt: number;
+  responseBody: string | null;
+}
+
+export interface EndpointStore {
+  insert(e: WebhookEndpoint): Promise<void>;
+  get(id: string): Promise<WebhookEndpoint | null>;
+  countByOwner(ownerId: string): Promise<number>;
+  list(
+    filter: { ownerId?: string },
+    page: number,
+    limit: number,
+  ): Promise<{ items: WebhookEndpoint[]; total: number }>;
+  update(id: string, set: Partial<WebhookEndpoint>): Promise<WebhookEndpoint | null>;
+  remove(id: string): Promise<boolean>;
+  /** Enabled endpoints that subscribed to the event and may see it (scope all, or owned by the subject). */
+  subscribers(eventName: string, subjectUserId: string | null): Promise<WebhookEndpoint[]>;
+  recordSuccess(id: string): Promise<void>;
+  /** Counts a failure; returns the endpoint as it now is. */
+  recordFailure(id: string, at: Date): Promise<WebhookEndpoint | null>;
+  /** Half-open probe: true for the one caller that re-arms an expired circuit. */
+  claimProbe(id: string, now: Date, reopenUntil: Date): Promise<boolean>;
+}
+
+export interface DeliveryStore {
+  /** Inserts unless a delivery with this id exists; true when inserted. */
+  createIfAbsent(d: WebhookDelivery): Promise<boolean>;
+  get(id: string): Promise<WebhookDelivery | null>;
+  list(
+    filter: { endpointId: string; status?: DeliveryStatus | undefined },
+    page: number,
+    limit: number,
+  ): Promise<{ items: WebhookDelivery[]; total: number }>;
+  /** Pending deliveries due at `now`, oldest due first (candidates: a lease decides who sends). */
+  due(now: Date, limit: number): Promise<WebhookDelivery[]>;
+  /** Fenced by the version: false when the delivery changed meanwhile (nothing is written then). */
+  settle(
+    d: ClaimedDelivery,
+    set: Pick<WebhookDelivery, 'status' | 'attempts' | 'nextAttemptAt' | 'lastAttempt' | 'completedAt'>,
+    now: Date,
+  ): Promise<boolean>;
+  /** Pushes the attempt back without counting it (open circuit). */
+  postpone(d: ClaimedDelivery, until: Date, now: Date): Promise<boolean>;
+  replay(id: string, now: Date): Promise<WebhookDelivery | null>;
+  replayFailed(endpointId: string, now: Date): Promise<number>;
+  recordAttempt(a: AttemptRecord): Promise<void>;
+  attemptsOf(deliveryId: string, limit: number): Promise<AttemptRecord[]>;
+}

@@ -1,0 +1,26 @@
+import type { Express } from 'express';
+import { authenticate, type Clock, createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import type { ServiceDeps } from '@lingua/bootstrap';
+import { createApiDocs, serveApiDocs } from '@lingua/openapi';
+import type { NotificationsConfig } from '../../config';
+import type { NotificationStore } from '../../domain/in-app-notification';
+import type { WebhookDeps } from '../../domain/manage-webhooks.use-case';
+import { notificationsRoutes } from './notifications.routes';
+import { webhooksRoutes } from './webhooks.routes';
+
+/** Every route of the service, each verifying the bearer token itself (with the Redis blacklist). */
+export function registerHttp(
+  app: Express,
+  deps: ServiceDeps<NotificationsConfig>,
+  features: { notifications: NotificationStore; webhooks: WebhookDeps; clock: Clock },
+) {
+  // token expiry is checked on real time: the injected clock moves webhook schedules in tests, not tokens
+  const auth = authenticate({
+    tokens: createAccessTokens(deps.config.jwtSecret),
+    blacklist: createTokenBlacklist(deps.redis!.client),
+  });
+  const docs = createApiDocs('notifications');
+  app.use(notificationsRoutes(auth, { notifications: features.notifications, clock: features.clock }, docs));
+  app.use(webhooksRoutes(auth, features.webhooks, docs));
+  serveApiDocs(app, docs);
+}

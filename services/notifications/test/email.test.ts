@@ -1,0 +1,152 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import type { RunningService } from '@lingua/bootstrap';
+import { isolatedServiceEnv } from '@lingua/testing';
+import { stopAndDrop, publish, startNotifications, waitFor } from './support';
+
+jest.setTimeout(120_000);
+
+// A real SMTP server on loopback receives what nodemailer sends; a small HTTP server stands in for
+// the page the link opens (identity's reset / verify page).
+let service: RunningService;
+let smtp: SMTPServer;
+let smtpPort: number;
+let page: http.Server;
+let pageUrl: string;
+const mails: ParsedMail[] = [];
+const pageHits: string[] = [];
+let failSmtp = false;
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    closeTimeout: 500,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      if (failSmtp) {
+        stream.resume();
+        stream.on('end', () => callback(new Error('451 try again later')));
+        return;
+      }
+      simpleParser(stream)
+        .then((mail) => {
+          mails.push(mail);
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+
+  page = http.createServer((req, res) => {
+    pageHits.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Choose a new password</h1>');
+  });
+  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+  pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+
+  // the service builds its own SMTP mailer from SMTP_HOST / SMTP_PORT
+  ({ service } = await startNotifications(
+    { useSmtp: true },
+    isolatedServiceEnv({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtpPort) }),
+  ));
+});
+afterAll(async () => {
+  await stopAndDrop(service);
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  page.closeAllConnections();
+  await new Promise<void>((resolve) => page.close(() => resolve()));
+});
+
+const linkIn = (mail: ParsedMail) => {
+  const match = /https?:\/\/\S+/.exec(mail.text ?? '');
+  if (!match) throw new Error('no link in the e-mail');
+  return match[0];
+};
+
+describe('account e-mails', () => {
+  it('When a password reset is requested, Then the user receives an e-mail whose link opens the reset page', async () => {
+    const email = `${randomUUID()}@example.com`;
+    const token = randomUUID();
+    await publish(service, 'user.password_reset_requested', {
+      userId: randomUUID(),
+      email,
+      resetUrl: `${pageUrl}/reset-password?token=${token}`,
+      expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
+    });
+    const mail = await waitFor(() => {
+      const m = mails.find((x) => x.to && !Array.isArray(x.to) && x.to.text === email);
+      expect(m).toBeDefined();
+      return m!;
+    });
+    expect(mail.subject).toBe('Reset your Lingua password');
+    expect(mail.from?.text).toContain('no-reply@lingua.local');
+    expect(mail.html).toContain(`reset-password?token=${token}`);
+
+    const res = await fetch(linkIn(mail));
+    expect(res.status).toBe(200);
+    expect(pageHits).toContain(`/reset-password?token=${token}`);
+  });
+
+  it('When an e-mail verification is requested, Then the verification e-mail carries the link', async () => {
+    const email = `${randomUUID()}@example.com`;
+    await publish(service, 'user.email_verification_requested', {
+      userId: randomUUID(),
+      email,
+      verifyUrl: `${pageUrl}/verify-email?token=abc`,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const mail = await waitFor(() => {
+      const m = mails.find((x) => x.to && !Array.isArray(x.to) && x.to.text === email);
+      expect(m).toBeDefined();
+      return m!;
+    });
+    expect(mail.subject).toBe('Verify your e-mail address for Lingua');
+    expect(linkIn(mail)).toBe(`${pageUrl}/verify-email?token=abc`);
+    expect((await fetch(linkIn(mail))).status).toBe(200);
+  });
+
+  it('When the SMTP server refuses for a while, Then the e-mail is sent on a retry, once', async () => {
+    failSmtp = true;
+    const email = `${randomUUID()}@example.com`;
+    await publish(service, 'user.password_reset_requested', {
+      userId: randomUUID(),
+      email,
+      resetUrl: `${pageUrl}/reset-password?token=retry`,
+      expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    failSmtp = false;
+    // the consumer retries after 1 s
+    await waitFor(
+      () => expect(mails.filter((x) => !Array.isArray(x.to) && x.to?.text === email)).toHaveLength(1),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+  });
+
+  it('When the link has already expired, Then no e-mail is sent', async () => {
+    const expired = `${randomUUID()}@example.com`;
+    const fresh = `${randomUUID()}@example.com`;
+    const base = { userId: randomUUID(), resetUrl: `${pageUrl}/reset-password?token=x` };
+    await publish(service, 'user.password_reset_requested', {
+      ...base,
+      email: expired,
+      expiresAt: new Date(Date.now() - 1_000).toISOString(),
+    });
+    await publish(service, 'user.password_reset_requested', {
+      ...base,
+      email: fresh,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    // events are handled in order: once the later one arrived, the earlier one was handled
+    await waitFor(() => expect(mails.some((x) => !Array.isArray(x.to) && x.to?.text === fresh)).toBe(true));
+    expect(mails.some((x) => !Array.isArray(x.to) && x.to?.text === expired)).toBe(false);
+  });
+});

@@ -1,0 +1,138 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { createAccessTokens, type AccessTokenInput } from '@lingua/auth';
+import { type RunningService, startService } from '@lingua/bootstrap';
+import { connectMongo } from '@lingua/mongo';
+import { type EventData, type EventName, makeEvent } from '@lingua/contracts';
+import { isolatedServiceEnv, waitFor as waitForBase } from '@lingua/testing';
+import { loadServiceConfig } from '../src/config';
+import { defineNotificationsService, type NotificationsOptions } from '../src/start';
+
+/** waitFor with room for a loaded machine (the database is shared by every engineer's tests). */
+export const waitFor = <T>(assertion: () => T | Promise<T>, options: { timeoutMs?: number } = {}) =>
+  waitForBase(assertion, { timeoutMs: 30_000, ...options });
+
+/** The service in this process on a free port, isolated database and stream; loopback webhooks allowed. */
+export async function startNotifications(
+  options: NotificationsOptions & { useSmtp?: boolean } = {},
+  env: Record<string, string> = isolatedServiceEnv(),
+) {
+  const config = loadServiceConfig({
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_POLL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    ...env,
+  });
+  const { useSmtp, ...rest } = options;
+  // without SMTP in the test, e-mails go nowhere (the e-mail tests start a real SMTP server)
+  const mailer = useSmtp ? undefined : (options.mailer ?? { send: async () => undefined });
+  const service = await startService(
+    defineNotificationsService(config, { ...rest, ...(mailer && { mailer }) }),
+  );
+  return { service, env, config };
+}
+
+/**
+ * Stops the service, then drops its database over a connection of its own. Never the other way
+ * round: dropping a database the running consumer and worker still write to leaves FerretDB with a
+ * half-created SQLite file it then refuses to start with.
+ */
+export async function stopAndDrop(service: RunningService | undefined) {
+  if (!service) return;
+  const { MONGO_URL, mongoDb } = service.deps.config;
+  await service.stop();
+  const handle = await connectMongo(MONGO_URL, mongoDb);
+  await handle.connection.dropDatabase().catch(() => undefined);
+  await handle.close();
+}
+
+/** A bearer token for a (new) user of the given role. */
+export function tokenFor(service: RunningService, user: Partial<AccessTokenInput> = {}) {
+  const sub = user.sub ?? randomUUID();
+  const { token } = createAccessTokens(service.deps.config.jwtSecret).sign({
+    sub,
+    email: `${sub}@example.com`,
+    username: `u${sub.slice(0, 8)}`,
+    role: 'user',
+    subscription_status: 'inactive',
+    ...user,
+  });
+  return { sub, token, auth: { authorization: `Bearer ${token}` } };
+}
+
+/** fetch against the service, JSON in and out. */
+export async function call(
+  service: RunningService,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; base?: string } = {},
+) {
+  const res = await fetch(`${options.base ?? service.httpUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...options.headers },
+    ...(options.body !== undefined && {
+      body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    }),
+  });
+  const text = await res.text();
+  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body };
+}
+
+export async function publish<N extends EventName>(
+  service: RunningService,
+  name: N,
+  data: EventData<N>,
+  id?: string,
+) {
+  const event = makeEvent(name, data, id ? { id } : {});
+  await service.deps.publisher.publish(event);
+  return event;
+}
+
+export interface ReceivedWebhook {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A webhook receiver on loopback: records every request; `respond` decides the status per request
+ * (default 200). It can be closed and reopened on the same port (receiver down, then up).
+ */
+export async function startReceiver(port = 0) {
+  const received: ReceivedWebhook[] = [];
+  let respond: (req: ReceivedWebhook) => { status: number; headers?: Record<string, string> } = () => ({
+    status: 200,
+  });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(r);
+      const answer = respond(r);
+      res.writeHead(answer.status, answer.headers).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const boundPort = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${boundPort}/hooks`,
+    port: boundPort,
+    received,
+    respondWith(fn: typeof respond) {
+      respond = fn;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
