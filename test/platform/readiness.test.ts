@@ -1,3 +1,4 @@
+import { createAccessTokens } from '@lingua/auth';
 import type { RunningService } from '@lingua/bootstrap';
 import { startService } from '@lingua/bootstrap';
 import { isolatedServiceEnv, startFerretDb, waitFor } from '@lingua/testing';
@@ -99,8 +100,16 @@ describe('readiness', () => {
   }, 90_000);
 
   it('When a service is down, Then the gateway answers its routes with 503 in the route envelope, never a hang', async () => {
+    const { token } = createAccessTokens(services.ai!.deps.config.jwtSecret).sign({
+      sub: 'reader-1',
+      email: 'reader@example.com',
+      username: 'reader',
+      role: 'user',
+      subscription_status: 'inactive',
+    });
     await services.ai!.stop();
-    const res = await fetch(`${gateway.url}/api/ai/quota`);
+    // signed in, so the edge lets the call through and only the missing service is left to fail
+    const res = await fetch(`${gateway.url}/api/ai/quota`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ success: false, error: { code: 'SRV002' } });
     const shared = await fetch(`${gateway.url}/api/v1/subscriptions/plans`);
