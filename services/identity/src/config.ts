@@ -1,9 +1,47 @@
+import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
-import { loadConfig } from '@lingua/config';
+import { env, loadConfig } from '@lingua/config';
 
-/** identity: every variable it reads (see .env.example); defaults run locally with no setup. */
+/** identity: every variable it reads (see README); defaults run locally with no setup. */
 export const identityEnv = serviceEnv('identity', { http: 3001, grpc: 50051 });
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(identityEnv, source);
+const list = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+
+/** Variables of the identity features (accounts, tokens, providers, profiles). */
+export const identityFeatureEnv = z.object({
+  /** Base of the links in verification and reset e-mails (the app or web front that handles them). */
+  IDENTITY_PUBLIC_BASE_URL: env.url('http://127.0.0.1:8080'),
+  /** bcrypt cost; the spec fixes 12. Lower values exist only to keep tests fast. */
+  IDENTITY_BCRYPT_COST: env.int(12, 4, 15),
+  IDENTITY_REQUIRE_EMAIL_VERIFICATION: env.bool(false),
+  /** Secure flag of the refresh and CSRF cookies (false only for plain-HTTP local runs). */
+  IDENTITY_COOKIE_SECURE: env.bool(true),
+  IDENTITY_AVATAR_DIR: env.string('.data/avatars'),
+  APPLE_JWKS_URL: env.url('https://appleid.apple.com/auth/keys'),
+  APPLE_ISSUER: env.string('https://appleid.apple.com'),
+  /** Bundle id(s) and Services ID(s) the Apple identity token may be issued for. */
+  APPLE_AUDIENCES: list('com.lingua.app'),
+  GOOGLE_JWKS_URL: env.url('https://www.googleapis.com/oauth2/v3/certs'),
+  GOOGLE_ISSUERS: list('accounts.google.com,https://accounts.google.com'),
+  /** OAuth client ids (web/server, iOS, Android) the Google ID token may be issued for. */
+  GOOGLE_AUDIENCES: list('lingua-web.apps.googleusercontent.com'),
+  /** gRPC address of the flashcards service (profile stats). */
+  FLASHCARDS_ADDR: env.addr('127.0.0.1:50052'),
+  FLASHCARDS_STATS_DEADLINE_MS: env.int(300, 10, 10_000),
+});
+export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv>;
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
+  ...loadConfig(identityEnv, source),
+  identity: loadConfig(identityFeatureEnv, source),
+});
 export type IdentityConfig = ReturnType<typeof loadServiceConfig>;

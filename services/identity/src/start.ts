@@ -1,17 +1,78 @@
-import { type ServiceDefinition, startService } from '@lingua/bootstrap';
+import { type Clock, createAccessTokens, createTokenBlacklist, systemClock } from '@lingua/auth';
+import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { IdentityConfig } from './config';
+import { localDiskAvatarStorage } from './data-access/avatar-storage';
+import { grpcCardStats } from './data-access/card-stats.client';
+import { joseIdentityProviders } from './data-access/identity-providers';
+import { loginAttemptsStore } from './data-access/login-attempts.store';
+import { oneTimeTokenCollection, oneTimeTokenRepository } from './data-access/one-time-token.repository';
+import { refreshFamilyRepository } from './data-access/refresh-family.repository';
+import { socialIdentityRepository } from './data-access/social-identity.repository';
 import { userModel } from './data-access/user.model';
 import { userRepository } from './data-access/user.repository';
+import type { IdentityDeps } from './domain/identity-deps';
+import { bcryptHasher, type PasswordHasher } from './domain/password-hasher';
+import { subscriptionChangedSubscriber } from './entry-points/events/subscription-changed.subscriber';
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
+import { registerIdentityHttp } from './entry-points/http';
 
-/** Wiring of the identity service; feature routes arrive with the identity issue. */
-export function defineIdentityService(config: IdentityConfig): ServiceDefinition<IdentityConfig> {
+export interface IdentityOptions {
+  /** Time for every rule (token expiry, lockout, reset links); tests pass a TestClock. */
+  clock?: Clock;
+}
+
+/** Builds the use-case dependencies from the running service's connections, once. */
+function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: PasswordHasher): IdentityDeps {
+  const { config } = deps;
+  const connection = deps.mongo.connection;
+  if (!deps.redis) throw new Error('identity needs Redis');
+  const f = config.identity;
   return {
-    config,
-    useRedis: true,
-    grpc: (server, deps) => registerIdentityGrpc(server, { users: userRepository(deps.mongo.connection) }),
-    outboxCollections: (deps) => [userModel(deps.mongo.connection).collection],
+    config: f,
+    clock,
+    logger: deps.logger,
+    users: userRepository(connection),
+    families: refreshFamilyRepository(connection),
+    oneTimeTokens: oneTimeTokenRepository(connection),
+    socialIdentities: socialIdentityRepository(connection),
+    attempts: loginAttemptsStore(deps.redis.client),
+    accessTokens: createAccessTokens(config.jwtSecret, clock),
+    blacklist: createTokenBlacklist(deps.redis.client, clock),
+    hasher,
+    providers: joseIdentityProviders(
+      {
+        apple: { jwksUrl: f.APPLE_JWKS_URL, issuers: [f.APPLE_ISSUER], audiences: f.APPLE_AUDIENCES },
+        google: { jwksUrl: f.GOOGLE_JWKS_URL, issuers: f.GOOGLE_ISSUERS, audiences: f.GOOGLE_AUDIENCES },
+      },
+      clock,
+    ),
+    avatars: localDiskAvatarStorage(f.IDENTITY_AVATAR_DIR),
+    cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS, deps.logger),
+    kickOutbox: () => deps.outbox.kick(),
   };
 }
 
-export const start = (config: IdentityConfig) => startService(defineIdentityService(config));
+/** Wiring of the identity service. */
+export function defineIdentityService(
+  config: IdentityConfig,
+  options: IdentityOptions = {},
+): ServiceDefinition<IdentityConfig> {
+  const clock = options.clock ?? systemClock;
+  const hasher = bcryptHasher(config.identity.IDENTITY_BCRYPT_COST);
+  let built: IdentityDeps | undefined;
+  const depsOf = (deps: ServiceDeps<IdentityConfig>) => (built ??= identityDeps(deps, clock, hasher));
+  return {
+    config,
+    useRedis: true,
+    http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
+    grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
+    consumers: (deps) => [subscriptionChangedSubscriber({ users: depsOf(deps).users })],
+    outboxCollections: (deps) => [
+      userModel(deps.mongo.connection).collection,
+      oneTimeTokenCollection(deps.mongo.connection),
+    ],
+  };
+}
+
+export const start = (config: IdentityConfig, options?: IdentityOptions) =>
+  startService(defineIdentityService(config, options));

@@ -1,12 +1,24 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import { outboxFields } from '@lingua/events';
+import type { AuthProvider, Role, SubscriptionStatus, UserProfile, UserSettings } from '../domain/user';
 
 export interface UserDocument {
   _id: string;
   email: string;
   username: string;
-  role: 'user' | 'subscriber' | 'admin';
-  subscriptionStatus: 'active' | 'inactive' | 'trial';
+  /** Lower-cased username: uniqueness is case-insensitive ("Anna" and "anna" are one name). */
+  usernameKey: string;
+  passwordHash?: string | null;
+  role: Role;
+  subscriptionStatus: SubscriptionStatus;
+  /** Timestamp of the last subscription event applied (events may arrive out of order). */
+  subscriptionSyncedAt?: Date | null;
+  emailVerified: boolean;
+  authProvider: AuthProvider;
+  profile?: Partial<UserProfile>;
+  settings?: Partial<UserSettings>;
+  lastLoginAt?: Date | null;
+  deletedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -16,16 +28,27 @@ const userSchema = new Schema<UserDocument>(
     _id: { type: String, required: true },
     email: { type: String, required: true },
     username: { type: String, required: true },
+    usernameKey: { type: String },
+    passwordHash: { type: String, default: null, select: false },
     role: { type: String, enum: ['user', 'subscriber', 'admin'], default: 'user' },
     subscriptionStatus: { type: String, enum: ['active', 'inactive', 'trial'], default: 'inactive' },
+    subscriptionSyncedAt: { type: Date, default: null },
+    emailVerified: { type: Boolean, default: false },
+    authProvider: { type: String, enum: ['password', 'apple', 'google'], default: 'password' },
+    profile: { type: Object, default: {} },
+    settings: { type: Object, default: {} },
+    lastLoginAt: { type: Date, default: null },
+    deletedAt: { type: Date, default: null },
     ...outboxFields,
   },
-  { timestamps: true, versionKey: false },
+  { timestamps: true, versionKey: false, minimize: false },
 );
 // index: sign-in and the EMAIL_EXISTS conflict (e-mails are stored lower-cased)
 userSchema.index({ email: 1 }, { unique: true });
-// index: the USERNAME_EXISTS conflict
+// index: the USERNAME_EXISTS conflict (exact spelling; the race-free backstop of the pre-check)
 userSchema.index({ username: 1 }, { unique: true });
+// index: the case-insensitive USERNAME_EXISTS pre-check ("Anna" and "anna" are one name)
+userSchema.index({ usernameKey: 1 });
 
 export const userModel = (connection: Connection): Model<UserDocument> =>
   (connection.models.User as Model<UserDocument> | undefined) ??

@@ -1,27 +1,227 @@
 import type { Connection } from 'mongoose';
-import type { User } from '../domain/user';
+import type { AnyDomainEvent } from '@lingua/contracts';
+import { stageEvents } from '@lingua/events';
+import { mapDuplicateKeyError } from '@lingua/mongo';
+import {
+  DEFAULT_SETTINGS,
+  type Role,
+  type SubscriptionStatus,
+  type User,
+  type UserProfile,
+  type UserSettings,
+} from '../domain/user';
 import { userModel, type UserDocument } from './user.model';
 
 const toUser = (d: UserDocument): User => ({
   id: d._id,
   email: d.email,
   username: d.username,
-  role: d.role,
-  subscriptionStatus: d.subscriptionStatus,
+  role: d.role ?? 'user',
+  subscriptionStatus: d.subscriptionStatus ?? 'inactive',
+  emailVerified: d.emailVerified ?? false,
+  authProvider: d.authProvider ?? 'password',
+  hasPassword: Boolean(d.passwordHash),
+  profile: {
+    displayName: d.profile?.displayName ?? null,
+    bio: d.profile?.bio ?? null,
+    avatarUrl: d.profile?.avatarUrl ?? null,
+    preferredLanguage: d.profile?.preferredLanguage ?? null,
+    nativeLanguage: d.profile?.nativeLanguage ?? null,
+    timezone: d.profile?.timezone ?? null,
+  },
+  settings: { ...DEFAULT_SETTINGS, ...d.settings },
+  lastLoginAt: d.lastLoginAt ?? null,
   createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
 });
 
-/** Plain objects out, never mongoose documents. */
+export interface NewUser {
+  id: string;
+  email: string;
+  username: string;
+  passwordHash: string | null;
+  emailVerified: boolean;
+  authProvider: User['authProvider'];
+  profile: Partial<UserProfile>;
+  lastLoginAt: Date | null;
+}
+
+const live = { deletedAt: null };
+const OUTBOX_WAIT_MS = 3_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const valueAt = (doc: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], doc);
+const same = (a: unknown, b: unknown) =>
+  a instanceof Date || b instanceof Date
+    ? new Date(a as Date).getTime() === new Date(b as Date).getTime()
+    : JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+/** Whether every `$set` path holds its value in the document read back. */
+const applied = (doc: UserDocument, $set: Record<string, unknown>) =>
+  Object.entries($set).every(([path, value]) => same(valueAt(doc, path), value));
+const DUPLICATES = { email: 'EMAIL_EXISTS', username: 'USERNAME_EXISTS' } as const;
+
+/** Plain objects out, never mongoose documents; deleted accounts are invisible. */
 export function userRepository(connection: Connection) {
   const Users = userModel(connection);
+  /**
+   * FerretDB v1 applies an update as read-modify-write of the whole document, so two concurrent
+   * updates of one document can lose one of them (measured here: most of 40 concurrent pairs). The
+   * outbox relay writes to a user document only while it carries pending events (right after the
+   * write that staged them, usually milliseconds), so other writes wait for that to end first, for a
+   * bounded time (NATS may be down), and then check that their change stuck.
+   */
+  async function outboxIdle(id: string): Promise<void> {
+    const deadline = Date.now() + OUTBOX_WAIT_MS;
+    while (Date.now() < deadline) {
+      const doc = await Users.collection.findOne({ _id: id as never }, { projection: { _outboxPending: 1 } });
+      if (!doc?._outboxPending) return;
+      await sleep(15);
+    }
+  }
+
+  /** $set after the relay is done with the document, re-applied if a concurrent write undid it. */
+  async function setAndRead(id: string, $set: Record<string, unknown>): Promise<User | undefined> {
+    await outboxIdle(id);
+    for (let attempt = 0; ; attempt++) {
+      const r = await Users.updateOne({ _id: id, ...live }, { $set });
+      if (r.matchedCount === 0) return undefined;
+      const doc = await Users.findOne({ _id: id, ...live })
+        .select('+passwordHash')
+        .lean<UserDocument>();
+      if (!doc) return undefined;
+      if (applied(doc, $set) || attempt >= 4) return toUser(doc);
+    }
+  }
   return {
     async findById(id: string): Promise<User | undefined> {
-      const doc = await Users.findById(id).lean<UserDocument>();
+      const doc = await Users.findOne({ _id: id, ...live }).lean<UserDocument>();
       return doc ? toUser(doc) : undefined;
     },
     async findByEmail(email: string): Promise<User | undefined> {
-      const doc = await Users.findOne({ email: email.toLowerCase() }).lean<UserDocument>();
+      const doc = await Users.findOne({ email: email.toLowerCase(), ...live }).lean<UserDocument>();
       return doc ? toUser(doc) : undefined;
+    },
+    /** The only read that returns the password hash: for verifying a password, nothing else. */
+    async findCredentials(by: { email: string } | { id: string }) {
+      const filter = 'email' in by ? { email: by.email.toLowerCase() } : { _id: by.id };
+      const doc = await Users.findOne({ ...filter, ...live })
+        .select('+passwordHash')
+        .lean<UserDocument>();
+      return doc ? { user: toUser(doc), passwordHash: doc.passwordHash ?? null } : undefined;
+    },
+    async emailTaken(email: string): Promise<boolean> {
+      return (await Users.exists({ email: email.toLowerCase() })) !== null;
+    },
+    async usernameTaken(username: string, exceptUserId?: string): Promise<boolean> {
+      const found = await Users.findOne({
+        $or: [{ usernameKey: username.toLowerCase() }, { username }],
+      })
+        .select('_id')
+        .lean<{ _id: string }>();
+      return found !== null && found._id !== exceptUserId;
+    },
+    /** Inserts the user and its events in one single-document write (outbox). */
+    async create(user: NewUser, events: AnyDomainEvent[]): Promise<User> {
+      try {
+        const doc = await Users.create({
+          _id: user.id,
+          email: user.email.toLowerCase(),
+          username: user.username,
+          usernameKey: user.username.toLowerCase(),
+          passwordHash: user.passwordHash,
+          emailVerified: user.emailVerified,
+          authProvider: user.authProvider,
+          profile: user.profile,
+          settings: {},
+          lastLoginAt: user.lastLoginAt,
+          ...(events.length > 0 ? stageEvents(...events).fields : {}),
+        });
+        return toUser(doc.toObject() as UserDocument);
+      } catch (err) {
+        return mapDuplicateKeyError(err, DUPLICATES, 'E-mail or username already registered');
+      }
+    },
+    /** Best effort, one write: a lost lastLoginAt is harmless, a slower sign-in is not. */
+    async recordLogin(id: string, at: Date): Promise<void> {
+      await Users.updateOne({ _id: id }, { $set: { lastLoginAt: at } });
+    },
+    /** Applies a subscription change unless a newer one was applied already. Admins stay admins. */
+    async applySubscription(
+      id: string,
+      change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date },
+    ): Promise<boolean> {
+      await outboxIdle(id);
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const doc = await Users.findOne({ _id: id }).select('role subscriptionSyncedAt').lean<UserDocument>();
+        if (!doc) return false;
+        if (doc.subscriptionSyncedAt && doc.subscriptionSyncedAt.getTime() >= change.at.getTime())
+          return false;
+        const $set = {
+          role: doc.role === 'admin' ? 'admin' : change.role,
+          subscriptionStatus: change.subscriptionStatus,
+          subscriptionSyncedAt: change.at,
+        };
+        // conditional on the state read: a concurrent newer event wins
+        await Users.updateOne({ _id: id, subscriptionSyncedAt: doc.subscriptionSyncedAt ?? null }, { $set });
+        const after = await Users.findOne({ _id: id }).lean<UserDocument>();
+        if (after && applied(after, $set)) return true; // else lost to a concurrent write: try again
+      }
+      return false;
+    },
+    async setPassword(id: string, passwordHash: string): Promise<void> {
+      await setAndRead(id, { passwordHash });
+    },
+    async markEmailVerified(id: string): Promise<User | undefined> {
+      return setAndRead(id, { emailVerified: true });
+    },
+    async updateProfile(
+      id: string,
+      change: { username?: string; profile: Partial<UserProfile> },
+    ): Promise<User | undefined> {
+      const $set: Record<string, unknown> = {};
+      if (change.username !== undefined) {
+        $set.username = change.username;
+        $set.usernameKey = change.username.toLowerCase();
+      }
+      for (const [key, value] of Object.entries(change.profile))
+        if (value !== undefined) $set[`profile.${key}`] = value;
+      try {
+        return await setAndRead(id, $set);
+      } catch (err) {
+        return mapDuplicateKeyError(err, { username: 'USERNAME_EXISTS' }, 'Username already taken');
+      }
+    },
+    async updateSettings(id: string, settings: Partial<UserSettings>): Promise<User | undefined> {
+      const $set: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(settings))
+        if (value !== undefined) $set[`settings.${key}`] = value;
+      return setAndRead(id, $set);
+    },
+    /**
+     * Deletes an account: personal data is erased and e-mail/username freed in the same write that
+     * stages user.deleted, so the event cannot be lost; the emptied document is kept as its carrier.
+     */
+    async softDelete(id: string, at: Date, event: AnyDomainEvent): Promise<boolean> {
+      await outboxIdle(id);
+      const staged = stageEvents(event).update;
+      const result = await Users.updateOne(
+        { _id: id, ...live },
+        {
+          ...staged,
+          $set: {
+            ...staged.$set,
+            deletedAt: at,
+            email: `deleted+${id}@invalid.lingua`,
+            username: `deleted_${id}`,
+            usernameKey: `deleted_${id}`,
+            passwordHash: null,
+            profile: {},
+            settings: {},
+          },
+        },
+      );
+      return result.modifiedCount === 1;
     },
   };
 }

@@ -1,0 +1,78 @@
+import { type Connection, type Model, Schema } from 'mongoose';
+import type { AnyDomainEvent } from '@lingua/contracts';
+import { stageEvents } from '@lingua/events';
+
+export type OneTimeTokenKind = 'verify-email' | 'reset-password';
+
+/** E-mail verification and password-reset tokens: only their SHA-256 is stored, and each works once. */
+interface OneTimeTokenDocument {
+  _id: string; // sha256 of the token
+  kind: OneTimeTokenKind;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  _outbox?: unknown[];
+  _outboxPending?: boolean;
+}
+
+const tokenSchema = new Schema<OneTimeTokenDocument>(
+  {
+    _id: { type: String, required: true },
+    kind: { type: String, required: true },
+    userId: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    usedAt: { type: Date, default: null },
+    // The e-mail request event travels in the token's own insert (outbox). Not select:false, unlike
+    // the lib's outboxFields: FerretDB rejects findAndModify with the projection that would need.
+    _outbox: { type: [Object], default: undefined },
+    // index: the outbox relay's only query
+    _outboxPending: { type: Boolean, index: true },
+  },
+  { versionKey: false, collection: 'one_time_tokens' },
+);
+// index: invalidating a user's outstanding reset tokens once one was used
+tokenSchema.index({ userId: 1, kind: 1 });
+
+const tokenModel = (connection: Connection): Model<OneTimeTokenDocument> =>
+  (connection.models.OneTimeToken as Model<OneTimeTokenDocument> | undefined) ??
+  connection.model<OneTimeTokenDocument>('OneTimeToken', tokenSchema);
+
+export function oneTimeTokenRepository(connection: Connection) {
+  const Tokens = tokenModel(connection);
+  return {
+    async create(
+      t: { hash: string; kind: OneTimeTokenKind; userId: string; now: Date; expiresAt: Date },
+      events: AnyDomainEvent[] = [],
+    ) {
+      await Tokens.create({
+        _id: t.hash,
+        kind: t.kind,
+        userId: t.userId,
+        createdAt: t.now,
+        expiresAt: t.expiresAt,
+        ...(events.length > 0 ? stageEvents(...events).fields : {}),
+      });
+    },
+    /** Marks the token used if it is unused and unexpired (atomic: a token works exactly once). */
+    async consume(hash: string, kind: OneTimeTokenKind, now: Date): Promise<{ userId: string } | undefined> {
+      // Let the outbox relay finish with this document first: FerretDB v1 updates are read-modify-write,
+      // and a relay write racing this one could undo `usedAt` (see user.repository).
+      const deadline = Date.now() + 3_000;
+      while (Date.now() < deadline && (await Tokens.exists({ _id: hash, _outboxPending: true })))
+        await new Promise((r) => setTimeout(r, 15));
+      const doc = await Tokens.findOneAndUpdate(
+        { _id: hash, kind, usedAt: null, expiresAt: { $gt: now } },
+        { $set: { usedAt: now } },
+        { returnDocument: 'after' },
+      ).lean<OneTimeTokenDocument>();
+      return doc ? { userId: doc.userId } : undefined;
+    },
+    async invalidateAll(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
+      await Tokens.updateMany({ userId, kind, usedAt: null }, { $set: { usedAt: now } });
+    },
+  };
+}
+export const oneTimeTokenCollection = (connection: Connection) => tokenModel(connection).collection;
+export type OneTimeTokenRepository = ReturnType<typeof oneTimeTokenRepository>;

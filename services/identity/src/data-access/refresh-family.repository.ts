@@ -1,0 +1,102 @@
+import { type Connection, type Model, Schema } from 'mongoose';
+
+/**
+ * One document per sign-in (a "family"): the hash of its current refresh token and of every token it
+ * replaced. Rotation is one atomic single-document update; presenting a replaced token is reuse.
+ */
+export interface RefreshFamilyDocument {
+  _id: string;
+  userId: string;
+  currentHash: string;
+  previousHashes: string[];
+  rememberMe: boolean;
+  createdAt: Date;
+  rotatedAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  revokedReason: string | null;
+}
+
+const familySchema = new Schema<RefreshFamilyDocument>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    currentHash: { type: String, required: true },
+    previousHashes: { type: [String], default: [] },
+    rememberMe: { type: Boolean, default: true },
+    createdAt: { type: Date, required: true },
+    rotatedAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+    revokedReason: { type: String, default: null },
+  },
+  { versionKey: false, collection: 'refresh_families' },
+);
+// index: "log out of all devices" and revocation on password reset / account deletion
+familySchema.index({ userId: 1 });
+
+const familyModel = (connection: Connection): Model<RefreshFamilyDocument> =>
+  (connection.models.RefreshFamily as Model<RefreshFamilyDocument> | undefined) ??
+  connection.model<RefreshFamilyDocument>('RefreshFamily', familySchema);
+
+export type RefreshFamily = Omit<RefreshFamilyDocument, '_id'> & { id: string };
+const toFamily = ({ _id, ...rest }: RefreshFamilyDocument): RefreshFamily => ({ id: _id, ...rest });
+
+export function refreshFamilyRepository(connection: Connection) {
+  const Families = familyModel(connection);
+  return {
+    async create(family: {
+      id: string;
+      userId: string;
+      tokenHash: string;
+      rememberMe: boolean;
+      now: Date;
+      expiresAt: Date;
+    }): Promise<void> {
+      await Families.create({
+        _id: family.id,
+        userId: family.userId,
+        currentHash: family.tokenHash,
+        previousHashes: [],
+        rememberMe: family.rememberMe,
+        createdAt: family.now,
+        rotatedAt: family.now,
+        expiresAt: family.expiresAt,
+      });
+    },
+    /** Swaps the current token for a new one if `tokenHash` is current, live and unexpired; else undefined. */
+    async rotate(
+      id: string,
+      tokenHash: string,
+      next: { tokenHash: string; now: Date; expiresAt: Date },
+    ): Promise<RefreshFamily | undefined> {
+      const doc = await Families.findOneAndUpdate(
+        { _id: id, currentHash: tokenHash, revokedAt: null, expiresAt: { $gt: next.now } },
+        {
+          $set: { currentHash: next.tokenHash, rotatedAt: next.now, expiresAt: next.expiresAt },
+          $push: { previousHashes: tokenHash },
+        },
+        { returnDocument: 'after' },
+      ).lean<RefreshFamilyDocument>();
+      return doc ? toFamily(doc) : undefined;
+    },
+    async findById(id: string): Promise<RefreshFamily | undefined> {
+      const doc = await Families.findById(id).lean<RefreshFamilyDocument>();
+      return doc ? toFamily(doc) : undefined;
+    },
+    async revoke(id: string, reason: string, now: Date): Promise<void> {
+      await Families.updateOne(
+        { _id: id, revokedAt: null },
+        { $set: { revokedAt: now, revokedReason: reason } },
+      );
+    },
+    async revokeAllOfUser(userId: string, reason: string, now: Date): Promise<number> {
+      const r = await Families.updateMany(
+        { userId, revokedAt: null },
+        { $set: { revokedAt: now, revokedReason: reason } },
+      );
+      return r.modifiedCount;
+    },
+  };
+}
+export type RefreshFamilyRepository = ReturnType<typeof refreshFamilyRepository>;

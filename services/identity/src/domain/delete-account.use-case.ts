@@ -1,0 +1,44 @@
+import { makeEvent } from '@lingua/contracts';
+import { AppError } from '@lingua/errors';
+import type { IdentityDeps } from './identity-deps';
+
+/**
+ * Deletes the account after a password confirmation (accounts without a password, made by Apple or
+ * Google sign-in, confirm with their valid access token alone). user.deleted goes out through the
+ * outbox, every sign-in ends and the current access token is blacklisted.
+ */
+export async function deleteAccount(
+  input: {
+    userId: string;
+    password?: string | undefined;
+    reason?: string | undefined;
+    accessToken: string;
+    accessExp: number;
+  },
+  deps: IdentityDeps,
+): Promise<void> {
+  const credentials = await deps.users.findCredentials({ id: input.userId });
+  if (!credentials) throw new AppError('NOT_FOUND', 'User not found');
+  if (credentials.passwordHash) {
+    if (!input.password)
+      throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+        details: { password: ['Password is required'] },
+      });
+    if (!(await deps.hasher.verify(input.password, credentials.passwordHash)))
+      throw new AppError('INVALID_CREDENTIALS', 'Password is incorrect');
+  }
+  const now = deps.clock.now();
+  const event = makeEvent(
+    'user.deleted',
+    { userId: input.userId, ...(input.reason && { reason: input.reason }) },
+    { now },
+  );
+  await deps.users.softDelete(input.userId, now, event);
+  deps.kickOutbox();
+  await deps.families.revokeAllOfUser(input.userId, 'account-deleted', now);
+  await deps.socialIdentities.unlinkAll(input.userId);
+  await deps.blacklist.add(input.accessToken, input.accessExp);
+  await deps.attempts.reset(credentials.user.email);
+  const avatar = credentials.user.profile.avatarUrl?.split('/').pop();
+  if (avatar) await deps.avatars.remove(avatar);
+}

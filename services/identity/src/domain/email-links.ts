@@ -1,0 +1,61 @@
+import { makeEvent } from '@lingua/contracts';
+import type { IdentityDeps } from './identity-deps';
+import { POLICY } from './policies';
+import { randomToken, sha256 } from './secrets';
+import type { User } from './user';
+
+type LinkDeps = Pick<IdentityDeps, 'oneTimeTokens' | 'clock' | 'config'>;
+
+const link = (base: string, path: string, token: string) =>
+  `${base.replace(/\/+$/, '')}${path}?token=${encodeURIComponent(token)}`;
+
+/**
+ * Creates a single-use verification token (hash stored) and the event asking notifications to mail
+ * its link. The token is stored first, so an event never points at a token that does not exist.
+ */
+export async function emailVerificationRequest(user: Pick<User, 'id' | 'email'>, deps: LinkDeps) {
+  const now = deps.clock.now();
+  const token = randomToken();
+  const expiresAt = new Date(now.getTime() + POLICY.verifyTokenTtlMs);
+  await deps.oneTimeTokens.create({
+    hash: sha256(token),
+    kind: 'verify-email',
+    userId: user.id,
+    now,
+    expiresAt,
+  });
+  return makeEvent(
+    'user.email_verification_requested',
+    {
+      userId: user.id,
+      email: user.email,
+      verifyUrl: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/verify-email', token),
+      expiresAt: expiresAt.toISOString(),
+    },
+    { now },
+  );
+}
+
+/**
+ * A single-use reset token (15 minutes) stored with the event that asks notifications to mail its
+ * link: one insert, so the mail request cannot be lost and never points at a missing token.
+ */
+export async function requestResetLink(user: Pick<User, 'id' | 'email'>, deps: LinkDeps): Promise<void> {
+  const now = deps.clock.now();
+  const token = randomToken();
+  const expiresAt = new Date(now.getTime() + POLICY.resetTokenTtlMs);
+  const event = makeEvent(
+    'user.password_reset_requested',
+    {
+      userId: user.id,
+      email: user.email,
+      resetUrl: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/reset-password', token),
+      expiresAt: expiresAt.toISOString(),
+    },
+    { now },
+  );
+  await deps.oneTimeTokens.create(
+    { hash: sha256(token), kind: 'reset-password', userId: user.id, now, expiresAt },
+    [event],
+  );
+}

@@ -1,0 +1,32 @@
+import type { AccessTokens, Clock, TokenBlacklist } from '@lingua/auth';
+import type { Logger } from '@lingua/logger';
+import type { IdentityFeatureConfig } from '../config';
+import type { LoginAttemptsStore } from '../data-access/login-attempts.store';
+import type { OneTimeTokenRepository } from '../data-access/one-time-token.repository';
+import type { RefreshFamilyRepository } from '../data-access/refresh-family.repository';
+import type { SocialIdentityRepository } from '../data-access/social-identity.repository';
+import type { UserRepository } from '../data-access/user.repository';
+import type { AvatarStorage } from '../data-access/avatar-storage';
+import type { CardStatsSource } from '../data-access/card-stats.client';
+import type { IdentityProviders } from '../data-access/identity-providers';
+import type { PasswordHasher } from './password-hasher';
+
+/** Everything the use cases need, injected (tests pass a TestClock and real stores). */
+export interface IdentityDeps {
+  config: IdentityFeatureConfig;
+  clock: Clock;
+  logger: Logger;
+  users: UserRepository;
+  families: RefreshFamilyRepository;
+  oneTimeTokens: OneTimeTokenRepository;
+  socialIdentities: SocialIdentityRepository;
+  attempts: LoginAttemptsStore;
+  accessTokens: AccessTokens;
+  blacklist: TokenBlacklist;
+  hasher: PasswordHasher;
+  providers: IdentityProviders;
+  avatars: AvatarStorage;
+  cardStats: CardStatsSource;
+  /** Publishes staged events right after the write. */
+  kickOutbox(): void;
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@lingua/errors';
+import type { IdentityDeps } from './identity-deps';
+import { POLICY } from './policies';
+import { randomToken, sha256 } from './secrets';
+import type { User } from './user';
+
+export interface IssuedSession {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+  refreshExpiresAt: Date;
+  /** false: the refresh cookie is a browser-session cookie. */
+  persistent: boolean;
+}
+
+type SessionDeps = Pick<IdentityDeps, 'accessTokens' | 'families' | 'clock' | 'users'>;
+
+const refreshTtl = (rememberMe: boolean) => (rememberMe ? POLICY.refreshTtlMs : POLICY.sessionRefreshTtlMs);
+
+function signAccess(user: User, deps: Pick<IdentityDeps, 'accessTokens'>) {
+  return deps.accessTokens.sign(
+    {
+      sub: user.id,
+      email: user.email,
+      username: user.username,
+      role: user.role,
+      subscription_status: user.subscriptionStatus,
+    },
+    POLICY.accessTokenTtlSeconds,
+  );
+}
+
+/** Refresh tokens are opaque: `<familyId>.<256-bit secret>`; only their SHA-256 is stored. */
+function parseRefreshToken(token: string): { familyId: string } | undefined {
+  const m = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  return m ? { familyId: m[1]! } : undefined;
+}
+
+/** A new sign-in: an access token and the first refresh token of a new family. */
+export async function issueSession(
+  user: User,
+  options: { rememberMe: boolean },
+  deps: SessionDeps,
+): Promise<IssuedSession> {
+  const now = deps.clock.now();
+  const access = signAccess(user, deps);
+  const familyId = randomUUID();
+  const refreshToken = `${familyId}.${randomToken()}`;
+  const refreshExpiresAt = new Date(now.getTime() + refreshTtl(options.rememberMe));
+  await deps.families.create({
+    id: familyId,
+    userId: user.id,
+    tokenHash: sha256(refreshToken),
+    rememberMe: options.rememberMe,
+    now,
+    expiresAt: refreshExpiresAt,
+  });
+  return {
+    accessToken: access.token,
+    refreshToken,
+    expiresIn: access.expiresIn,
+    refreshExpiresAt,
+    persistent: options.rememberMe,
+  };
+}
+
+/**
+ * Rotates a refresh token: the presented one stops working and a new one is issued, with an access
+ * token carrying the user's current role and subscription status. Presenting an already-rotated token
+ * means it was copied: the whole family is revoked, so the thief's copy dies too.
+ */
+export async function refreshSession(refreshToken: string, deps: SessionDeps): Promise<IssuedSession> {
+  const parsed = parseRefreshToken(refreshToken);
+  if (!parsed) throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
+  const now = deps.clock.now();
+  const hash = sha256(refreshToken);
+  const existing = await deps.families.findById(parsed.familyId);
+  if (!existing) throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
+  const nextToken = `${parsed.familyId}.${randomToken()}`;
+  const expiresAt = new Date(now.getTime() + refreshTtl(existing.rememberMe));
+  const rotated = await deps.families.rotate(parsed.familyId, hash, {
+    tokenHash: sha256(nextToken),
+    now,
+    expiresAt,
+  });
+  if (!rotated) {
+    const family = (await deps.families.findById(parsed.familyId)) ?? existing;
+    if (family.previousHashes.includes(hash)) {
+      await deps.families.revoke(family.id, 'reuse-detected', now);
+      throw new AppError(
+        'TOKEN_BLACKLISTED',
+        'Refresh token was already used; all sessions of this sign-in are revoked',
+      );
+    }
+    if (family.revokedAt) throw new AppError('TOKEN_BLACKLISTED', 'Refresh token has been revoked');
+    if (family.currentHash === hash) throw new AppError('TOKEN_EXPIRED', 'Refresh token has expired');
+    throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
+  }
+  const user = await deps.users.findById(rotated.userId);
+  if (!user) {
+    await deps.families.revoke(rotated.id, 'user-gone', now);
+    throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
+  }
+  const access = signAccess(user, deps);
+  return {
+    accessToken: access.token,
+    refreshToken: nextToken,
+    expiresIn: access.expiresIn,
+    refreshExpiresAt: expiresAt,
+    persistent: rotated.rememberMe,
+  };
+}
+
+/** Ends one sign-in (the family of this refresh token), if the token belongs to `userId`. */
+export async function revokeRefreshToken(
+  refreshToken: string,
+  userId: string | undefined,
+  deps: Pick<IdentityDeps, 'families' | 'clock'>,
+): Promise<boolean> {
+  const parsed = parseRefreshToken(refreshToken);
+  if (!parsed) return false;
+  const family = await deps.families.findById(parsed.familyId);
+  if (!family || (userId !== undefined && family.userId !== userId)) return false;
+  const hash = sha256(refreshToken);
+  if (family.currentHash !== hash && !family.previousHashes.includes(hash)) return false;
+  await deps.families.revoke(family.id, 'logout', deps.clock.now());
+  return true;
+}

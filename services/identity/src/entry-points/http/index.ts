@@ -1,0 +1,21 @@
+import cookieParser from 'cookie-parser';
+import type { Express } from 'express';
+import { authenticate } from '@lingua/auth';
+import type { Logger } from '@lingua/logger';
+import { createApiDocs, serveApiDocs } from '@lingua/openapi';
+import type { IdentityDeps } from '../../domain/identity-deps';
+import { authCatalogueRoutes } from './auth-catalogue.routes';
+import { authV1Routes } from './auth-v1.routes';
+import { usersRoutes } from './users.routes';
+
+/** Every HTTP route of identity, and its OpenAPI fragment at /internal/openapi.json. */
+export function registerIdentityHttp(app: Express, deps: IdentityDeps, logger: Logger): void {
+  const docs = createApiDocs('identity');
+  // Services verify tokens themselves, blacklist included, even behind the gateway.
+  const authenticated = authenticate({ tokens: deps.accessTokens, blacklist: deps.blacklist });
+  app.use(['/api/v1/auth', '/api/auth'], cookieParser());
+  app.use(authV1Routes(deps, authenticated, docs));
+  app.use(authCatalogueRoutes(deps, authenticated, docs, logger));
+  app.use(usersRoutes(deps, authenticated, docs));
+  serveApiDocs(app, docs);
+}

@@ -1,0 +1,151 @@
+import { type RequestHandler, Router } from 'express';
+import multer from 'multer';
+import { z } from 'zod';
+import { currentUser } from '@lingua/auth';
+import { AppError, parseInput } from '@lingua/errors';
+import { sendSuccess } from '@lingua/http';
+import type { ApiDocs } from '@lingua/openapi';
+import { deleteAccount } from '../../domain/delete-account.use-case';
+import type { IdentityDeps } from '../../domain/identity-deps';
+import { POLICY } from '../../domain/policies';
+import { getProfile, updateProfile, updateSettings } from '../../domain/profile.use-case';
+import { MessageData, PublicUser } from './auth-catalogue.schemas';
+import { profileData, publicUser } from './presenters';
+import {
+  AvatarParams,
+  DeleteAccountBody,
+  ProfileData,
+  Settings,
+  UpdateProfileBody,
+  UpdateSettingsBody,
+} from './users.schemas';
+
+const P = '/api/users';
+
+/**
+ * Multipart parsing for the avatar: one file, in memory, capped at the premium limit (the per-role
+ * limit is checked once the caller's role is known); a few short text fields at most.
+ */
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: POLICY.avatarMaxBytes.premium, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+}).single('avatar');
+
+const multipart: RequestHandler = (req, res, next) => {
+  if (!req.is('multipart/form-data')) return next();
+  upload(req, res, (err: unknown) => next(err ? toUploadError(err) : undefined));
+};
+
+function toUploadError(err: unknown): AppError {
+  const e = err as { code?: string; field?: string };
+  if (e.code === 'LIMIT_FILE_SIZE')
+    return new AppError('PAYLOAD_TOO_LARGE', 'Avatar must be at most 50 MB', {
+      details: { maxBytes: POLICY.avatarMaxBytes.premium },
+    });
+  if (e.code === 'LIMIT_UNEXPECTED_FILE')
+    return new AppError('VALIDATION_ERROR', 'Validation failed', {
+      details: { [e.field ?? 'file']: ['Only one file, in the field "avatar", is accepted'] },
+    });
+  return new AppError('INVALID_INPUT', 'Malformed multipart body', { cause: err });
+}
+
+/** Group C users: profile (with stats from flashcards), settings, avatar files, account deletion. */
+export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, docs: ApiDocs): Router {
+  const router = Router();
+
+  router.get(`${P}/profile`, authenticated, async (_req, res) => {
+    const { user, stats } = await getProfile(currentUser(res).sub, deps);
+    sendSuccess(res, { user: publicUser(user), profile: profileData(user), stats });
+  });
+  docs.route({
+    method: 'get',
+    path: `${P}/profile`,
+    summary: 'The caller: user, profile (with settings) and flashcard stats (zeros when flashcards is down)',
+    auth: 'access',
+    response: ProfileData,
+  });
+
+  router.put(`${P}/profile`, authenticated, multipart, async (req, res) => {
+    const input = parseInput(UpdateProfileBody, req.body ?? {});
+    const user = await updateProfile(
+      currentUser(res).sub,
+      { ...input, avatar: req.file ? { data: req.file.buffer } : undefined },
+      deps,
+    );
+    sendSuccess(res, {
+      user: { ...publicUser(user), profile: profileData(user) },
+      message: 'Profile updated',
+    });
+  });
+  docs.route({
+    method: 'put',
+    path: `${P}/profile`,
+    summary: 'Update profile fields and the avatar (JPEG/PNG/WebP; 10 MB free, 50 MB premium)',
+    auth: 'access',
+    body: UpdateProfileBody,
+    bodyType: 'multipart/form-data',
+    response: z.object({ user: PublicUser, message: z.string() }),
+    errors: { 409: 'RES002 username taken', 413: 'avatar too large' },
+  });
+
+  router.put(`${P}/settings`, authenticated, async (req, res) => {
+    const input = parseInput(UpdateSettingsBody, req.body ?? {});
+    const settings = await updateSettings(currentUser(res).sub, input, deps);
+    sendSuccess(res, { settings, message: 'Settings updated' });
+  });
+  docs.route({
+    method: 'put',
+    path: `${P}/settings`,
+    summary: 'Update learning and notification settings',
+    auth: 'access',
+    body: UpdateSettingsBody,
+    response: z.object({ settings: Settings, message: z.string() }),
+  });
+
+  router.delete(`${P}/account`, authenticated, async (req, res) => {
+    const body = parseInput(DeleteAccountBody, req.body ?? {});
+    const user = currentUser(res);
+    await deleteAccount(
+      {
+        userId: user.sub,
+        password: body.password,
+        reason: body.reason,
+        accessToken: res.locals.accessToken as string,
+        accessExp: user.exp,
+      },
+      deps,
+    );
+    sendSuccess(res, { message: 'Account deleted' });
+  });
+  docs.route({
+    method: 'delete',
+    path: `${P}/account`,
+    summary: 'Delete the account (password confirmation); emits user.deleted',
+    auth: 'access',
+    body: DeleteAccountBody,
+    response: MessageData,
+    errors: { 401: 'AUTH003 wrong password' },
+  });
+
+  router.get(`${P}/avatars/:name`, async (req, res) => {
+    const { name } = parseInput(AvatarParams, req.params);
+    const file = await deps.avatars.read(name);
+    if (!file) throw new AppError('NOT_FOUND', 'Avatar not found');
+    res
+      .type(`image/${file.type}`)
+      .set('Cache-Control', 'public, max-age=31536000, immutable')
+      .set('X-Content-Type-Options', 'nosniff')
+      .send(file.data);
+  });
+  docs.route({
+    method: 'get',
+    path: `${P}/avatars/:name`,
+    summary: 'An avatar image (public, unguessable name)',
+    auth: 'none',
+    params: AvatarParams,
+    download: { 'image/*': 'the image' },
+    errors: { 404: 'not found' },
+  });
+
+  return router;
+}
