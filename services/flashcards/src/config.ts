@@ -10,6 +10,17 @@ export const flashcardsOwnEnv = z.object({
   /** Group B only: anonymous callers act as one fixed test user (spec, Authentication 13). Never in production. */
   FLASHCARDS_DEV_ANONYMOUS_USER: env.bool(false),
   FLASHCARDS_DEV_USER_ID: z.guid().default('00000000-0000-4000-8000-000000000001'),
+  /** The due read model in Redis (see src/data-access/due-index.ts); false = due queries go to MongoDB. */
+  FLASHCARDS_DUE_INDEX: env.bool(true),
+  /** An index without writes expires after this many seconds (rebuilt from MongoDB on the next read). */
+  FLASHCARDS_DUE_INDEX_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(7 * 86_400),
+  /** How long a due read waits for another request's rebuild before answering from MongoDB. */
+  FLASHCARDS_DUE_INDEX_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
 });
 
 export const flashcardsConfigSchema = z
@@ -25,6 +36,11 @@ export const flashcardsConfigSchema = z
       ...base.data,
       devAnonymousUser: own.data.FLASHCARDS_DEV_ANONYMOUS_USER && base.data.NODE_ENV !== 'production',
       devUserId: own.data.FLASHCARDS_DEV_USER_ID,
+      dueIndex: {
+        enabled: own.data.FLASHCARDS_DUE_INDEX,
+        ttlSeconds: own.data.FLASHCARDS_DUE_INDEX_TTL_S,
+        waitMs: own.data.FLASHCARDS_DUE_INDEX_WAIT_MS,
+      },
     };
   });
 

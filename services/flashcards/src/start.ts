@@ -3,7 +3,8 @@ import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
 import { cardModel } from './data-access/card.model';
-import { cardCounter, cardRepository } from './data-access/card.repository';
+import { cardCounter, cardRepository, dueIndexSource } from './data-access/card.repository';
+import { createDueIndex } from './data-access/due-index';
 import { learningProfileRepository } from './data-access/learning-profile.repository';
 import { reviewRepository } from './data-access/review.repository';
 import { sessionRepository } from './data-access/session.repository';
@@ -36,6 +37,17 @@ export function flashcardsDeps(
     blacklist,
     devUserId: deps.config.devAnonymousUser ? deps.config.devUserId : undefined,
   });
+  const dueIndex =
+    deps.redis && deps.config.dueIndex.enabled
+      ? createDueIndex({
+          client: deps.redis.client,
+          source: dueIndexSource(connection),
+          logger: deps.logger,
+          namespace: connection.db?.databaseName ?? connection.name,
+          ttlSeconds: deps.config.dueIndex.ttlSeconds,
+          waitMs: deps.config.dueIndex.waitMs,
+        })
+      : undefined;
   return {
     config: deps.config,
     logger: deps.logger,
@@ -44,7 +56,7 @@ export function flashcardsDeps(
     redis: deps.redis,
     publisher: deps.publisher,
     outbox: deps.outbox,
-    cards: cardRepository(connection),
+    cards: cardRepository(connection, dueIndex),
     sets: setRepository(connection),
     reviews: reviewRepository(connection),
     sessions: sessionRepository(connection),

@@ -3,6 +3,7 @@ import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
 import type { CardCounter } from '../domain/card-stats.use-case';
 import { type CardDoc, cardModel } from './card.model';
+import type { DueIndex, DueIndexSource } from './due-index';
 
 /** A card as the domain sees it: a plain object with `id`. */
 export type Card = Omit<CardDoc, '_id'> & { id: string };
@@ -45,7 +46,7 @@ export interface DueQuery {
 export type CardRepository = ReturnType<typeof cardRepository>;
 
 /** Data access for cards; every query is scoped to the owner, so another user's card is simply "not found". */
-export function cardRepository(connection: Connection) {
+export function cardRepository(connection: Connection, dueIndex?: DueIndex) {
   const Cards = cardModel(connection);
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
 
@@ -78,15 +79,27 @@ export function cardRepository(connection: Connection) {
         ...(events.length > 0 && stageEvents(...events).fields),
       };
       await Cards.collection.insertOne(doc as never);
-      return toCard({ ...(doc as unknown as CardDoc) });
+      const inserted = toCard({ ...(doc as unknown as CardDoc) });
+      await dueIndex?.cardsWritten(inserted.userId, [inserted]);
+      return inserted;
     },
 
     async insertMany(cards: NewCard[]): Promise<void> {
       if (cards.length === 0) return;
-      await Cards.collection.insertMany(
-        cards.map(({ id, ...rest }) => ({ _id: id, ...rest, wordKey: wordKeyOf(rest.word) })) as never[],
-        { ordered: false },
-      );
+      const docs = cards.map(({ id, ...rest }) => ({ _id: id, ...rest, wordKey: wordKeyOf(rest.word) }));
+      const users = [...new Set(docs.map((d) => d.userId))];
+      try {
+        await Cards.collection.insertMany(docs as never[], { ordered: false });
+      } catch (err) {
+        // some of the cards may be in the database, some not: the next read rebuilds from the truth
+        for (const userId of users) await dueIndex?.invalidate(userId);
+        throw err;
+      }
+      for (const userId of users)
+        await dueIndex?.cardsWritten(
+          userId,
+          docs.filter((d) => d.userId === userId).map((d) => toCard(d)),
+        );
     },
 
     async findActive(userId: string, id: string): Promise<Card | null> {
@@ -123,7 +136,12 @@ export function cardRepository(connection: Connection) {
       return { items: docs.map(toCard), total };
     },
 
+    /** The due read model answers (see due-index.ts); MongoDB when it cannot, and for one set. */
     async due(userId: string, q: DueQuery): Promise<Card[]> {
+      if (dueIndex && !q.setId) {
+        const cards = await dueIndex.due(userId, q);
+        if (cards) return cards;
+      }
       const filter: QueryFilter<CardDoc> = {
         userId,
         isArchived: false,
@@ -136,6 +154,10 @@ export function cardRepository(connection: Connection) {
     },
 
     async countDue(userId: string, to: Date, setId?: string): Promise<number> {
+      if (dueIndex && !setId) {
+        const count = await dueIndex.countDue(userId, to);
+        if (count !== null) return count;
+      }
       return Cards.countDocuments({
         userId,
         isArchived: false,
@@ -199,12 +221,30 @@ export function cardRepository(connection: Connection) {
         (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
         { returnDocument: 'after' },
       );
-      return doc ? toCard(doc as unknown as CardDoc) : null;
+      if (!doc) return null;
+      const card = toCard(doc as unknown as CardDoc);
+      await dueIndex?.cardsWritten(userId, [card]);
+      return card;
     },
 
     async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {
-      const r = await Cards.updateMany({ _id: { $in: ids }, userId, isArchived: false }, { $set: set });
-      return r.modifiedCount;
+      try {
+        const r = await Cards.updateMany({ _id: { $in: ids }, userId, isArchived: false }, { $set: set });
+        return r.modifiedCount;
+      } finally {
+        // the new states are not returned: the next due read rebuilds the user's index
+        await dueIndex?.invalidate(userId);
+      }
+    },
+
+    /** After a bulk write elsewhere changed these cards' content (not their schedule or state). */
+    async contentChanged(userId: string, ids: string[]): Promise<void> {
+      await dueIndex?.contentChanged(userId, ids);
+    },
+
+    /** After a bulk write elsewhere whose effect is not known card by card (e.g. a rolled-back import). */
+    async invalidateDueIndex(userId: string): Promise<void> {
+      await dueIndex?.invalidate(userId);
     },
 
     async countInSets(userId: string, setIds: string[]) {
@@ -215,13 +255,32 @@ export function cardRepository(connection: Connection) {
     },
 
     async deleteSetCards(userId: string, setId: string): Promise<number> {
-      const active = await Cards.countDocuments({ userId, setId, isArchived: false });
-      await Cards.deleteMany({ userId, setId });
-      return active;
+      const cards = await Cards.find({ userId, setId })
+        .select({ _id: 1, isArchived: 1 })
+        .lean<{ _id: string; isArchived: boolean }[]>();
+      let deleted: number;
+      try {
+        deleted = (await Cards.deleteMany({ userId, setId })).deletedCount;
+      } catch (err) {
+        await dueIndex?.invalidate(userId);
+        throw err;
+      }
+      // a card added to the set between the read and the delete is not in `cards`: rebuild from the truth
+      if (deleted !== cards.length) await dueIndex?.invalidate(userId);
+      else
+        await dueIndex?.cardsDeleted(
+          userId,
+          cards.map((c) => c._id),
+        );
+      return cards.filter((c) => !c.isArchived).length;
     },
 
     async deleteAllOfUser(userId: string): Promise<number> {
-      return (await Cards.deleteMany({ userId })).deletedCount;
+      try {
+        return (await Cards.deleteMany({ userId })).deletedCount;
+      } finally {
+        await dueIndex?.invalidate(userId);
+      }
     },
   };
 }
@@ -238,5 +297,23 @@ export function cardCounter(connection: Connection): CardCounter {
         ...(minMastery !== undefined && { masteryLevel: { $gte: minMastery } }),
         ...(favorite !== undefined && { isFavorite: favorite }),
       }),
+  };
+}
+
+/** What the due read model reads from MongoDB: the user's active cards, and single cards by `_id`. */
+export function dueIndexSource(connection: Connection): DueIndexSource {
+  const Cards = cardModel(connection);
+  return {
+    async activeEntries(userId) {
+      const docs = await Cards.find({ userId, isArchived: false })
+        .select({ _id: 1, nextReviewDate: 1, isFavorite: 1 })
+        .lean<{ _id: string; nextReviewDate: Date; isFavorite: boolean }[]>();
+      return docs.map((d) => ({ id: d._id, due: d.nextReviewDate.getTime(), favorite: d.isFavorite }));
+    },
+    async byId(id) {
+      // `_id` alone: the one lookup the local FerretDB answers without reading the collection
+      const doc = await Cards.collection.findOne({ _id: id } as never);
+      return doc ? toCard(doc as unknown as CardDoc) : null;
+    },
   };
 }

@@ -96,6 +96,10 @@ export function portabilityStore(
               })),
               { ordered: true },
             );
+            await deps.cards.contentChanged(
+              userId,
+              batch.map((r) => r.cardId),
+            );
           }
         }
       } catch (err) {
@@ -118,6 +122,7 @@ export function portabilityStore(
             })),
           ).catch(() => undefined);
         }
+        await deps.cards.invalidateDueIndex(userId);
         throw err;
       }
     },

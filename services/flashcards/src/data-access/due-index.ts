@@ -1,0 +1,336 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@lingua/logger';
+import type { RedisClient } from '@lingua/redis';
+import type { CardDoc } from './card.model';
+
+/** The card shape the index caches (the repository's `Card`, without importing it: no cycle). */
+export type IndexedCard = Omit<CardDoc, '_id'> & { id: string };
+
+/** One entry of a rebuild: what the due read model needs of an active card. */
+export interface DueEntry {
+  id: string;
+  due: number;
+  favorite: boolean;
+}
+
+/** Where the index reads the truth from (MongoDB). */
+export interface DueIndexSource {
+  /** Every active (non-archived) card of the user: id, due date, favourite flag. */
+  activeEntries(userId: string): Promise<DueEntry[]>;
+  /** One card by id (any owner, any state) or null: the fast `findOne({_id})`. */
+  byId(id: string): Promise<IndexedCard | null>;
+}
+
+export interface DueIndexOptions {
+  client: RedisClient;
+  source: DueIndexSource;
+  logger: Logger;
+  /** Separates databases sharing one Redis (tests, bench). */
+  namespace: string;
+  /** Lifetime of an index without writes, seconds (every write renews it). */
+  ttlSeconds: number;
+  /** How long a read waits for another request's rebuild before answering from MongoDB. */
+  waitMs: number;
+}
+
+export interface DueRange {
+  from?: Date;
+  to: Date;
+  favoritesOnly?: boolean;
+  limit: number;
+}
+
+const DATE_FIELDS = ['lastReviewedAt', 'nextReviewDate', 'createdAt', 'updatedAt'] as const;
+const REBUILD_ATTEMPTS = 3;
+const ZADD_CHUNK = 1000;
+const LOCK_MS = 120_000;
+
+/** Fills cache misses only if no write happened since the read began (the generation is unchanged). */
+const FILL_IF_SAME_GENERATION = `
+if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1`;
+/** ready, generation, the window (id, score, …) and the cached cards of those ids, atomically. */
+const READ_WINDOW = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, false, {}, {}} end
+local gen = redis.call('GET', KEYS[2])
+local flat = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], ARGV[2], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
+if #flat == 0 then return {1, gen, flat, {}} end
+local ids = {}
+for i = 1, #flat, 2 do ids[#ids + 1] = flat[i] end
+return {1, gen, flat, redis.call('HMGET', KEYS[4], unpack(ids))}`;
+/** Releases the rebuild lock only when it is still ours. */
+const RELEASE_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+const toJson = (card: IndexedCard) => JSON.stringify(card);
+const fromJson = (text: string): IndexedCard => {
+  const card = JSON.parse(text) as Record<string, unknown>;
+  for (const f of DATE_FIELDS) if (typeof card[f] === 'string') card[f] = new Date(card[f]);
+  return card as unknown as IndexedCard;
+};
+
+export type DueIndex = ReturnType<typeof createDueIndex>;
+
+/** The Redis keys of one user's due index (exported for tests and operations). */
+export function dueIndexKeys(namespace: string, userId: string) {
+  const base = `flashcards:due:{${namespace}:${userId}}`;
+  return {
+    due: `${base}:due`,
+    fav: `${base}:fav`,
+    cards: `${base}:cards`,
+    ready: `${base}:ready`,
+    gen: `${base}:gen`,
+    dirty: `${base}:dirty`,
+    lock: `${base}:lock`,
+  };
+}
+
+/**
+ * The due read model in Redis, kept by the card repository on every card write. Why: the local
+ * FerretDB v1 answers every filtered or sorted card query by reading the whole collection, so the
+ * due query grew with everyone's cards; only `findOne({_id})` is fast there.
+ *
+ * Per user (keys `flashcards:due:{<db>:<user>}:*`):
+ * - `due`: sorted set of the active cards, score = nextReviewDate in ms; `fav`: the same for favourites;
+ * - `cards`: hash card id → the card as JSON (written by writers, filled by readers on a miss);
+ * - `ready`: present once the index was built from MongoDB (an absent marker means "rebuild first");
+ * - `gen`: bumped by every write, so a reader never caches a card it read before a concurrent write;
+ * - `dirty`: set by every write, so a rebuild that raced with writes is not trusted;
+ * - `lock`: one rebuild at a time.
+ *
+ * MongoDB stays the source of truth: a failed Redis write after the MongoDB write drops the user's
+ * index (rebuilt on the next read), and every answer is checked against the cards it returns; a
+ * mismatch drops the index and that request is answered from MongoDB. `null` from a read means
+ * "answer from MongoDB".
+ */
+export function createDueIndex(opts: DueIndexOptions) {
+  const { client, source, logger } = opts;
+  const keysOf = (userId: string) => dueIndexKeys(opts.namespace, userId);
+  /** Users whose index could not be dropped after a failed write: dropped before this process reads it again. */
+  const pendingDrops = new Set<string>();
+
+  async function drop(userId: string): Promise<boolean> {
+    const k = keysOf(userId);
+    try {
+      await client
+        .multi()
+        .del([k.ready, k.due, k.fav, k.cards])
+        .incr(k.gen)
+        .expire(k.gen, opts.ttlSeconds)
+        .set(k.dirty, '1', { EX: 600 })
+        .exec();
+      pendingDrops.delete(userId);
+      return true;
+    } catch (err) {
+      pendingDrops.add(userId);
+      logger.error({ err, userId }, 'due index: cannot drop a stale index; this process will not read it');
+      return false;
+    }
+  }
+
+  /** Applies writes to the index; on failure the index is dropped, never left stale. */
+  async function write(userId: string, build: (m: ReturnType<RedisClient['multi']>) => void) {
+    const k = keysOf(userId);
+    try {
+      const m = client.multi();
+      build(m);
+      m.incr(k.gen).set(k.dirty, '1', { EX: 600 });
+      for (const key of [k.ready, k.due, k.fav, k.cards, k.gen]) m.expire(key, opts.ttlSeconds);
+      await m.exec();
+    } catch (err) {
+      logger.warn({ err, userId }, 'due index: write failed after the database write; dropping the index');
+      await drop(userId);
+    }
+  }
+
+  async function rebuildOnce(userId: string): Promise<boolean> {
+    const k = keysOf(userId);
+    await client.del(k.dirty);
+    const entries = await source.activeEntries(userId);
+    const m = client.multi().del([k.ready, k.due, k.fav, k.cards]);
+    for (let i = 0; i < entries.length; i += ZADD_CHUNK) {
+      const chunk = entries.slice(i, i + ZADD_CHUNK);
+      m.zAdd(
+        k.due,
+        chunk.map((e) => ({ score: e.due, value: e.id })),
+      );
+      const favs = chunk.filter((e) => e.favorite);
+      if (favs.length)
+        m.zAdd(
+          k.fav,
+          favs.map((e) => ({ score: e.due, value: e.id })),
+        );
+    }
+    m.incr(k.gen);
+    for (const key of [k.due, k.fav, k.gen]) m.expire(key, opts.ttlSeconds);
+    await m.exec();
+    // a write between our read of MongoDB and the replacement above may have been overwritten
+    if ((await client.get(k.dirty)) !== null) return false;
+    await client.set(k.ready, '1', { EX: opts.ttlSeconds });
+    return true;
+  }
+
+  /** Builds the user's index from MongoDB unless another request is doing it (then waits for that one). */
+  async function ensureBuilt(userId: string): Promise<boolean> {
+    const k = keysOf(userId);
+    const token = randomUUID();
+    const acquired = await client.set(k.lock, token, { NX: true, PX: LOCK_MS });
+    if (acquired === null) {
+      const until = Date.now() + opts.waitMs;
+      while (Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 25));
+        if ((await client.exists(k.ready)) === 1) return true;
+      }
+      return false;
+    }
+    try {
+      for (let attempt = 0; attempt < REBUILD_ATTEMPTS; attempt++) if (await rebuildOnce(userId)) return true;
+      return false;
+    } finally {
+      await client.eval(RELEASE_LOCK, { keys: [k.lock], arguments: [token] }).catch(() => undefined);
+    }
+  }
+
+  /** The window's ids, scores and cached cards in one round trip, after building the index if needed. */
+  async function window(userId: string, key: 'due' | 'fav', r: DueRange) {
+    const k = keysOf(userId);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const [ready, gen, flat, cached] = (await client.eval(READ_WINDOW, {
+        keys: [k.ready, k.gen, k[key], k.cards],
+        arguments: [r.from ? String(r.from.getTime()) : '-inf', String(r.to.getTime()), String(r.limit)],
+      })) as [number, string | null, string[], (string | null)[]];
+      if (ready === 1) {
+        const members = [];
+        for (let i = 0; i < flat.length; i += 2)
+          members.push({ value: flat[i]!, score: Number(flat[i + 1]), cached: cached[i / 2] ?? null });
+        return { gen: gen ?? '0', members };
+      }
+      if (attempt === 0 && !(await ensureBuilt(userId))) return null;
+    }
+    return null;
+  }
+
+  /** The cards of the window, from the cache or, on a miss, by `findOne({_id})`; null when inconsistent. */
+  async function cardsOf(
+    userId: string,
+    gen: string,
+    members: { value: string; score: number; cached: string | null }[],
+  ) {
+    const k = keysOf(userId);
+    if (members.length === 0) return [];
+    const cards = await Promise.all(
+      members.map(async (m) => ({
+        score: m.score,
+        entry: m.cached ? fromJson(m.cached) : { miss: await source.byId(m.value) },
+      })),
+    );
+    const fill: string[] = [];
+    const out: IndexedCard[] = [];
+    for (const { score, entry } of cards) {
+      const card = 'miss' in entry ? entry.miss : entry;
+      // the answer must agree with the truth it shows: owner, active, same due date
+      if (!card || card.userId !== userId || card.isArchived || card.nextReviewDate.getTime() !== score)
+        return null;
+      if ('miss' in entry) fill.push(card.id, toJson(card));
+      out.push(card);
+    }
+    if (fill.length)
+      await client.eval(FILL_IF_SAME_GENERATION, {
+        keys: [k.gen, k.cards],
+        arguments: [gen, String(opts.ttlSeconds), ...fill],
+      });
+    return out;
+  }
+
+  async function usable(userId: string): Promise<boolean> {
+    return !pendingDrops.has(userId) || (await drop(userId));
+  }
+
+  return {
+    /** Active cards due in the range, earliest first; null: answer from MongoDB. */
+    async due(userId: string, r: DueRange): Promise<IndexedCard[] | null> {
+      try {
+        if (!(await usable(userId))) return null;
+        const w = await window(userId, r.favoritesOnly ? 'fav' : 'due', r);
+        if (!w) return null;
+        const cards = await cardsOf(userId, w.gen, w.members);
+        if (cards === null || (r.favoritesOnly && cards.some((c) => !c.isFavorite))) {
+          logger.warn({ userId }, 'due index disagrees with the database; dropping it');
+          await drop(userId);
+          return null;
+        }
+        return cards;
+      } catch (err) {
+        logger.warn({ err, userId }, 'due index unavailable; answering from the database');
+        return null;
+      }
+    },
+
+    /** Number of active cards due up to `to`; null: count in MongoDB. */
+    async countDue(userId: string, to: Date): Promise<number | null> {
+      const k = keysOf(userId);
+      try {
+        if (!(await usable(userId))) return null;
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const [ready, count] = (await client
+            .multi()
+            .exists(k.ready)
+            .zCount(k.due, '-inf', to.getTime())
+            .exec()) as unknown as [number, number];
+          if (ready === 1) return count;
+          if (attempt === 0 && !(await ensureBuilt(userId))) return null;
+        }
+        return null;
+      } catch (err) {
+        logger.warn({ err, userId }, 'due index unavailable; counting in the database');
+        return null;
+      }
+    },
+
+    /** After a database write that returned the cards' new state (active or archived). */
+    async cardsWritten(userId: string, cards: IndexedCard[]): Promise<void> {
+      if (cards.length === 0) return;
+      const k = keysOf(userId);
+      await write(userId, (m) => {
+        for (const card of cards) {
+          if (card.isArchived) {
+            m.zRem(k.due, card.id).zRem(k.fav, card.id).hDel(k.cards, card.id);
+            continue;
+          }
+          const score = card.nextReviewDate.getTime();
+          m.zAdd(k.due, { score, value: card.id });
+          if (card.isFavorite) m.zAdd(k.fav, { score, value: card.id });
+          else m.zRem(k.fav, card.id);
+          m.hSet(k.cards, card.id, toJson(card));
+        }
+      });
+    },
+
+    /** After cards were deleted from the database. */
+    async cardsDeleted(userId: string, ids: string[]): Promise<void> {
+      if (ids.length === 0) return;
+      const k = keysOf(userId);
+      await write(userId, (m) => {
+        m.zRem(k.due, ids).zRem(k.fav, ids).hDel(k.cards, ids);
+      });
+    },
+
+    /** After a write that changed cards' content but not their schedule, archive or favourite state. */
+    async contentChanged(userId: string, ids: string[]): Promise<void> {
+      if (ids.length === 0) return;
+      const k = keysOf(userId);
+      await write(userId, (m) => {
+        m.hDel(k.cards, ids);
+      });
+    },
+
+    /** Drops the user's index (the next read rebuilds it from MongoDB). */
+    invalidate: (userId: string) => drop(userId).then(() => undefined),
+
+    /** Builds the user's index from MongoDB now (bench seeding, operations); false if it could not. */
+    rebuild: (userId: string) => ensureBuilt(userId),
+  };
+}
