@@ -5,3 +5,7 @@ export { startNatsServer } from './nats-server';
 export { startFerretDb, ferretDbBinary } from './ferretdb-server';
 export { freePort, waitForPort, startRestartableProcess } from './restartable-process';
 export { isolatedServiceEnv } from './service-env';
+export { httpCall } from './http-call';
+export type { HttpReply, HttpCallOptions } from './http-call';
+export { signTestToken } from './test-token';
+export type { TestToken } from './test-token';

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { type AccessTokenInput, createAccessTokens } from '@lingua/auth';
+import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
-import { isolatedServiceEnv, silentLogger, TestClock } from '@lingua/testing';
+import { httpCall, isolatedServiceEnv, signTestToken, silentLogger, TestClock } from '@lingua/testing';
 import { type AiConfig, loadServiceConfig } from '../src/config';
 import { type AiOverrides, defineAiService } from '../src/start';
 
@@ -67,38 +66,8 @@ export async function startAi(
 
 /** A bearer token for a (new) user, signed at the service clock's current time. */
 export function tokenFor(ai: AiUnderTest, user: Partial<AccessTokenInput> = {}) {
-  const sub = user.sub ?? randomUUID();
-  const { token } = createAccessTokens(ai.config.jwtSecret, ai.clock).sign({
-    sub,
-    email: `${sub}@example.com`,
-    username: `u${sub.slice(0, 8)}`,
-    role: 'user',
-    subscription_status: 'inactive',
-    ...user,
-  });
-  return { sub, token, headers: { authorization: `Bearer ${token}` } };
+  return signTestToken(ai.config.jwtSecret, user, ai.clock);
 }
 
 /** fetch against a base URL, JSON in and out. */
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: unknown } = {},
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...options.headers },
-    ...(options.body !== undefined && {
-      body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-    }),
-  });
-  const buffer = Buffer.from(await res.arrayBuffer());
-  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    body = JSON.parse(buffer.toString('utf8'));
-  } catch {
-    body = buffer;
-  }
-  return { status: res.status, headers: res.headers, body };
-}
+export const call = httpCall;

@@ -8,7 +8,7 @@ import type { RunningService } from '@lingua/bootstrap';
 import { startService } from '@lingua/bootstrap';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
-import { isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
+import { httpCall, isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
 import { type IdentityConfig, loadServiceConfig } from '../src/config';
 import { defineIdentityService } from '../src/start';
 
@@ -102,27 +102,7 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<H
     handler: async (e) => void events.push(e),
   });
 
-  const request: Harness['request'] = async (method, p, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    let body: RequestBody | undefined = init.raw;
-    if (init.body !== undefined) {
-      body = JSON.stringify(init.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${service.httpUrl}${p}`, {
-      method,
-      headers,
-      ...(body !== undefined && { body }),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
-  };
+  const request: Harness['request'] = (method, p, init = {}) => httpCall(service.httpUrl, method, p, init);
 
   return {
     service,

@@ -1,11 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { createAccessTokens, type AccessTokenInput } from '@lingua/auth';
+import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { connectMongo } from '@lingua/mongo';
 import { type EventData, type EventName, makeEvent } from '@lingua/contracts';
-import { isolatedServiceEnv, waitFor as waitForBase } from '@lingua/testing';
+import { httpCall, isolatedServiceEnv, signTestToken, waitFor as waitForBase } from '@lingua/testing';
 import { loadServiceConfig } from '../src/config';
 import { defineNotificationsService, type NotificationsOptions } from '../src/start';
 
@@ -49,40 +48,18 @@ export async function stopAndDrop(service: RunningService | undefined) {
 
 /** A bearer token for a (new) user of the given role. */
 export function tokenFor(service: RunningService, user: Partial<AccessTokenInput> = {}) {
-  const sub = user.sub ?? randomUUID();
-  const { token } = createAccessTokens(service.deps.config.jwtSecret).sign({
-    sub,
-    email: `${sub}@example.com`,
-    username: `u${sub.slice(0, 8)}`,
-    role: 'user',
-    subscription_status: 'inactive',
-    ...user,
-  });
-  return { sub, token, auth: { authorization: `Bearer ${token}` } };
+  const signed = signTestToken(service.deps.config.jwtSecret, user);
+  return { ...signed, auth: signed.headers };
 }
 
 /** fetch against the service, JSON in and out. */
-export async function call(
+export function call(
   service: RunningService,
   method: string,
   path: string,
   options: { headers?: Record<string, string>; body?: unknown; base?: string } = {},
 ) {
-  const res = await fetch(`${options.base ?? service.httpUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...options.headers },
-    ...(options.body !== undefined && {
-      body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-    }),
-  });
-  const text = await res.text();
-  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body };
+  return httpCall(options.base ?? service.httpUrl, method, path, options);
 }
 
 export async function publish<N extends EventName>(

@@ -4,7 +4,7 @@ import { startService } from '@lingua/bootstrap';
 import { createAccessTokens } from '@lingua/auth';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
-import { isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
+import { httpCall, isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
 import { loadServiceConfig, type SubscriptionsConfig } from '../src/config';
 import { defineSubscriptionsService } from '../src/start';
 
@@ -48,29 +48,11 @@ export async function startSubscriptions(
   });
   const tokens = createAccessTokens(config.jwtSecret, clock);
 
-  const request = async (
+  const request = (
     method: string,
     path: string,
     init: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
-  ): Promise<Reply> => {
-    const headers: Record<string, string> = { ...init.headers };
-    let body: string | undefined = init.raw;
-    if (init.body !== undefined) body = JSON.stringify(init.body);
-    if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const res = await fetch(`${service.httpUrl}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined && { body }),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
-  };
+  ): Promise<Reply> => httpCall(service.httpUrl, method, path, init);
 
   return {
     service,
