@@ -143,6 +143,8 @@ async function main() {
   const service = await server('service');
   const gateway = await server('gateway', service, '0.01');
   const gatewayFullLog = await server('gateway', service, '1');
+  // the same gateway with every request on the express stack (GATEWAY_FAST_PATH=false): before/after in one run
+  const gatewayExpress = await server('gateway', service, '0.01', 'false');
   const proxy = await nginx(service);
   const P = '/api/flashcards/1';
   // [name, front server, headers]
@@ -152,6 +154,7 @@ async function main() {
     ['3 gateway + token (log 1%)', gateway, auth],
     ['3b gateway + token (log all)', gatewayFullLog, auth],
     ['3c gateway, guest (no token)', gateway],
+    ['3d gateway + token, express path', gatewayExpress, auth],
     ...(proxy ? [['4 nginx → service', proxy]] : []),
   ];
   // Rounds interleave the scenarios (round 1 runs each once, then round 2...), so a burst of load
@@ -180,11 +183,11 @@ async function main() {
     `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario and round, ${ROUNDS} interleaved rounds (medians), after a ${DURATION_S} s warm-up\n`,
   );
   console.log(
-    'scenario                          req/s     p50    p95    p99 (ms)   CPU µs/req: front  service',
+    'scenario                             req/s     p50    p95    p99 (ms)   CPU µs/req: front  service',
   );
   for (const [name] of scenarios)
     console.log(
-      `${name.padEnd(31)} ${String(Math.round(med(name, (r) => r.requests.average))).padStart(7)} ${String(med(name, (r) => r.latency.p50)).padStart(7)} ${String(med(name, (r) => r.latency.p95 ?? r.latency.p97_5)).padStart(6)} ${String(med(name, (r) => r.latency.p99)).padStart(6)}  ${String(Math.round(med(name, (r) => r.frontCpu))).padStart(19)} ${String(Math.round(med(name, (r) => r.serviceCpu))).padStart(8)}`,
+      `${name.padEnd(34)} ${String(Math.round(med(name, (r) => r.requests.average))).padStart(7)} ${String(med(name, (r) => r.latency.p50)).padStart(7)} ${String(med(name, (r) => r.latency.p95 ?? r.latency.p97_5)).padStart(6)} ${String(med(name, (r) => r.latency.p99)).padStart(6)}  ${String(Math.round(med(name, (r) => r.frontCpu))).padStart(19)} ${String(Math.round(med(name, (r) => r.serviceCpu))).padStart(8)}`,
     );
   // ratios are taken within each round, then the median over the rounds
   const perRound = (f) => rounds.map(f);
@@ -213,6 +216,11 @@ async function main() {
       x2,
     );
   show(
+    'ratio express path/service (before the fast path)',
+    perRound((r) => rps(r, '3d gateway + token, express path') / rps(r, svc)),
+    x2,
+  );
+  show(
     'token verification cost (target < 10 %)',
     perRound((r) => 1 - rps(r, gw) / rps(r, '3c gateway, guest (no token)')),
     pct,
@@ -229,6 +237,14 @@ async function main() {
     x2,
   );
   show(
+    'CPU per request express path/service',
+    perRound(
+      (r) =>
+        r['3d gateway + token, express path'].frontCpu / r['3d gateway + token, express path'].serviceCpu,
+    ),
+    x2,
+  );
+  show(
     'CPU per request guest/token (1 - ratio)',
     perRound((r) => 1 - r['3c gateway, guest (no token)'].frontCpu / r[gw].frontCpu),
     pct,
@@ -236,6 +252,11 @@ async function main() {
   show(
     'gateway added p99, ms (target < 3)',
     perRound((r) => r[gw].latency.p99 - r[svc].latency.p99),
+    (v) => v.toFixed(1),
+  );
+  show(
+    'express path added p99, ms',
+    perRound((r) => r['3d gateway + token, express path'].latency.p99 - r[svc].latency.p99),
     (v) => v.toFixed(1),
   );
 }

@@ -1,5 +1,5 @@
 // One benchmark server per process (so the load generator and each server get their own event loop):
-//   node bench/servers.js bare | service | gateway <upstream-url> [access-log sample rate]
+//   node bench/servers.js bare | service | gateway <upstream-url> [access-log sample rate] [fast path: true|false]
 // Prints "ready <url>" when listening.
 const http = require('node:http');
 const pino = require('pino');
@@ -17,7 +17,7 @@ const silent = createLogger('bench', { level: 'silent' });
 // a normal exit on SIGTERM, so `node --cpu-prof bench/servers.js …` writes its profile
 process.on('SIGTERM', () => process.exit(0));
 
-async function main(kind, upstream, sampleRate) {
+async function main(kind, upstream, sampleRate, fastPath) {
   if (kind === 'bare') {
     const server = http.createServer((_req, res) => {
       const body = JSON.stringify({ success: true, data: payload });
@@ -45,6 +45,7 @@ async function main(kind, upstream, sampleRate) {
     FLASHCARDS_HTTP_URL: upstream,
     LOG_LEVEL: 'info',
     ACCESS_LOG_SAMPLE_RATE: sampleRate || '1',
+    GATEWAY_FAST_PATH: fastPath || 'true',
     RATE_LIMIT_PREFIX: `bench:${process.pid}`,
     RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000000',
     RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: '1000000000',
@@ -56,7 +57,7 @@ async function main(kind, upstream, sampleRate) {
   return (await startGateway(config, { logger })).url;
 }
 
-main(process.argv[2], process.argv[3], process.argv[4]).then(
+main(process.argv[2], process.argv[3], process.argv[4], process.argv[5]).then(
   (url) => console.log(`ready ${url}`),
   (err) => {
     console.error(err);

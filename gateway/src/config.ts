@@ -43,6 +43,11 @@ export const gatewayEnv = z
     UPLOAD_LIMIT_PREMIUM_BYTES: env.int(50 * 1024 * 1024, 1_024),
     /** Share of successful proxied requests written to the access log (errors are always logged). */
     ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
+    /**
+     * Proxied requests without a body to read take a plain node:http path (same steps, no express
+     * stack). false sends everything through express (for comparisons; behaviour is the same).
+     */
+    GATEWAY_FAST_PATH: env.bool(true),
     /** How long the merged OpenAPI document is reused before the services are asked again. */
     OPENAPI_CACHE_MS: env.int(30_000, 0, 3_600_000),
   })

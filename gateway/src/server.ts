@@ -16,9 +16,11 @@ import { createFragmentSource } from './data-access/openapi-fragments';
 import { docsRoutes } from './entry-points/http/docs.routes';
 import { gatewayRoutes } from './entry-points/http/gateway.routes';
 import { healthRoutes } from './health.routes';
-import { accessLog } from './middleware/access-log';
+import { fastPathListener } from './fast-path';
+import { accessLog, accessLogger } from './middleware/access-log';
 import { apiConventions, bodyLimits, compress, corsFor, securityHeaders } from './middleware/conventions';
-import { edgeAuth } from './middleware/edge-auth';
+import { createAdmission, edgeAuth } from './middleware/edge-auth';
+import { leanForwarder } from './middleware/lean-proxy';
 import { proxyRoutes, upstreamAgent } from './middleware/proxy';
 import { createRateLimiters } from './middleware/rate-limit';
 import { matchesPrefix, serviceUrls } from './routes';
@@ -36,9 +38,11 @@ export interface RunningGateway {
 }
 
 /**
- * Starts the gateway. Order matters: ids and trace span, access log, security headers, CORS and
- * compression; health and docs (open); then API conventions, edge admission (authentication, gates,
- * rate limits) and body checks; the gateway's own routes; the proxies; 404 and errors in the path's envelope.
+ * Starts the gateway. Proxied requests with no body to read take the fast path (fast-path.ts: the
+ * same steps on plain node:http); everything else runs through express. Order matters: ids and
+ * trace span, access log, security headers, CORS and compression; health and docs (open); then API
+ * conventions, edge admission (authentication, gates, rate limits) and body checks; the gateway's
+ * own routes; the proxies; 404 and errors in the path's envelope.
  */
 export async function startGateway(
   config: GatewayConfig,
@@ -96,7 +100,8 @@ export async function startGateway(
     ),
   );
   app.use(apiConventions);
-  app.use(edgeAuth({ tokens, blacklist, apiKeys, limiters, maintenance: config.MAINTENANCE_MODE }));
+  const admission = { tokens, blacklist, apiKeys, limiters, maintenance: config.MAINTENANCE_MODE };
+  app.use(edgeAuth(admission));
   app.use(
     bodyLimits({
       jsonBytes: config.JSON_BODY_LIMIT_BYTES,
@@ -111,10 +116,23 @@ export async function startGateway(
       gatewayRoutes({ apiKeys, maintenance: config.MAINTENANCE_MODE, docs }),
     ),
   );
-  app.use(proxyRoutes(services, { timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger }));
+  const upstream = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger };
+  app.use(proxyRoutes(services, upstream));
   finishApp(app, logger);
 
-  const http = await startHttpServer(app, { port: config.GATEWAY_PORT, host: config.HOST });
+  const listener = config.GATEWAY_FAST_PATH
+    ? fastPathListener({
+        app,
+        logger,
+        admit: createAdmission(admission),
+        forward: leanForwarder(services, upstream),
+        track: accessLogger(logger, config.ACCESS_LOG_SAMPLE_RATE),
+        securityHeaders,
+        compress,
+        corsOrigins: config.corsOrigins,
+      })
+    : app;
+  const http = await startHttpServer(listener, { port: config.GATEWAY_PORT, host: config.HOST });
   logger.info({ url: http.url, docs: `${http.url}/docs/` }, 'gateway started');
   return {
     port: http.port,

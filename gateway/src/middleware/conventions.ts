@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import express from 'express';
 import compression from 'compression';
@@ -77,31 +78,43 @@ function validTimeZone(tz: string): boolean {
   }
 }
 
+/** The Cache-Control of a response the service did not mark: reads revalidate (ETag), writes are not stored. */
+export const defaultCacheControl = (method: string | undefined) =>
+  method === 'GET' || method === 'HEAD' ? 'private, no-cache' : 'no-store';
+
 /**
  * X-Timezone must be an IANA zone (400 otherwise: a client bug worth seeing; server times stay UTC);
- * a malformed Accept-Language is dropped rather than refused. API-Version names the version served,
- * and reads the service did not mark get `private, no-cache` (revalidate with ETag), writes `no-store`.
+ * a malformed Accept-Language is dropped rather than refused. API-Version names the version served.
+ * Shared by the express stack and the fast path; returns the error to answer with, if any.
  */
-export const apiConventions: RequestHandler = (req, res, next) => {
-  const tz = req.header('x-timezone');
-  if (tz !== undefined && !validTimeZone(tz))
-    return next(
-      new AppError('VALIDATION_ERROR', 'X-Timezone must be an IANA time zone', {
-        details: { 'X-Timezone': ['must be an IANA time zone such as Europe/Berlin'] },
-      }),
-    );
-  const lang = req.header('accept-language');
+export function checkConventions(
+  req: IncomingMessage,
+  path: string,
+  res: ServerResponse,
+): AppError | undefined {
+  const tz = req.headers['x-timezone'];
+  if (tz !== undefined && (typeof tz !== 'string' || !validTimeZone(tz)))
+    return new AppError('VALIDATION_ERROR', 'X-Timezone must be an IANA time zone', {
+      details: { 'X-Timezone': ['must be an IANA time zone such as Europe/Berlin'] },
+    });
+  const lang = req.headers['accept-language'];
   if (lang !== undefined && (lang.length > 200 || !LANGUAGE_LIST.test(lang)))
     delete req.headers['accept-language'];
-  const version = /^\/api\/(v\d+)\//.exec(req.path)?.[1];
-  res.setHeader('API-Version', version ?? API_VERSION);
+  res.setHeader('API-Version', (path.startsWith('/api/v') && VERSIONED.exec(path)?.[1]) || API_VERSION);
+  return undefined;
+}
+const VERSIONED = /^\/api\/(v\d+)\//;
+
+/**
+ * The conventions above, and reads the service did not mark get `private, no-cache` (revalidate
+ * with ETag), writes `no-store`.
+ */
+export const apiConventions: RequestHandler = (req, res, next) => {
+  const error = checkConventions(req, req.path, res);
+  if (error) return next(error);
   const writeHead = res.writeHead;
   res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
-    if (!this.getHeader('cache-control'))
-      this.setHeader(
-        'Cache-Control',
-        req.method === 'GET' || req.method === 'HEAD' ? 'private, no-cache' : 'no-store',
-      );
+    if (!this.getHeader('cache-control')) this.setHeader('Cache-Control', defaultCacheControl(req.method));
     return writeHead.apply(this, args);
   } as typeof writeHead;
   next();

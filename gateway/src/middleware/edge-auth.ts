@@ -1,5 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import { type AccessClaims, type AccessTokens, bearerToken, type TokenBlacklist } from '@lingua/auth';
 import { AppError, isAppError } from '@lingua/errors';
 import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
@@ -27,10 +27,30 @@ function stripIdentityHeaders(headers: IncomingHttpHeaders) {
 }
 
 /** Anything but our own errors (Redis down while checking the blacklist...) is an outage, never a pass. */
-const asOutage = (err: unknown) =>
+export const asOutage = (err: unknown) =>
   isAppError(err)
     ? err
     : new AppError('SERVICE_UNAVAILABLE', 'Authentication is temporarily unavailable', { cause: err });
+
+/** What admission needs to know about a request, from express or from the fast path (node:http). */
+export interface AdmissionRequest {
+  req: IncomingMessage;
+  /** The path without the query string (express's req.path). */
+  path: string;
+  /** The client address, as express's req.ip computes it with `trust proxy` loopback. */
+  ip: string;
+  res: ServerResponse;
+  /** Where the outcome goes (express's res.locals): policy, caller, user, accessToken, rateLimit. */
+  locals: Record<string, unknown>;
+}
+
+export interface EdgeAuthDeps {
+  tokens: AccessTokens;
+  blacklist: TokenBlacklist;
+  apiKeys: ApiKeyStore;
+  limiters: RateLimiters;
+  maintenance: boolean;
+}
 
 /**
  * Admission at the edge, by the spec's Auth column (domain/access-policy.ts):
@@ -40,21 +60,15 @@ const asOutage = (err: unknown) =>
  * 3. in that order: 401 (revoked), 403 (role gates), 429 (budget spent).
  * Then the verified identity goes to the services as X-User-* headers (they still verify the token).
  */
-export function edgeAuth(deps: {
-  tokens: AccessTokens;
-  blacklist: TokenBlacklist;
-  apiKeys: ApiKeyStore;
-  limiters: RateLimiters;
-  maintenance: boolean;
-}): RequestHandler {
+export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Promise<void> {
   const verify = cachedVerifier(deps.tokens);
 
-  async function apiKeyCaller(req: Request, key: string): Promise<Caller> {
+  async function apiKeyCaller(req: IncomingMessage, path: string, key: string): Promise<Caller> {
     const record = await deps.apiKeys.findByHash(hashApiKey(key));
-    if (!record || !isUsable(record, new Date()) || record.client_id !== req.header('x-client-id'))
+    if (!record || !isUsable(record, new Date()) || record.client_id !== req.headers['x-client-id'])
       throw new AppError('TOKEN_INVALID', 'API key or client id is invalid');
-    const service = serviceFor(req.path);
-    if (service && !scopeAllows(record.scopes, service, req.method))
+    const service = serviceFor(path);
+    if (service && !scopeAllows(record.scopes, service, req.method ?? 'GET'))
       throw new AppError('FORBIDDEN', 'The API key has no scope for this operation');
     delete req.headers['x-api-key']; // the secret stops at the edge
     req.headers[IDENTITY_HEADERS.apiKeyId] = record.key_id;
@@ -71,23 +85,24 @@ export function edgeAuth(deps: {
       throw new AppError('SUBSCRIPTION_REQUIRED', 'This feature needs a subscription');
   }
 
-  async function admit(req: Request, res: Response): Promise<void> {
+  return async function admit({ req, path, ip, res, locals }: AdmissionRequest): Promise<void> {
     stripIdentityHeaders(req.headers);
-    const policy = accessPolicyFor(req.method, req.path);
-    res.locals.policy = policy;
-    if (deps.maintenance && policy.family !== 'none' && req.path !== '/api/v1/status')
+    const method = req.method ?? 'GET';
+    const policy = accessPolicyFor(method, path);
+    locals.policy = policy;
+    if (deps.maintenance && policy.family !== 'none' && path !== '/api/v1/status')
       throw new AppError('SERVICE_UNAVAILABLE', 'The API is in maintenance', {
         headers: { 'Retry-After': '300' },
       });
 
-    let caller: Caller = { kind: 'anonymous', ip: req.ip ?? 'unknown' };
+    let caller: Caller = { kind: 'anonymous', ip };
     let token: string | undefined;
     const apiKey = req.headers['x-api-key'];
     const checksToken = policy.auth === 'access' || policy.auth === 'optional';
     if (checksToken && typeof apiKey === 'string' && !req.headers.authorization)
-      caller = await apiKeyCaller(req, apiKey);
+      caller = await apiKeyCaller(req, path, apiKey);
     else if (checksToken) {
-      token = bearerToken(req); // throws TOKEN_INVALID for a header that is not "Bearer <token>"
+      token = bearerToken(req as Request); // throws TOKEN_INVALID for a header that is not "Bearer <token>"
       if (token) caller = { kind: 'user', claims: verify(token) };
       else if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
     }
@@ -96,7 +111,7 @@ export function edgeAuth(deps: {
     const bucket = bucketFor(policy.family, caller);
     const [revoked, login, budget] = await Promise.all([
       token ? deps.blacklist.has(token) : false,
-      policy.login ? deps.limiters.consume('login', `ip:${req.ip}`) : undefined,
+      policy.login ? deps.limiters.consume('login', `ip:${ip}`) : undefined,
       bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined,
     ]);
     if (revoked) throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
@@ -105,22 +120,26 @@ export function edgeAuth(deps: {
     if (budget) {
       const reset = setRateHeaders(res, budget, 3600);
       if (budget.exceeded) throw tooManyRequests(reset, 'Rate limit exceeded');
-      res.locals.rateLimit = budget satisfies RateState;
+      locals.rateLimit = budget satisfies RateState;
     }
 
     if (caller.kind === 'user') {
       const claims: AccessClaims = caller.claims;
-      res.locals.user = claims; // as @lingua/auth's authenticate() leaves it (currentUser())
-      res.locals.accessToken = token;
+      locals.user = claims; // as @lingua/auth's authenticate() leaves it (currentUser())
+      locals.accessToken = token;
       req.headers[IDENTITY_HEADERS.userId] = claims.sub;
       req.headers[IDENTITY_HEADERS.role] = claims.role;
       req.headers[IDENTITY_HEADERS.subscriptionStatus] = claims.subscription_status;
     }
-    res.locals.caller = caller;
-  }
+    locals.caller = caller;
+  };
+}
 
+/** The express face of admission (requests that do not take the fast path). */
+export function edgeAuth(deps: EdgeAuthDeps): RequestHandler {
+  const admit = createAdmission(deps);
   return (req, res, next) => {
-    admit(req, res).then(
+    admit({ req, path: req.path, ip: req.ip ?? 'unknown', res, locals: res.locals }).then(
       () => next(),
       (err: unknown) => next(asOutage(err)),
     );

@@ -24,6 +24,29 @@ export const upstreamAgent = new http.Agent({
   timeout: 60_000,
 });
 
+/**
+ * An unreachable service is 503, one that does not answer in time (socket timeout or hang-up) 504,
+ * in the envelope of the path's group. Shared by the http-proxy-middleware proxies and the fast path.
+ */
+export function answerUpstreamFailure(
+  service: ServiceName,
+  err: Error,
+  req: http.IncomingMessage,
+  out: http.ServerResponse,
+  logger: Logger,
+): void {
+  const code = (err as NodeJS.ErrnoException).code;
+  const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
+  const appError = timedOut
+    ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
+    : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
+  logger.warn({ err, service, code }, 'upstream failure');
+  if (!('writeHead' in out) || out.headersSent) return void out.end?.();
+  const style = envelopeStyleFor(req.url?.split('?')[0] ?? '/');
+  out.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8' });
+  out.end(JSON.stringify(errorBody(style === 'plain' ? 'catalogue' : style, appError)));
+}
+
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
 function proxyTo(
   service: ServiceName,
@@ -44,19 +67,14 @@ function proxyTo(
         // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
         fixRequestBody(proxyReq, req);
       },
-      error: (err, req, res) => {
-        const code = (err as NodeJS.ErrnoException).code;
-        const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
-        const appError = timedOut
-          ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
-          : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
-        options.logger.warn({ err, service, code }, 'upstream failure');
-        const out = res as http.ServerResponse;
-        if (!('writeHead' in out) || out.headersSent) return void out.end?.();
-        const style = envelopeStyleFor((req as http.IncomingMessage).url?.split('?')[0] ?? '/');
-        out.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8' });
-        out.end(JSON.stringify(errorBody(style === 'plain' ? 'catalogue' : style, appError)));
-      },
+      error: (err, req, res) =>
+        answerUpstreamFailure(
+          service,
+          err,
+          req as http.IncomingMessage,
+          res as http.ServerResponse,
+          options.logger,
+        ),
     },
   });
 }

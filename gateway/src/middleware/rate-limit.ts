@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '@lingua/errors';
 import type { RedisClient } from '@lingua/redis';
@@ -56,7 +55,11 @@ export function createRateLimiters(redis: RedisClient, limits: RateLimits, prefi
 export type RateLimiters = ReturnType<typeof createRateLimiters>;
 
 /** IETF RateLimit header fields (draft 7 style) on every limited response; returns the seconds to reset. */
-export function setRateHeaders(res: Response, s: RateState, windowSeconds: number): number {
+export function setRateHeaders(
+  res: { setHeader(name: string, value: string): unknown },
+  s: RateState,
+  windowSeconds: number,
+): number {
   const reset = Math.max(0, Math.ceil((s.resetAt.getTime() - Date.now()) / 1000));
   res.setHeader('RateLimit-Limit', String(s.limit));
   res.setHeader('RateLimit-Remaining', String(s.remaining));

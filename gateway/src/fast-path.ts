@@ -1,0 +1,130 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import { errorHandler, requestIdMiddleware, tracingMiddleware } from '@lingua/http';
+import type { Logger } from '@lingua/logger';
+import type { accessLogger } from './middleware/access-log';
+import { checkConventions, defaultCacheControl } from './middleware/conventions';
+import { type AdmissionRequest, asOutage } from './middleware/edge-auth';
+import type { ForwardRequest } from './middleware/lean-proxy';
+import { matchesPrefix, type ServiceName, serviceFor } from './routes';
+
+/** Bodies the edge must read (JSON: limit, depth, markup) or size-check (uploads): the express path does. */
+const BODY_TO_READ = /^(application\/([\w.+-]+\+)?json\b|multipart\/)/i;
+/** Paths under a routed prefix that the gateway answers itself (express routes). */
+const OWN_PATHS = ['/api/v1/status', '/api/v1/admin/api-keys'];
+
+export interface FastPathDeps {
+  /** The full express app: every request the fast path does not take. */
+  app: Express;
+  logger: Logger;
+  admit: (a: AdmissionRequest) => Promise<void>;
+  forward: ForwardRequest;
+  track: ReturnType<typeof accessLogger>;
+  securityHeaders: RequestHandler;
+  compress: RequestHandler;
+  corsOrigins: string[];
+}
+
+/** The headers a middleware sets on every response, captured once (helmet's are static here: no nonces). */
+function staticHeadersOf(middleware: RequestHandler): [string, string | number | string[]][] {
+  const headers: [string, string | number | string[]][] = [];
+  const res = {
+    setHeader: (name: string, value: string | number | string[]) => headers.push([name, value]),
+    removeHeader: () => undefined,
+    getHeader: () => undefined,
+  };
+  middleware(
+    { headers: {}, method: 'GET', url: '/' } as Request,
+    res as unknown as Response,
+    () => undefined,
+  );
+  return headers;
+}
+
+/**
+ * The gateway's request listener. Proxied requests with no body to read (reads, deletes, streamed
+ * non-JSON bodies) take a lean path on plain node:http that runs the same steps in the same order
+ * as the express stack, through the same modules: trace span and request ids (@lingua/http), access
+ * log, helmet's headers, compression when asked for, conventions, admission (edge auth, gates, rate
+ * limits: createAdmission), then a plain `http.request` over the keep-alive agent. Errors are
+ * rendered by the same express error handler. Everything else (the gateway's own routes, health,
+ * docs, JSON and multipart bodies, CORS requests when origins are configured, 404s) goes to express.
+ */
+export function fastPathListener(deps: FastPathDeps): RequestListener {
+  // the client address exactly as express's req.ip computes it, with the app's `trust proxy` setting
+  const expressIp = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
+  const clientIp = (req: IncomingMessage): string =>
+    expressIp.call({ app: deps.app, headers: req.headers, socket: req.socket, connection: req.socket }) ??
+    'unknown';
+  const securityHeaders = staticHeadersOf(deps.securityHeaders);
+  const corsActive = deps.corsOrigins.length > 0;
+  const pendingError = new WeakMap<IncomingMessage, unknown>();
+  const errors = express();
+  errors.disable('x-powered-by');
+  errors.set('trust proxy', 'loopback');
+  errors.use((req, _res, next) => next(pendingError.get(req)));
+  errors.use(errorHandler(deps.logger));
+  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown) => {
+    pendingError.set(req, err);
+    errors(req, res);
+  };
+
+  function fastService(req: IncomingMessage, path: string): ServiceName | undefined {
+    if (path.charCodeAt(0) !== 47 /* "/" */) return undefined;
+    if (corsActive && req.headers.origin !== undefined) return undefined;
+    const type = req.headers['content-type'];
+    if (type !== undefined && BODY_TO_READ.test(type)) return undefined;
+    if (OWN_PATHS.some((p) => matchesPrefix(path, p))) return undefined;
+    return serviceFor(path);
+  }
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const service = fastService(req, path);
+    if (!service) return void deps.app(req, res);
+
+    const locals: Record<string, unknown> = { service };
+    const cacheControl = (out: ServerResponse) => {
+      if (!out.getHeader('cache-control')) out.setHeader('Cache-Control', defaultCacheControl(req.method));
+    };
+    const admitAndForward = () => {
+      const error = checkConventions(req, path, res);
+      if (error) return fail(req, res, error);
+      deps.admit({ req, path, ip: clientIp(req), res, locals }).then(
+        () => {
+          try {
+            deps.forward(req, res, service, cacheControl);
+          } catch (err) {
+            fail(req, res, err); // as express would: a 500, never an unhandled rejection
+          }
+        },
+        (err: unknown) => {
+          cacheControl(res);
+          fail(req, res, asOutage(err));
+        },
+      );
+    };
+    const afterIds = () => {
+      deps.track(req, path, res, locals);
+      for (const [name, value] of securityHeaders) res.setHeader(name, value);
+      if (req.headers['accept-encoding']) deps.compress(req as Request, res as Response, admitAndForward);
+      else admitAndForward();
+    };
+    // the tracing middleware reads only method, path and headers
+    const traced = {
+      method: req.method,
+      path,
+      headers: req.headers,
+      header: (name: string) => req.headers[name.toLowerCase()],
+    };
+    try {
+      tracingMiddleware(traced as unknown as Request, res as Response, () =>
+        requestIdMiddleware(req as Request, res as Response, afterIds),
+      );
+    } catch (err) {
+      fail(req, res, err); // a synchronous throw is a 500 as on express, never a crash
+    }
+  };
+}
