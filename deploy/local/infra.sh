@@ -132,7 +132,10 @@ case "${1:-up}" in
     ensure_ferretdb
     ;;
   down)
-    for part in ferretdb redis nats; do stop_one "$part"; done
+    # `down` stops what infra.sh started; `down ferretdb redis` only those parts
+    parts=("${@:2}")
+    [ ${#parts[@]} -gt 0 ] || parts=(ferretdb redis nats)
+    for part in "${parts[@]}"; do stop_one "$part"; done
     ;;
   status)
     for pair in "nats:$NATS_PORT" "redis:$REDIS_PORT" "ferretdb:$FERRETDB_PORT"; do

@@ -40,7 +40,14 @@ async function waitReady(url, timeoutMs) {
 /** Starts infrastructure, services and gateway; resolves once the gateway reports every part healthy. */
 async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutMs = 90_000 } = {}) {
   const fullEnv = { ...process.env, ...env };
+  /** Parts this launcher starts itself; Ctrl-C stops only those, never infrastructure that was already up. */
+  let startedInfra = [];
   if (infra) {
+    const before = spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'status'], {
+      env: fullEnv,
+      encoding: 'utf8',
+    });
+    startedInfra = [...(before.stdout ?? '').matchAll(/^(\w+): down$/gm)].map((m) => m[1]);
     const r = spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'up'], {
       env: fullEnv,
       stdio: quiet ? 'pipe' : 'inherit',
@@ -93,7 +100,7 @@ async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutM
     await stop();
     throw err;
   }
-  return { url, children, stop };
+  return { url, children, stop, startedInfra };
 }
 
 module.exports = { startStack };
@@ -110,7 +117,10 @@ if (require.main === module) {
         down = true;
         console.log('\nstopping services...');
         await stack.stop();
-        spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'down'], { stdio: 'inherit' });
+        if (stack.startedInfra.length > 0)
+          spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'down', ...stack.startedInfra], {
+            stdio: 'inherit',
+          });
         process.exit(0);
       };
       process.on('SIGINT', shutdown);
