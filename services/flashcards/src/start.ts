@@ -4,6 +4,7 @@ import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
 import { cardModel } from './data-access/card.model';
 import { cardCounter, cardRepository, dueIndexSource } from './data-access/card.repository';
+import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import { createDueIndex } from './data-access/due-index';
 import { learningProfileRepository } from './data-access/learning-profile.repository';
 import { reviewRepository } from './data-access/review.repository';
@@ -21,6 +22,24 @@ export interface FlashcardsOptions {
   clock?: Clock;
   /** Achievement evaluation after reviews and sessions (else whatever the achievements routes install). */
   achievements?: AchievementHook;
+}
+
+/**
+ * One lock per card, taken by every single-card update and by the outbox relay's writes to cards (see
+ * document-lock.ts); the same for the routes and the relay of one running service.
+ */
+const cardLocks = new WeakMap<ServiceDeps<FlashcardsConfig>, WithLock | undefined>();
+function cardLockFor(deps: ServiceDeps<FlashcardsConfig>): WithLock | undefined {
+  if (!cardLocks.has(deps))
+    cardLocks.set(
+      deps,
+      deps.redis &&
+        documentLock(deps.redis.client, {
+          prefix: 'flashcards:lock:card',
+          onRedisError: (err) => deps.logger.warn({ err }, 'card lock: Redis failed; writing unlocked'),
+        }),
+    );
+  return cardLocks.get(deps);
 }
 
 /** Builds the routes' dependencies once per running service (the same object reaches routes, gRPC and consumers). */
@@ -56,7 +75,7 @@ export function flashcardsDeps(
     redis: deps.redis,
     publisher: deps.publisher,
     outbox: deps.outbox,
-    cards: cardRepository(connection, dueIndex),
+    cards: cardRepository(connection, dueIndex, cardLockFor(deps)),
     sets: setRepository(connection),
     reviews: reviewRepository(connection),
     sessions: sessionRepository(connection),
@@ -91,11 +110,16 @@ export function defineFlashcardsService(
     grpc: (server, deps) =>
       registerFlashcardsGrpc(server, { cards: cardCounter(deps.mongo.connection), now: () => clock.now() }),
     consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],
-    outboxCollections: (deps) => [
-      cardModel(deps.mongo.connection).collection,
-      // achievement.unlocked events are staged in the unlock documents (part 2)
-      achievementUnlockModel(deps.mongo.connection).collection,
-    ],
+    outboxCollections: (deps) => {
+      const cards = cardModel(deps.mongo.connection).collection;
+      const lock = cardLockFor(deps);
+      return [
+        lock ? (lockedForRelay(cards, lock) as typeof cards) : cards,
+        // achievement.unlocked events are staged in the unlock documents (part 2); those are only
+        // ever inserted, never updated, so the relay has no concurrent writer to race with there
+        achievementUnlockModel(deps.mongo.connection).collection,
+      ];
+    },
   };
 }
 

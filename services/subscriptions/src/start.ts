@@ -3,7 +3,7 @@ import { authenticate, createAccessTokens, createTokenBlacklist } from '@lingua/
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
-import { documentLock, lockedForRelay } from './data-access/document-lock';
+import { documentLock, lockedForRelay } from '@lingua/events';
 import { notificationLog } from './data-access/notification-log.repository';
 import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
 import { googlePushAuth } from './data-access/stores/google-push-auth';

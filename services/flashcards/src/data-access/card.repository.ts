@@ -1,6 +1,6 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents } from '@lingua/events';
+import { stageEvents, type WithLock, withLocks } from '@lingua/events';
 import type { CardCounter } from '../domain/card-stats.use-case';
 import { type CardDoc, cardModel } from './card.model';
 import type { DueIndex, DueIndexSource } from './due-index';
@@ -45,9 +45,14 @@ export interface DueQuery {
 
 export type CardRepository = ReturnType<typeof cardRepository>;
 
-/** Data access for cards; every query is scoped to the owner, so another user's card is simply "not found". */
-export function cardRepository(connection: Connection, dueIndex?: DueIndex) {
+/**
+ * Data access for cards; every query is scoped to the owner, so another user's card is simply "not found".
+ * `withLock` (the card's Redis lock, also taken by the outbox relay) serialises single-card updates
+ * with the relay's writes: on the local FerretDB they would otherwise lose each other's changes.
+ */
+export function cardRepository(connection: Connection, dueIndex?: DueIndex, withLock?: WithLock) {
   const Cards = cardModel(connection);
+  const locked = <T>(id: string, fn: () => Promise<T>) => (withLock ? withLock(id, fn) : fn());
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
 
   const listFilter = (userId: string, f: CardListFilter): QueryFilter<CardDoc> => {
@@ -213,18 +218,27 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex) {
       const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
       // the native driver: mongoose would add a projection for the hidden outbox fields, and FerretDB's
       // findAndModify does not implement projections
-      const doc = await Cards.collection.findOneAndUpdate(
-        {
-          ...active(userId, id),
-          ...options.where,
-        } as never,
-        (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
-        { returnDocument: 'after' },
+      // under the card's lock, with or without events: the relay's $pull rewrites the whole document
+      // on the local FerretDB, so it could also undo a plain edit; the lock also makes `where` reliable
+      const doc = await locked(id, () =>
+        Cards.collection.findOneAndUpdate(
+          {
+            ...active(userId, id),
+            ...options.where,
+          } as never,
+          (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
+          { returnDocument: 'after' },
+        ),
       );
       if (!doc) return null;
       const card = toCard(doc as unknown as CardDoc);
       await dueIndex?.cardsWritten(userId, [card]);
       return card;
+    },
+
+    /** Runs a bulk write to these cards (import) under their locks, like `update` for one card. */
+    lockedMany<T>(ids: readonly string[], fn: () => Promise<T>): Promise<T> {
+      return withLock ? withLocks(withLock, ids, fn) : fn();
     },
 
     async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {

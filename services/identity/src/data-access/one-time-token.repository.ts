@@ -1,6 +1,6 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents } from '@lingua/events';
+import { stageEvents, type WithLock, withLocks } from '@lingua/events';
 
 export type OneTimeTokenKind = 'verify-email' | 'reset-password';
 
@@ -39,7 +39,8 @@ const tokenModel = (connection: Connection): Model<OneTimeTokenDocument> =>
   (connection.models.OneTimeToken as Model<OneTimeTokenDocument> | undefined) ??
   connection.model<OneTimeTokenDocument>('OneTimeToken', tokenSchema);
 
-export function oneTimeTokenRepository(connection: Connection) {
+/** Updates run under the token document's Redis lock, shared with the outbox relay (see user.repository). */
+export function oneTimeTokenRepository(connection: Connection, withLock: WithLock) {
   const Tokens = tokenModel(connection);
   return {
     async create(
@@ -55,22 +56,27 @@ export function oneTimeTokenRepository(connection: Connection) {
         ...(events.length > 0 ? stageEvents(...events).fields : {}),
       });
     },
-    /** Marks the token used if it is unused and unexpired (atomic: a token works exactly once). */
+    /** Marks the token used if it is unused and unexpired; under the lock, a token works exactly once. */
     async consume(hash: string, kind: OneTimeTokenKind, now: Date): Promise<{ userId: string } | undefined> {
-      // Let the outbox relay finish with this document first: FerretDB v1 updates are read-modify-write,
-      // and a relay write racing this one could undo `usedAt` (see user.repository).
-      const deadline = Date.now() + 3_000;
-      while (Date.now() < deadline && (await Tokens.exists({ _id: hash, _outboxPending: true })))
-        await new Promise((r) => setTimeout(r, 15));
-      const doc = await Tokens.findOneAndUpdate(
-        { _id: hash, kind, usedAt: null, expiresAt: { $gt: now } },
-        { $set: { usedAt: now } },
-        { returnDocument: 'after' },
-      ).lean<OneTimeTokenDocument>();
-      return doc ? { userId: doc.userId } : undefined;
+      return withLock(hash, async () => {
+        const doc = await Tokens.findOne({
+          _id: hash,
+          kind,
+          usedAt: null,
+          expiresAt: { $gt: now },
+        }).lean<OneTimeTokenDocument>();
+        if (!doc) return undefined;
+        await Tokens.updateOne({ _id: hash }, { $set: { usedAt: now } });
+        return { userId: doc.userId };
+      });
     },
     async invalidateAll(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
-      await Tokens.updateMany({ userId, kind, usedAt: null }, { $set: { usedAt: now } });
+      const ids = (
+        await Tokens.find({ userId, kind, usedAt: null }).select('_id').lean<{ _id: string }[]>()
+      ).map((d) => d._id);
+      await withLocks(withLock, ids, () =>
+        Tokens.updateMany({ _id: { $in: ids }, usedAt: null }, { $set: { usedAt: now } }),
+      );
     },
   };
 }

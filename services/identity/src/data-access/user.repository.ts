@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents } from '@lingua/events';
+import { stageEvents, type WithLock } from '@lingua/events';
 import { mapDuplicateKeyError } from '@lingua/mongo';
 import {
   DEFAULT_SETTINGS,
@@ -47,51 +47,24 @@ export interface NewUser {
 }
 
 const live = { deletedAt: null };
-const OUTBOX_WAIT_MS = 3_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const valueAt = (doc: unknown, path: string): unknown =>
-  path.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], doc);
-const same = (a: unknown, b: unknown) =>
-  a instanceof Date || b instanceof Date
-    ? new Date(a as Date).getTime() === new Date(b as Date).getTime()
-    : JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-/** Whether every `$set` path holds its value in the document read back. */
-const applied = (doc: UserDocument, $set: Record<string, unknown>) =>
-  Object.entries($set).every(([path, value]) => same(valueAt(doc, path), value));
 const DUPLICATES = { email: 'EMAIL_EXISTS', username: 'USERNAME_EXISTS' } as const;
 
 /** Plain objects out, never mongoose documents; deleted accounts are invisible. */
-export function userRepository(connection: Connection) {
+/**
+ * Every update of a user document runs under its Redis lock, which the outbox relay takes too:
+ * FerretDB v1 applies an update as read-modify-write of the whole document, so without it the
+ * relay's removal of a published event could undo a concurrent change (see @lingua/events documentLock).
+ */
+export function userRepository(connection: Connection, withLock: WithLock) {
   const Users = userModel(connection);
-  /**
-   * FerretDB v1 applies an update as read-modify-write of the whole document, so two concurrent
-   * updates of one document can lose one of them (measured here: most of 40 concurrent pairs). The
-   * outbox relay writes to a user document only while it carries pending events (right after the
-   * write that staged them, usually milliseconds), so other writes wait for that to end first, for a
-   * bounded time (NATS may be down), and then check that their change stuck.
-   */
-  async function outboxIdle(id: string): Promise<void> {
-    const deadline = Date.now() + OUTBOX_WAIT_MS;
-    while (Date.now() < deadline) {
-      const doc = await Users.collection.findOne({ _id: id as never }, { projection: { _outboxPending: 1 } });
-      if (!doc?._outboxPending) return;
-      await sleep(15);
-    }
-  }
 
-  /** $set after the relay is done with the document, re-applied if a concurrent write undid it. */
   async function setAndRead(id: string, $set: Record<string, unknown>): Promise<User | undefined> {
-    await outboxIdle(id);
-    for (let attempt = 0; ; attempt++) {
+    return withLock(id, async () => {
       const r = await Users.updateOne({ _id: id, ...live }, { $set });
       if (r.matchedCount === 0) return undefined;
-      const doc = await Users.findOne({ _id: id, ...live })
-        .select('+passwordHash')
-        .lean<UserDocument>();
-      if (!doc) return undefined;
-      if (applied(doc, $set) || attempt >= 4) return toUser(doc);
-    }
+      const doc = await Users.findOne({ _id: id, ...live }).lean<UserDocument>();
+      return doc ? toUser(doc) : undefined;
+    });
   }
   return {
     async findById(id: string): Promise<User | undefined> {
@@ -142,32 +115,31 @@ export function userRepository(connection: Connection) {
         return mapDuplicateKeyError(err, DUPLICATES, 'E-mail or username already registered');
       }
     },
-    /** Best effort, one write: a lost lastLoginAt is harmless, a slower sign-in is not. */
     async recordLogin(id: string, at: Date): Promise<void> {
-      await Users.updateOne({ _id: id }, { $set: { lastLoginAt: at } });
+      await withLock(id, () => Users.updateOne({ _id: id }, { $set: { lastLoginAt: at } }));
     },
     /** Applies a subscription change unless a newer one was applied already. Admins stay admins. */
     async applySubscription(
       id: string,
       change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date },
     ): Promise<boolean> {
-      await outboxIdle(id);
-      for (let attempt = 0; attempt < 5; attempt++) {
+      return withLock(id, async () => {
         const doc = await Users.findOne({ _id: id }).select('role subscriptionSyncedAt').lean<UserDocument>();
         if (!doc) return false;
         if (doc.subscriptionSyncedAt && doc.subscriptionSyncedAt.getTime() >= change.at.getTime())
           return false;
-        const $set = {
-          role: doc.role === 'admin' ? 'admin' : change.role,
-          subscriptionStatus: change.subscriptionStatus,
-          subscriptionSyncedAt: change.at,
-        };
-        // conditional on the state read: a concurrent newer event wins
-        await Users.updateOne({ _id: id, subscriptionSyncedAt: doc.subscriptionSyncedAt ?? null }, { $set });
-        const after = await Users.findOne({ _id: id }).lean<UserDocument>();
-        if (after && applied(after, $set)) return true; // else lost to a concurrent write: try again
-      }
-      return false;
+        await Users.updateOne(
+          { _id: id },
+          {
+            $set: {
+              role: doc.role === 'admin' ? 'admin' : change.role,
+              subscriptionStatus: change.subscriptionStatus,
+              subscriptionSyncedAt: change.at,
+            },
+          },
+        );
+        return true;
+      });
     },
     async setPassword(id: string, passwordHash: string): Promise<void> {
       await setAndRead(id, { passwordHash });
@@ -203,23 +175,24 @@ export function userRepository(connection: Connection) {
      * stages user.deleted, so the event cannot be lost; the emptied document is kept as its carrier.
      */
     async softDelete(id: string, at: Date, event: AnyDomainEvent): Promise<boolean> {
-      await outboxIdle(id);
       const staged = stageEvents(event).update;
-      const result = await Users.updateOne(
-        { _id: id, ...live },
-        {
-          ...staged,
-          $set: {
-            ...staged.$set,
-            deletedAt: at,
-            email: `deleted+${id}@invalid.lingua`,
-            username: `deleted_${id}`,
-            usernameKey: `deleted_${id}`,
-            passwordHash: null,
-            profile: {},
-            settings: {},
+      const result = await withLock(id, () =>
+        Users.updateOne(
+          { _id: id, ...live },
+          {
+            ...staged,
+            $set: {
+              ...staged.$set,
+              deletedAt: at,
+              email: `deleted+${id}@invalid.lingua`,
+              username: `deleted_${id}`,
+              usernameKey: `deleted_${id}`,
+              passwordHash: null,
+              profile: {},
+              settings: {},
+            },
           },
-        },
+        ),
       );
       return result.modifiedCount === 1;
     },

@@ -1,10 +1,9 @@
 import type { Connection, mongo } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents } from '@lingua/events';
+import { stageEvents, type WithLock } from '@lingua/events';
 import { isDuplicateKeyError } from '@lingua/mongo';
 import type { Subscription } from '../domain/subscription';
 import type { ListFilter, OwnerQuery, SubscriptionStore } from '../domain/ports';
-import type { WithLock } from './document-lock';
 
 type SubscriptionDoc = Omit<Subscription, 'id'> & {
   _id: string;

@@ -85,16 +85,24 @@ export function portabilityStore(
             .select(Object.fromEntries(CONTENT_FIELDS.map((f) => [f, 1])))
             .lean<Record<string, unknown>[]>();
           for (const batch of chunks(replace)) {
-            await Cards.bulkWrite(
-              batch.map(({ cardId, set }): AnyBulkWriteOperation<CardDoc> => ({
-                updateOne: {
-                  filter: { _id: cardId, userId, isArchived: false },
-                  update: {
-                    $set: { ...set, ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }) },
-                  },
-                },
-              })),
-              { ordered: true },
+            // under the cards' locks: the outbox relay's write to a just-reviewed card must not undo it
+            await deps.cards.lockedMany(
+              batch.map((r) => r.cardId),
+              () =>
+                Cards.bulkWrite(
+                  batch.map(({ cardId, set }): AnyBulkWriteOperation<CardDoc> => ({
+                    updateOne: {
+                      filter: { _id: cardId, userId, isArchived: false },
+                      update: {
+                        $set: {
+                          ...set,
+                          ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }),
+                        },
+                      },
+                    },
+                  })),
+                  { ordered: true },
+                ),
             );
             await deps.cards.contentChanged(
               userId,
@@ -116,11 +124,17 @@ export function portabilityStore(
           }).catch(() => undefined);
         }
         for (const batch of chunks(snapshots)) {
-          await Cards.bulkWrite(
-            batch.map(({ _id, ...content }) => ({
-              updateOne: { filter: { _id: _id as string, userId }, update: { $set: content } },
-            })),
-          ).catch(() => undefined);
+          await deps.cards
+            .lockedMany(
+              batch.map((s) => s._id as string),
+              () =>
+                Cards.bulkWrite(
+                  batch.map(({ _id, ...content }) => ({
+                    updateOne: { filter: { _id: _id as string, userId }, update: { $set: content } },
+                  })),
+                ),
+            )
+            .catch(() => undefined);
         }
         await deps.cards.invalidateDueIndex(userId);
         throw err;
