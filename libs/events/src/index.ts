@@ -9,6 +9,6 @@ export type { ConsumerOptions, RunningConsumer, EventHandler } from './durable-c
 export { mongoProcessedEvents } from './processed-events';
 export type { ProcessedEvents } from './processed-events';
 export { outboxFields, stageEvents, OutboxRelay } from './outbox';
-export type { OutboxEntry, OutboxRelayOptions } from './outbox';
+export type { OutboxEntry, OutboxRelayOptions, OutboxHint } from './outbox';
 export { documentLock, lockedForRelay, withLocks } from './document-lock';
 export type { WithLock } from './document-lock';

@@ -128,3 +128,54 @@ describe('transactional outbox', () => {
     }
   });
 });
+
+describe('outbox relay: finding pending documents', () => {
+  it('When a kick names the document, Then only that document is read and published; the slow scan waits for its back-off', async () => {
+    const conn = await mongoose.createConnection(`${mongoUrl()}/${uniqueName('hint')}`).asPromise();
+    const Cards = conn.model('Card', new Schema({ _id: String, ...outboxFields }));
+    const published: string[] = [];
+    const queries: unknown[] = [];
+    // the collection as the relay sees it, recording which reads it makes
+    const recorded = new Proxy(Cards.collection, {
+      get(target, prop, receiver) {
+        if (prop === 'find' || prop === 'findOne')
+          return (filter: unknown, options?: unknown) => {
+            queries.push({ [prop]: filter });
+            return (target[prop] as (f: unknown, o: unknown) => unknown).call(target, filter, options);
+          };
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const relay = new OutboxRelay({
+      publisher: { publish: async (e: AnyDomainEvent) => void published.push(e.id) } as never,
+      collections: [recorded],
+      logger,
+      intervalMs: 60_000, // the safety-net poll stays out of the way
+    });
+    try {
+      relay.start(); // the first run scans once
+      await relay.flush();
+      queries.length = 0;
+      const [a, b] = ['c-1', 'c-2'].map((id) => makeEvent('user.deleted', { userId: id })) as [
+        AnyDomainEvent,
+        AnyDomainEvent,
+      ];
+      await Cards.create({ _id: 'c-1', ...stageEvents(a).fields });
+      await Cards.create({ _id: 'c-2', ...stageEvents(b).fields }); // staged, but nobody kicks for it
+      relay.kick({ collection: Cards.collection.collectionName, id: 'c-1' });
+      await waitFor(() => expect(published).toEqual([a.id]));
+      expect(queries).toEqual([{ findOne: { _id: 'c-1', _outboxPending: true } }]);
+      expect((await Cards.collection.findOne({ _id: 'c-1' as never }))?._outboxPending).toBe(false);
+
+      // a kick without a hint scans, and finds the other one
+      relay.kick();
+      await waitFor(() => expect(published).toEqual([a.id, b.id]));
+      expect(queries).toContainEqual({ find: { _outboxPending: true } });
+    } finally {
+      await relay.stop();
+      await conn.dropDatabase();
+      await conn.close();
+    }
+  });
+});

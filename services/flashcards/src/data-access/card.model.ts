@@ -1,6 +1,9 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import { outboxFields } from '@lingua/events';
 
+/** The cards collection (also named in outbox hints). */
+export const CARDS_COLLECTION = 'cards';
+
 /** FSRS memory state, kept only for users who schedule with FSRS (ts-fsrs `Card` without `due`). */
 export interface FsrsState {
   stability: number;
@@ -84,7 +87,7 @@ const schema = new Schema<CardDoc>(
     updatedAt: { type: Date, required: true },
     ...outboxFields,
   },
-  { collection: 'cards', versionKey: false, timestamps: false },
+  { collection: CARDS_COLLECTION, versionKey: false, timestamps: false },
 );
 
 // index: the due queries (Group B due/next-review, Group C learning/due): one user's active cards by due date

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
+import { CARDS_COLLECTION } from '../data-access/card.model';
 import type { Card, CardRepository } from '../data-access/card.repository';
 import type { LearningProfileRepository } from '../data-access/learning-profile.repository';
 import type { ReviewRepository } from '../data-access/review.repository';
@@ -27,7 +28,8 @@ export interface ReviewCardDeps {
   reviews: Pick<ReviewRepository, 'insert'>;
   profiles: Pick<LearningProfileRepository, 'recordStudyDay'>;
   clock: { now(): Date };
-  outbox: { kick(): void };
+  /** Told where card.reviewed was staged, so the relay reads that card instead of scanning. */
+  outbox: { kick(hint?: { collection: string; id: unknown }): void };
   achievements?: AchievementHook | undefined;
   logger: { warn(obj: object, msg: string): void };
 }
@@ -64,7 +66,7 @@ export async function reviewCard(
       { where: { timesReviewed: card.timesReviewed }, events: [event] },
     );
     if (!updated) continue; // another answer got there first: reschedule from the new state
-    deps.outbox.kick();
+    deps.outbox.kick({ collection: CARDS_COLLECTION, id: card.id });
     await deps.reviews.insert({
       id: randomUUID(),
       userId: cmd.userId,
