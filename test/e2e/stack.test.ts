@@ -127,6 +127,65 @@ describe('the whole stack', () => {
     expect((await fetch(`${stack.url}/docs/`)).status).toBe(200);
   });
 
+  it('When a guest buys on a device and then signs up from it, Then the account gets the subscription and its next token the subscriber role', async () => {
+    const json = (token?: string) => ({
+      'content-type': 'application/json',
+      ...(token && { authorization: `Bearer ${token}` }),
+    });
+    const device = `e2e-device-${Date.now()}`;
+    const tx = `e2e${Date.now()}`;
+    const bought = await call('/api/v1/subscriptions/verify-receipt', {
+      method: 'POST',
+      headers: json(),
+      body: JSON.stringify({
+        platform: 'ios',
+        receipt_data: `sandbox_valid_${tx}`,
+        transaction_id: tx,
+        product_id: 'com.lingua.premium.monthly',
+        user_context: { user_type: 'guest', device_id: device },
+      }),
+    });
+    expect(bought.body).toMatchObject({
+      success: true,
+      data: { subscription_created: { device_id: device, user_id: null, status: 'active' } },
+    });
+
+    const registered = await call('/api/v1/auth/register', {
+      method: 'POST',
+      headers: json(),
+      body: JSON.stringify({
+        email: `${tx}@example.com`,
+        password: 'Secret123',
+        username: `u_${tx.slice(-12)}`,
+        deviceId: device,
+      }),
+    });
+    expect(registered.res.status).toBe(201);
+    const first = registered.body.data as { accessToken: string; refreshToken: string };
+    // free until the events have gone round: identity → user.created → subscriptions attaches the
+    // device's subscription → subscription.updated → identity sets the role for the next token
+    const gated = await call('/api/v1/dialogues/advanced', { headers: json(first.accessToken) });
+    expect(gated.res.status).toBe(403);
+    expect(gated.body).toMatchObject({ error: { code: 'SUBSCRIPTION_REQUIRED' } });
+
+    let refresh = first.refreshToken;
+    let access = first.accessToken;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const status = await call('/api/v1/subscriptions/status', { headers: json(access) });
+      const renewed = await call('/api/v1/auth/refresh', { method: 'POST', headers: json(refresh) });
+      expect(renewed.res.status).toBe(200);
+      ({ accessToken: access, refreshToken: refresh } = renewed.body.data);
+      const claims = JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString());
+      if (status.body.data?.subscription_status?.is_active && claims.role === 'subscriber') break;
+      if (Date.now() > deadline) throw new Error(`not attached in time: ${JSON.stringify(status.body)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const advanced = await call('/api/v1/dialogues/advanced', { headers: json(access) });
+    expect(advanced.res.status).toBe(200);
+    expect(advanced.body).toMatchObject({ success: true });
+  }, 60_000);
+
   it('When the responses of this suite are checked against /openapi.json, Then every documented one conforms', async () => {
     const doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as Parameters<
       typeof checkAgainstDocument
