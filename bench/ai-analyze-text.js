@@ -6,9 +6,8 @@
 //      services/ai/dist, loaded with autocannon from this one.
 // Needs `npm run build` and the local infrastructure (`npm run infra:up`) for part 2; `BENCH_HTTP=0`
 // skips it. BENCH_SECONDS (default 5) and BENCH_CONNECTIONS (default 8) tune the HTTP part.
-const { spawn } = require('node:child_process');
-const net = require('node:net');
 const path = require('node:path');
+const { freePort, percentile, startProcess } = require('./support');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
 const { analyzeText } = require('../services/ai/dist/domain/analyze-text.use-case');
@@ -39,7 +38,7 @@ function textOf(bytes, offset = 0) {
   return out.slice(0, bytes).replace(/\s\S*$/, '.');
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const pct = percentile;
 
 function inProcess(label, bytes) {
   const texts = Array.from({ length: 16 }, (_, i) => textOf(bytes, i));
@@ -63,37 +62,15 @@ function inProcess(label, bytes) {
   return row;
 }
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
 async function startService() {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, '../services/ai/dist/main.js')], {
-    env: {
-      ...process.env,
-      AI_HTTP_PORT: String(port),
-      AI_GRPC_PORT: '0',
-      AI_MONGO_DB: 'lingua_ai_bench',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  return startProcess({
+    script: path.join(__dirname, '../services/ai/dist/main.js'),
+    env: { AI_HTTP_PORT: String(port), AI_GRPC_PORT: '0', AI_MONGO_DB: 'lingua_ai_bench' },
+    port,
+    name: 'ai service',
+    tries: 100,
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill();
-  throw new Error('ai service did not become ready');
 }
 
 async function overHttp(url, label, bytes) {

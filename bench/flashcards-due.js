@@ -10,9 +10,8 @@
 // after seeding MongoDB, each user's index is built through the service's own rebuild path (the one a
 // first due request would take), and that time is printed separately. BENCH_DUE_INDEX=false runs the
 // service without it (due queries on the database only).
-const { spawn } = require('node:child_process');
-const net = require('node:net');
 const path = require('node:path');
+const { freePort, percentile, startProcess } = require('./support');
 const autocannon = require('autocannon');
 const { MongoClient } = require('mongodb');
 const mongoose = require('mongoose');
@@ -113,41 +112,22 @@ async function buildDueIndexes() {
   }
 }
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
 async function startService() {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, '../services/flashcards/dist/main.js')], {
+  return startProcess({
+    script: path.join(__dirname, '../services/flashcards/dist/main.js'),
     env: {
-      ...process.env,
       FLASHCARDS_HTTP_PORT: String(port),
       FLASHCARDS_GRPC_PORT: '0',
       FLASHCARDS_MONGO_DB: DB,
       FLASHCARDS_DUE_INDEX: String(DUE_INDEX),
-      LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    port,
+    name: 'flashcards service',
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill();
-  throw new Error('flashcards service did not become ready');
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const pct = percentile;
 
 const tokenFor = (size) =>
   createAccessTokens(DEV_JWT_SECRET).sign({

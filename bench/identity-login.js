@@ -10,10 +10,9 @@
 //   - the service process reports its event-loop delay (perf_hooks histogram, 1 ms sampling) per storm
 // Needs `npx tsc -b services/identity` (or `npm run build`). All load goes to 127.0.0.1 and is time-bounded.
 // Prints the ratio login/s ÷ ceiling hashes/s (target ≥ 0.85) and event-loop p99 (target < 20 ms).
-const { spawn } = require('node:child_process');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { freePort, startProcess } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -63,25 +62,17 @@ async function bcryptCeiling(seconds) {
   return { done, seconds: (Date.now() - started) / 1000 };
 }
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-
 async function startIdentity() {
   const httpPort = await freePort();
   const grpcPort = await freePort();
   const tag = `bench_${Date.now().toString(36)}`;
-  const child = spawn(process.execPath, [path.join(__dirname, 'identity-login.js'), '--service'], {
+  // live, not ready: a busy shared database can miss the readiness ping's 2 s budget
+  return startProcess({
+    script: path.join(__dirname, 'identity-login.js'),
+    args: ['--service'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: {
-      ...process.env,
       NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
       IDENTITY_HTTP_PORT: String(httpPort),
       IDENTITY_GRPC_PORT: String(grpcPort),
       IDENTITY_MONGO_DB: tag,
@@ -90,20 +81,10 @@ async function startIdentity() {
       IDENTITY_BCRYPT_COST: String(COST),
       UV_THREADPOOL_SIZE: String(threads),
     },
+    port: httpPort,
+    name: 'identity',
+    healthPath: '/health/live',
   });
-  const url = `http://127.0.0.1:${httpPort}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`identity exited with ${child.exitCode}`);
-    try {
-      // live, not ready: a busy shared database can miss the readiness ping's 2 s budget
-      if ((await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(2_000) })).ok)
-        return { child, url };
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('identity did not become ready');
 }
 
 const ask = (child, msg) =>

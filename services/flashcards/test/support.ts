@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type AccessTokenInput, createAccessTokens } from '@lingua/auth';
+import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { type EventData, type EventName, makeEvent } from '@lingua/contracts';
-import { isolatedServiceEnv, TestClock } from '@lingua/testing';
+import { isolatedServiceEnv, signTestToken, TestClock } from '@lingua/testing';
 import { loadServiceConfig } from '../src/config';
 import { defineFlashcardsService } from '../src/start';
 
@@ -28,16 +28,8 @@ export async function stopFlashcards(service: RunningService | undefined) {
 
 /** A bearer token for a new (or given) user, signed as identity would, valid at the test clock's time. */
 export function tokenFor(service: RunningService, clock: TestClock, user: Partial<AccessTokenInput> = {}) {
-  const sub = user.sub ?? randomUUID();
-  const { token } = createAccessTokens(service.deps.config.jwtSecret, clock).sign({
-    sub,
-    email: `${sub}@example.com`,
-    username: `u${sub.slice(0, 8)}`,
-    role: 'user',
-    subscription_status: 'inactive',
-    ...user,
-  });
-  return { sub, token, auth: { authorization: `Bearer ${token}` } };
+  const signed = signTestToken(service.deps.config.jwtSecret, user, clock);
+  return { ...signed, auth: signed.headers };
 }
 
 export interface Reply {
