@@ -199,9 +199,13 @@ describe('.env.example', () => {
   });
 
   it('When a documented default is set explicitly, Then every config that reads it comes out the same as unset', () => {
+    // defaults that follow another variable when it is set (the CI rehearsal moves FerretDB's port)
+    const derivedFrom: Record<string, string> = { MONGO_URL: 'FERRETDB_PORT' };
     const differing: string[] = [];
     for (const { name, value, commented } of documented) {
       if (commented) continue;
+      const source = derivedFrom[name];
+      if (source && process.env[source] !== undefined) continue;
       for (const reader of readers.get(name) ?? []) {
         const { load } = CONFIGS[reader]!;
         if (JSON.stringify(load({ [name]: value })) !== JSON.stringify(load({})))
