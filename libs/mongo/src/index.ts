@@ -1,3 +1,5 @@
 export { connectMongo, databaseUrl } from './connect';
 export type { MongoHandle } from './connect';
 export { isDuplicateKeyError, mapDuplicateKeyError } from './duplicate-key';
+export { findPage } from './find-page';
+export type { PageOptions } from './find-page';

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { InAppNotification, NotificationStore } from '../domain/in-app-notification';
+import { findPage } from '@lingua/mongo';
 
 type NotificationDoc = Omit<InAppNotification, 'id'> & { _id: string };
 
@@ -24,15 +25,11 @@ export function notificationRepository(connection: Connection) {
         ...(q.unreadOnly && { read: false }),
         ...(q.type && { type: q.type }),
       };
-      const [docs, total] = await Promise.all([
-        col
-          .find(filter)
-          .sort({ createdAt: -1, _id: 1 })
-          .skip((q.page - 1) * q.limit)
-          .limit(q.limit)
-          .toArray(),
-        col.countDocuments(filter),
-      ]);
+      const { docs, total } = await findPage(col, filter, {
+        sort: { createdAt: -1, _id: 1 },
+        skip: (q.page - 1) * q.limit,
+        limit: q.limit,
+      });
       return { items: docs.map(toNotification), total };
     },
     countUnread: (userId) => col.countDocuments({ userId, read: false }),

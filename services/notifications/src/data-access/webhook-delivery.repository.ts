@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { AttemptRecord, ClaimedDelivery, DeliveryStore, WebhookDelivery } from '../domain/webhook';
+import { findPage } from '@lingua/mongo';
 
 type DeliveryDoc = Omit<WebhookDelivery, 'id'> & { _id: string };
 type AttemptDoc = AttemptRecord & { _id: string };
@@ -33,15 +34,11 @@ export function webhookDeliveryRepository(connection: Connection): DeliveryStore
     },
     async list(filter, page, limit) {
       const query = { endpointId: filter.endpointId, ...(filter.status && { status: filter.status }) };
-      const [docs, total] = await Promise.all([
-        col
-          .find(query)
-          .sort({ createdAt: -1, _id: 1 })
-          .skip((page - 1) * limit)
-          .limit(limit)
-          .toArray(),
-        col.countDocuments(query),
-      ]);
+      const { docs, total } = await findPage(col, query, {
+        sort: { createdAt: -1, _id: 1 },
+        skip: (page - 1) * limit,
+        limit,
+      });
       return { items: docs.map(toDelivery), total };
     },
     async due(now, limit) {

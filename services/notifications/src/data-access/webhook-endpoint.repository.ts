@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { EndpointStore, WebhookEndpoint } from '../domain/webhook';
+import { findPage } from '@lingua/mongo';
 
 type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string };
 
@@ -22,15 +23,11 @@ export function webhookEndpointRepository(connection: Connection): EndpointStore
     countByOwner: (ownerId) => col.countDocuments({ ownerId }),
     async list(filter, page, limit) {
       const query = filter.ownerId ? { ownerId: filter.ownerId } : {};
-      const [docs, total] = await Promise.all([
-        col
-          .find(query)
-          .sort({ createdAt: -1, _id: 1 })
-          .skip((page - 1) * limit)
-          .limit(limit)
-          .toArray(),
-        col.countDocuments(query),
-      ]);
+      const { docs, total } = await findPage(col, query, {
+        sort: { createdAt: -1, _id: 1 },
+        skip: (page - 1) * limit,
+        limit,
+      });
       return { items: docs.map(toEndpoint), total };
     },
     async update(id, set) {

@@ -1,7 +1,7 @@
 import type { Connection, mongo } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents, type WithLock } from '@lingua/events';
-import { isDuplicateKeyError } from '@lingua/mongo';
+import { findPage, isDuplicateKeyError } from '@lingua/mongo';
 import type { Subscription } from '../domain/subscription';
 import type { ListFilter, OwnerQuery, SubscriptionStore } from '../domain/ports';
 
@@ -93,15 +93,12 @@ export function subscriptionRepository(connection: Connection, withLock: WithLoc
         ...(owner.deviceId && { deviceId: owner.deviceId }),
       };
       const query = listFilter(base, filter);
-      const [docs, total] = await Promise.all([
-        col
-          .find(query, { projection: PROJECTION })
-          .sort({ activatedAt: -1, _id: 1 })
-          .skip(skip)
-          .limit(limit)
-          .toArray(),
-        col.countDocuments(query),
-      ]);
+      const { docs, total } = await findPage(col, query, {
+        sort: { activatedAt: -1, _id: 1 },
+        skip,
+        limit,
+        projection: PROJECTION,
+      });
       return { items: docs.map(toSubscription), total };
     },
     async unownedForDevice(deviceId) {
