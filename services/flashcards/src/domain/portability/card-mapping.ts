@@ -4,17 +4,13 @@ import type { CefrLevel, Difficulty } from '../cards/cefr';
 import type { PortableCard } from './portable-card';
 
 /** The stored card fields an export reads. */
-export interface ExportableCard {
+export interface ExportableCard extends Omit<
+  CardContent,
+  'synonyms' | 'difficulty' | 'difficultyLevel' | 'masteryLevel'
+> {
   id: string;
-  word: string;
-  translation: string;
-  definition: string;
-  partOfSpeech: string | null;
-  pronunciation: string | null;
-  example: string | null;
-  exampleTranslation: string | null;
+  /** as stored: JSON text */
   synonyms: string;
-  tags: string[];
   difficulty: string | null;
   difficultyLevel: string | null;
 }
