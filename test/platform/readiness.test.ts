@@ -1,7 +1,6 @@
-import { createAccessTokens } from '@lingua/auth';
 import type { RunningService } from '@lingua/bootstrap';
 import { startService } from '@lingua/bootstrap';
-import { isolatedServiceEnv, startFerretDb, waitFor } from '@lingua/testing';
+import { isolatedServiceEnv, signTestToken, startFerretDb, waitFor } from '@lingua/testing';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { type RunningGateway, startGateway } from '../../gateway/src/server';
 import * as ai from '../../services/ai/src/config';
@@ -100,13 +99,7 @@ describe('readiness', () => {
   }, 90_000);
 
   it('When a service is down, Then the gateway answers its routes with 503 in the route envelope, never a hang', async () => {
-    const { token } = createAccessTokens(services.ai!.deps.config.jwtSecret).sign({
-      sub: 'reader-1',
-      email: 'reader@example.com',
-      username: 'reader',
-      role: 'user',
-      subscription_status: 'inactive',
-    });
+    const { token } = signTestToken(services.ai!.deps.config.jwtSecret);
     await services.ai!.stop();
     // signed in, so the edge lets the call through and only the missing service is left to fail
     const res = await fetch(`${gateway.url}/api/ai/quota`, { headers: { authorization: `Bearer ${token}` } });
