@@ -28,6 +28,8 @@ export const gatewayEnv = z
     RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: env.int(1000, 1),
     RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: env.int(10_000, 1),
     RATE_LIMIT_LOGIN_PER_MINUTE: env.int(5, 1),
+    /** Most points a replica leases from a busy caller's budget at once (domain/rate-lease.ts); 1 = none. */
+    RATE_LIMIT_LEASE_MAX: env.int(100, 1, 10_000),
     /** Redis key prefix of the counters (tests use their own to stay independent). */
     RATE_LIMIT_PREFIX: env.string('gateway:rl'),
     /** Redis key prefix of the API keys. */

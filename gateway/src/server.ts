@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import { createAccessTokens, createBlacklistMirror } from '@lingua/auth';
 import {
   envelopeStyleFor,
   finishApp,
@@ -23,6 +23,7 @@ import { createAdmission, edgeAuth } from './middleware/edge-auth';
 import { leanForwarder } from './middleware/lean-proxy';
 import { proxyRoutes, upstreamAgent } from './middleware/proxy';
 import { createRateLimiters } from './middleware/rate-limit';
+import { DEFAULT_LEASE_POLICY } from './domain/rate-lease';
 import { matchesPrefix, serviceUrls } from './routes';
 
 /** Runs a router only for its own paths, so proxied requests do not walk its route list. */
@@ -52,7 +53,10 @@ export async function startGateway(
   const redis = await connectRedis(config.REDIS_URL, { name: 'gateway' });
   const services = serviceUrls(config);
   const tokens = createAccessTokens(config.jwtSecret);
-  const blacklist = createTokenBlacklist(redis.client);
+  // revoked tokens mirrored in memory: no Redis round trip per request (falls back to Redis when unsure)
+  const blacklist = await createBlacklistMirror(redis.client, {
+    onError: (err) => logger.warn({ err }, 'token blacklist mirror: Redis unavailable; checking Redis directly'),
+  });
   const apiKeys = createApiKeyStore(redis.client, config.API_KEY_PREFIX);
   const limiters = createRateLimiters(
     redis.client,
@@ -65,6 +69,8 @@ export async function startGateway(
       loginPerMinute: config.RATE_LIMIT_LOGIN_PER_MINUTE,
     },
     config.RATE_LIMIT_PREFIX,
+    { ...DEFAULT_LEASE_POLICY, max: config.RATE_LIMIT_LEASE_MAX },
+    (err) => logger.warn({ err }, 'rate limit: leased points not returned'),
   );
   const docs = createApiDocs('gateway');
 
@@ -140,6 +146,8 @@ export async function startGateway(
     async stop() {
       await http.close();
       upstreamAgent.destroy();
+      limiters.release();
+      await blacklist.stop();
       await redis.close();
     },
   };

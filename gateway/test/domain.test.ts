@@ -2,6 +2,13 @@ import { accessPolicyFor } from '../src/domain/access-policy';
 import { scopeAllows } from '../src/domain/api-keys';
 import { cleanMarkup, jsonDepth, stripMarkup } from '../src/domain/json-input';
 import { bucketFor } from '../src/domain/rate-plans';
+import {
+  canServeLocally,
+  grantedPoints,
+  type Lease,
+  nextLeaseSize,
+  remainingReported,
+} from '../src/domain/rate-lease';
 import { SUBSCRIBER, USER } from './harness';
 
 describe('access policy (spec Auth columns)', () => {
@@ -94,5 +101,55 @@ describe('rate plans and API key scopes', () => {
     expect(scopeAllows(['flashcards:write'], 'flashcards', 'POST')).toBe(true);
     expect(scopeAllows(['flashcards:write'], 'ai', 'POST')).toBe(false);
     expect(scopeAllows(['*'], 'identity', 'PUT')).toBe(true);
+  });
+});
+
+describe('rate-limit leases (slow start)', () => {
+  const policy = { max: 100, lifetimeMs: 1_000, remainingShareDivisor: 16 };
+  const lease = (over: Partial<Lease> = {}): Lease => ({
+    points: 0,
+    size: 8,
+    remainingAfter: 10_000,
+    limit: 20_000,
+    resetAt: 3_600_000,
+    expiresAt: 2_000,
+    ...over,
+  });
+
+  it('When a caller is new or slow, Then one point is taken at a time (exact counting)', () => {
+    expect(nextLeaseSize(undefined, 1_000, policy)).toBe(1);
+    expect(nextLeaseSize(lease({ size: 1, expiresAt: 500 }), 1_000, policy)).toBe(1);
+  });
+
+  it('When a lease is used up within its life, Then the next one doubles, up to the maximum', () => {
+    expect(nextLeaseSize(lease({ size: 8 }), 1_000, policy)).toBe(16);
+    expect(nextLeaseSize(lease({ size: 64 }), 1_000, policy)).toBe(100);
+  });
+
+  it('When a lease expires with points left, Then the next one halves', () => {
+    expect(nextLeaseSize(lease({ size: 8, points: 3, expiresAt: 900 }), 1_000, policy)).toBe(4);
+  });
+
+  it('When little of the budget is left, Then leases shrink to a share of it, down to one point', () => {
+    expect(nextLeaseSize(lease({ size: 64, remainingAfter: 320 }), 1_000, policy)).toBe(20);
+    expect(nextLeaseSize(lease({ size: 64, remainingAfter: 20 }), 1_000, policy)).toBe(1);
+  });
+
+  it('When the window has ended or leasing is off, Then one point', () => {
+    expect(nextLeaseSize(lease({ resetAt: 900 }), 1_000, policy)).toBe(1);
+    expect(nextLeaseSize(lease(), 1_000, { ...policy, max: 1 })).toBe(1);
+  });
+
+  it('When a lease crosses the limit, Then only the points that fit are granted', () => {
+    expect(grantedPoints(10, 50, 100)).toBe(10);
+    expect(grantedPoints(10, 104, 100)).toBe(6);
+    expect(grantedPoints(10, 130, 100)).toBe(0);
+  });
+
+  it('When a request is served from a lease, Then the reported remaining counts the points still held', () => {
+    expect(remainingReported(lease({ points: 5, remainingAfter: 40 }))).toBe(45);
+    expect(canServeLocally(lease({ points: 5 }), 1_000)).toBe(true);
+    expect(canServeLocally(lease({ points: 5 }), 2_000)).toBe(false);
+    expect(canServeLocally(lease({ points: 0 }), 1_000)).toBe(false);
   });
 });

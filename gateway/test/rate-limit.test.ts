@@ -135,3 +135,55 @@ describe('rate limits shared by the gateway replicas', () => {
     );
   });
 });
+
+describe('a busy caller: points leased in batches from the shared budget', () => {
+  const busyStubs = new Stubs();
+  let a: RunningGateway;
+  let b: RunningGateway;
+
+  beforeAll(async () => {
+    const env = {
+      ...(await stubServices(busyStubs)),
+      RATE_LIMIT_PREFIX: uniqueName('gw-rl-lease'),
+      RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '300',
+    };
+    [a, b] = await Promise.all([gatewayWith(env), gatewayWith(env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.stop(), b.stop()]);
+    busyStubs.close();
+  });
+
+  const burst = (gw: RunningGateway, n: number, authorization: string) =>
+    Promise.all(
+      Array.from({ length: n }, () =>
+        fetch(`${gw.url}/api/flashcards`, { headers: { authorization } }).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
+    );
+
+  it('When one caller bursts over both gateways, Then never more than the budget passes, and leased points left over come back', async () => {
+    const authorization = bearer(user('aaaaaaaa-0000-4000-8000-0000000000aa'));
+    const first = await burst(a, 100, authorization);
+    expect(first.filter((s) => s === 200)).toHaveLength(100);
+
+    // leases live 1 s; then what the first gateway did not hand out is back in Redis
+    await new Promise((r) => setTimeout(r, 2_200));
+    const probe = await fetch(`${b.url}/api/flashcards`, { headers: { authorization } });
+    expect(probe.headers.get('ratelimit-remaining')).toBe('199');
+
+    // both at once: points one replica still holds are not available to the other for up to 1 s
+    const both = (await Promise.all([burst(a, 150, authorization), burst(b, 150, authorization)])).flat();
+    const passed = both.filter((s) => s === 200).length;
+    expect(passed).toBeLessThanOrEqual(199);
+    expect(passed).toBeGreaterThanOrEqual(199 - 2 * 16);
+    expect(both.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+
+    // and they come back: exactly the rest of the budget passes afterwards, then 429
+    await new Promise((r) => setTimeout(r, 2_200));
+    const last = await burst(b, 40, authorization);
+    expect(last.filter((s) => s === 200)).toHaveLength(199 - passed);
+  }, 30_000);
+});

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import { type AccessClaims, type AccessTokens, bearerToken, type TokenBlacklist } from '@lingua/auth';
+import { type AccessClaims, type AccessTokens, bearerToken, type BlacklistMirror } from '@lingua/auth';
 import { AppError, isAppError } from '@lingua/errors';
 import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
 import { hashApiKey, isUsable, scopeAllows } from '../domain/api-keys';
@@ -46,7 +46,8 @@ export interface AdmissionRequest {
 
 export interface EdgeAuthDeps {
   tokens: AccessTokens;
-  blacklist: TokenBlacklist;
+  /** Revoked tokens, answered from memory while the mirror is live. */
+  blacklist: Pick<BlacklistMirror, 'hasFingerprint'>;
   apiKeys: ApiKeyStore;
   limiters: RateLimiters;
   maintenance: boolean;
@@ -56,7 +57,8 @@ export interface EdgeAuthDeps {
  * Admission at the edge, by the spec's Auth column (domain/access-policy.ts):
  * 1. who calls: a bearer access token (HS256, exact claims, expiry; @lingua/auth), an API key
  *    (X-API-Key + X-Client-ID), or a guest where the operation allows one;
- * 2. in one Redis round trip: the token blacklist, the sign-in budget per IP and the caller's hourly budget;
+ * 2. the token blacklist (in memory: @lingua/auth's mirror), the sign-in budget per IP and the caller's
+ *    hourly budget (leased points, else one Redis round trip for both);
  * 3. in that order: 401 (revoked), 403 (role gates), 429 (budget spent).
  * Then the verified identity goes to the services as X-User-* headers (they still verify the token).
  */
@@ -97,20 +99,25 @@ export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Pr
 
     let caller: Caller = { kind: 'anonymous', ip };
     let token: string | undefined;
+    let fingerprint: string | undefined;
     const apiKey = req.headers['x-api-key'];
     const checksToken = policy.auth === 'access' || policy.auth === 'optional';
     if (checksToken && typeof apiKey === 'string' && !req.headers.authorization)
       caller = await apiKeyCaller(req, path, apiKey);
     else if (checksToken) {
       token = bearerToken(req as Request); // throws TOKEN_INVALID for a header that is not "Bearer <token>"
-      if (token) caller = { kind: 'user', claims: verify(token) };
+      if (token) {
+        const verified = verify(token);
+        caller = { kind: 'user', claims: verified.claims };
+        fingerprint = verified.fingerprint;
+      }
       else if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
     }
 
     // one round trip: node-redis pipelines commands issued in the same tick
     const bucket = bucketFor(policy.family, caller);
     const [revoked, login, budget] = await Promise.all([
-      token ? deps.blacklist.has(token) : false,
+      fingerprint ? deps.blacklist.hasFingerprint(fingerprint) : false,
       policy.login ? deps.limiters.consume('login', `ip:${ip}`) : undefined,
       bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined,
     ]);

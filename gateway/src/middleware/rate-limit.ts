@@ -1,6 +1,15 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '@lingua/errors';
 import type { RedisClient } from '@lingua/redis';
+import {
+  canServeLocally,
+  DEFAULT_LEASE_POLICY,
+  grantedPoints,
+  type Lease,
+  type LeasePolicy,
+  nextLeaseSize,
+  remainingReported,
+} from '../domain/rate-lease';
 import { type BucketName, bucketSpecs, type RateLimits } from '../domain/rate-plans';
 
 export interface RateState {
@@ -10,11 +19,19 @@ export interface RateState {
 }
 
 /**
- * One Redis limiter per bucket, shared by every gateway replica (atomic INCR + TTL in Redis).
+ * One Redis limiter per bucket, shared by every gateway replica (atomic INCRBY + TTL in Redis).
+ * A busy caller's points are leased in batches (domain/rate-lease.ts): one Redis round trip per
+ * lease, exact again near the limit, unused points returned when the lease expires.
  * When Redis is down, each replica falls back to an in-memory limiter with the same budget
  * (insurance) rather than refusing all traffic or letting everything through.
  */
-export function createRateLimiters(redis: RedisClient, limits: RateLimits, prefix: string) {
+export function createRateLimiters(
+  redis: RedisClient,
+  limits: RateLimits,
+  prefix: string,
+  policy: LeasePolicy = DEFAULT_LEASE_POLICY,
+  onError: (err: unknown) => void = () => undefined,
+) {
   const specs = bucketSpecs(limits);
   const limiters = Object.fromEntries(
     (Object.keys(specs) as BucketName[]).map((name) => {
@@ -34,21 +51,76 @@ export function createRateLimiters(redis: RedisClient, limits: RateLimits, prefi
     }),
   ) as Record<BucketName, RateLimiterRedis>;
 
-  const state = (bucket: BucketName, r: RateLimiterRes): RateState => ({
-    limit: specs[bucket].points,
-    remaining: r.remainingPoints,
-    resetAt: new Date(Date.now() + Math.max(0, r.msBeforeNext)),
-  });
+  const leases = new Map<string, Lease>();
+  const pending = new Map<string, Promise<unknown>>();
+  const leaseKey = (bucket: BucketName, key: string) => `${bucket} ${key}`;
+
+  /** Gives a lease's unused points back to the shared budget (best effort: lost points only tighten it). */
+  const giveBack = (id: string, lease: Lease) => {
+    leases.delete(id);
+    if (lease.points <= 0 || Date.now() >= lease.resetAt) return;
+    const [bucket, key] = [id.slice(0, id.indexOf(' ')) as BucketName, id.slice(id.indexOf(' ') + 1)];
+    limiters[bucket].reward(key, lease.points).catch(onError);
+  };
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, lease] of leases) if (now >= lease.expiresAt) giveBack(id, lease);
+  }, policy.lifetimeMs);
+  sweep.unref();
+
+  /** Takes a new lease from Redis and serves one request from it. */
+  async function takeLease(bucket: BucketName, key: string, id: string): Promise<RateState & { exceeded: boolean }> {
+    const limit = specs[bucket].points;
+    const previous = leases.get(id);
+    if (previous) giveBack(id, previous);
+    const size = nextLeaseSize(previous, Date.now(), policy);
+    let res: RateLimiterRes;
+    try {
+      res = await limiters[bucket].consume(key, size);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      res = rejection;
+    }
+    const now = Date.now();
+    const resetAt = now + Math.max(0, res.msBeforeNext);
+    const granted = grantedPoints(size, res.consumedPoints, limit);
+    if (granted === 0) return { limit, remaining: 0, resetAt: new Date(resetAt), exceeded: true };
+    const lease: Lease = {
+      points: granted - 1,
+      size,
+      remainingAfter: Math.max(0, res.remainingPoints),
+      limit,
+      resetAt,
+      expiresAt: now + policy.lifetimeMs,
+    };
+    leases.set(id, lease);
+    return { limit, remaining: remainingReported(lease), resetAt: new Date(resetAt), exceeded: false };
+  }
 
   return {
     /** Takes one point; resolves with the state, or `exceeded` when the budget is spent. */
     async consume(bucket: BucketName, key: string): Promise<RateState & { exceeded: boolean }> {
-      try {
-        return { ...state(bucket, await limiters[bucket].consume(key)), exceeded: false };
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return { ...state(bucket, rejection), exceeded: true };
-        throw rejection;
+      const id = leaseKey(bucket, key);
+      for (;;) {
+        const lease = leases.get(id);
+        if (canServeLocally(lease, Date.now())) {
+          lease.points--;
+          return { limit: lease.limit, remaining: remainingReported(lease), resetAt: new Date(lease.resetAt), exceeded: false };
+        }
+        const inFlight = pending.get(id);
+        if (inFlight) {
+          await inFlight.catch(() => undefined); // then try the lease it brought
+          continue;
+        }
+        const taking = takeLease(bucket, key, id).finally(() => pending.delete(id));
+        pending.set(id, taking);
+        return taking;
       }
+    },
+    /** Returns every unused leased point (on shutdown). */
+    release() {
+      clearInterval(sweep);
+      for (const [id, lease] of leases) giveBack(id, lease);
     },
   };
 }

@@ -5,7 +5,14 @@ export {
   tokenFingerprint,
 } from './access-tokens';
 export type { AccessTokens, AccessTokenInput } from './access-tokens';
-export { createTokenBlacklist, BLACKLIST_KEY_PREFIX } from './token-blacklist';
+export {
+  createTokenBlacklist,
+  BLACKLIST_KEY_PREFIX,
+  BLACKLIST_INDEX_KEY,
+  BLACKLIST_CHANNEL,
+} from './token-blacklist';
+export { createBlacklistMirror } from './blacklist-mirror';
+export type { BlacklistMirror, BlacklistMirrorOptions } from './blacklist-mirror';
 export type { TokenBlacklist } from './token-blacklist';
 export { authenticate, bearerToken, currentUser, optionalUser, requireRole } from './authenticate';
 export type { AuthenticateOptions } from './authenticate';

@@ -4,6 +4,10 @@ import { tokenFingerprint } from './access-tokens';
 
 /** Redis key of a revoked token: one namespace shared by the identity service, the gateway and every replica. */
 export const BLACKLIST_KEY_PREFIX = 'auth:blacklist:';
+/** Sorted set of the revoked fingerprints, score = expiry in ms: what a mirror loads on (re)connect. */
+export const BLACKLIST_INDEX_KEY = 'auth:blacklist-index';
+/** Pub/sub channel announcing each revocation as "<fingerprint> <expiry ms>". */
+export const BLACKLIST_CHANNEL = 'auth:blacklist-revoked';
 
 export interface TokenBlacklist {
   /** Revokes a token until `expiresAtSeconds` (its exp claim); the key then expires by itself. */
@@ -11,16 +15,35 @@ export interface TokenBlacklist {
   has(token: string): Promise<boolean>;
 }
 
-/** Blacklist in Redis keyed by the token's fingerprint, never the token itself. */
-export function createTokenBlacklist(redis: RedisClient, clock: Clock = systemClock): TokenBlacklist {
-  const keyOf = (token: string) => BLACKLIST_KEY_PREFIX + tokenFingerprint(token);
+/**
+ * Blacklist in Redis keyed by the token's fingerprint, never the token itself. A revocation is also
+ * indexed and announced, so a hot reader (the gateway) can keep the whole list in memory
+ * (createBlacklistMirror) instead of asking Redis on every request.
+ */
+export function createTokenBlacklist(
+  redis: RedisClient,
+  clock: Clock = systemClock,
+): TokenBlacklist & { hasFingerprint(fingerprint: string): Promise<boolean> } {
+  const keyOf = (fingerprint: string) => BLACKLIST_KEY_PREFIX + fingerprint;
   return {
     async add(token, expiresAtSeconds) {
-      const ttl = Math.max(1, expiresAtSeconds - Math.floor(clock.now().getTime() / 1000));
-      await redis.set(keyOf(token), '1', { expiration: { type: 'EX', value: ttl } });
+      const fingerprint = tokenFingerprint(token);
+      const nowMs = clock.now().getTime();
+      const ttl = Math.max(1, expiresAtSeconds - Math.floor(nowMs / 1000));
+      const expiresAtMs = expiresAtSeconds * 1000;
+      await redis
+        .multi()
+        .set(keyOf(fingerprint), '1', { expiration: { type: 'EX', value: ttl } })
+        .zAdd(BLACKLIST_INDEX_KEY, { score: expiresAtMs, value: fingerprint })
+        .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
+        .publish(BLACKLIST_CHANNEL, `${fingerprint} ${expiresAtMs}`)
+        .exec();
     },
     async has(token) {
-      return (await redis.exists(keyOf(token))) === 1;
+      return (await redis.exists(keyOf(tokenFingerprint(token)))) === 1;
+    },
+    async hasFingerprint(fingerprint) {
+      return (await redis.exists(keyOf(fingerprint))) === 1;
     },
   };
 }

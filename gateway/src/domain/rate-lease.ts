@@ -1,0 +1,57 @@
+/**
+ * Leases of rate-limit points: a replica takes several points of a caller's shared budget from
+ * Redis in one step and hands them out locally, so a caller sending many requests costs one Redis
+ * round trip per lease, not per request. The lease grows like TCP slow start: 1 point first (a
+ * caller at a human pace is counted exactly, request by request), doubling while each lease is used
+ * up within its lifetime, never above `max` nor a small share of what is left of the budget (so
+ * near the limit every replica is exact again). Points unused when a lease expires go back to Redis.
+ */
+export interface LeasePolicy {
+  /** Most points taken at once; 1 turns leasing off (every request asks Redis). */
+  max: number;
+  /** A lease's lifetime; its unused points are then returned. */
+  lifetimeMs: number;
+  /** A lease never takes more than remaining / this, so the replicas' leftovers stay small. */
+  remainingShareDivisor: number;
+}
+
+export const DEFAULT_LEASE_POLICY: LeasePolicy = { max: 100, lifetimeMs: 1_000, remainingShareDivisor: 16 };
+
+/** What a replica holds of one caller's budget. */
+export interface Lease {
+  /** Points taken from Redis and not yet handed out. */
+  points: number;
+  /** How many points the lease took. */
+  size: number;
+  /** The budget left in Redis right after this lease was taken (other replicas may spend it since). */
+  remainingAfter: number;
+  limit: number;
+  /** End of the rate window (ms). */
+  resetAt: number;
+  /** End of the lease's life (ms): later, unused points go back. */
+  expiresAt: number;
+}
+
+/** True when the request can be served from the lease without asking Redis. */
+export const canServeLocally = (lease: Lease | undefined, now: number): lease is Lease =>
+  lease !== undefined && lease.points > 0 && now < lease.expiresAt && now < lease.resetAt;
+
+/** The size of the next lease, after `previous` (absent: the caller is new here). */
+export function nextLeaseSize(previous: Lease | undefined, now: number, policy: LeasePolicy): number {
+  if (!previous || policy.max <= 1 || now >= previous.resetAt) return 1;
+  const usedUpInTime = previous.points === 0 && now < previous.expiresAt;
+  const wanted = usedUpInTime ? previous.size * 2 : Math.floor(previous.size / 2);
+  const share = Math.floor(previous.remainingAfter / policy.remainingShareDivisor);
+  return Math.max(1, Math.min(wanted, policy.max, share));
+}
+
+/**
+ * How many of the `size` points just taken are really granted, given the count Redis reached
+ * (`consumedAfter`, which includes them): all when the budget had room, part at the boundary,
+ * none when it was already spent.
+ */
+export const grantedPoints = (size: number, consumedAfter: number, limit: number): number =>
+  Math.max(0, Math.min(size, limit - (consumedAfter - size)));
+
+/** The remaining budget to report for a request served from the lease (after taking its point). */
+export const remainingReported = (lease: Lease): number => lease.remainingAfter + lease.points;

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { connectRedis, type RedisHandle } from '@lingua/redis';
+import { redisUrl, startRestartableProcess, TestClock, waitFor } from '@lingua/testing';
+import { type BlacklistMirror, createBlacklistMirror } from './blacklist-mirror';
+import { createTokenBlacklist } from './token-blacklist';
+
+const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+const someToken = () => `header.${randomUUID()}.signature`;
+/** waitFor retries on a throw; these conditions return booleans. */
+const eventually = (check: () => boolean | Promise<boolean>, timeoutMs: number) =>
+  waitFor(
+    async () => {
+      if (!(await check())) throw new Error('condition not met yet');
+    },
+    { timeoutMs },
+  );
+
+describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', () => {
+  let redis: RedisHandle;
+  let writer: RedisHandle;
+  let mirror: BlacklistMirror;
+
+  beforeAll(async () => {
+    redis = await connectRedis(redisUrl());
+    writer = await connectRedis(redisUrl()); // another process's client (the identity service)
+  });
+  afterAll(async () => {
+    await mirror?.stop();
+    await redis.close();
+    await writer.close();
+  });
+
+  it('When a token was revoked before the mirror started, Then the mirror knows it from the index', async () => {
+    const early = someToken();
+    await createTokenBlacklist(writer.client).add(early, inAnHour());
+    mirror = await createBlacklistMirror(redis.client);
+    expect(mirror.live).toBe(true);
+    await expect(mirror.has(early)).resolves.toBe(true);
+    await expect(mirror.has(someToken())).resolves.toBe(false);
+  });
+
+  it('When another client revokes a token, Then the mirror answers true from memory, without asking Redis', async () => {
+    const token = someToken();
+    await createTokenBlacklist(writer.client).add(token, inAnHour());
+    await eventually(() => mirror.has(token), 2_000);
+    // with the shared connection closed, an answer can only come from memory
+    const probe = await connectRedis(redisUrl());
+    const mirrorOfProbe = await createBlacklistMirror(probe.client);
+    await mirrorOfProbe.has(token); // loaded while connected
+    const other = someToken();
+    await createTokenBlacklist(writer.client).add(other, inAnHour());
+    await eventually(() => mirrorOfProbe.has(other), 2_000);
+    await probe.client.close(); // the main connection is gone, the subscription is not
+    await expect(mirrorOfProbe.has(other)).resolves.toBe(true);
+    await expect(mirrorOfProbe.has(someToken())).resolves.toBe(false);
+    await mirrorOfProbe.stop();
+  });
+
+  it('When the revocation has expired, Then the token is no longer reported', async () => {
+    const clock = new TestClock(new Date());
+    const own = await createBlacklistMirror(redis.client, { clock });
+    const token = someToken();
+    await createTokenBlacklist(writer.client, clock).add(token, Math.floor(clock.now().getTime() / 1000) + 60);
+    await eventually(() => own.has(token), 2_000);
+    clock.advance(61_000);
+    await expect(own.has(token)).resolves.toBe(false);
+    await own.stop();
+  });
+});
+
+describe('blacklist mirror when Redis goes away', () => {
+  it('When Redis is down, Then checks fail (never pass); after it is back, revocations reach the mirror again', async () => {
+    const server = await startRestartableProcess('redis-server', (port, dir) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--dir',
+      dir,
+    ]);
+    const url = `redis://127.0.0.1:${server.port}`;
+    const redis = await connectRedis(url);
+    const writer = await connectRedis(url);
+    const mirror = await createBlacklistMirror(redis.client);
+    try {
+      await server.stop();
+      await eventually(() => !mirror.live, 5_000);
+      await expect(mirror.has(someToken())).rejects.toThrow();
+
+      await server.start();
+      await eventually(() => mirror.live, 15_000);
+      await eventually(() => writer.client.isReady, 15_000);
+      const token = someToken();
+      await createTokenBlacklist(writer.client).add(token, inAnHour());
+      await eventually(() => mirror.has(token), 2_000);
+    } finally {
+      await mirror.stop();
+      await redis.close();
+      await writer.close();
+      await server.dispose();
+    }
+  }, 40_000);
+});

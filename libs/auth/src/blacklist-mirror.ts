@@ -1,0 +1,117 @@
+import type { RedisClient } from '@lingua/redis';
+import { tokenFingerprint } from './access-tokens';
+import { type Clock, systemClock } from './clock';
+import {
+  BLACKLIST_CHANNEL,
+  BLACKLIST_INDEX_KEY,
+  createTokenBlacklist,
+  type TokenBlacklist,
+} from './token-blacklist';
+
+const RELOAD_RETRY_MS = 250;
+
+export interface BlacklistMirror extends TokenBlacklist {
+  /** True while answers come from memory (subscribed and loaded); false means each check asks Redis. */
+  readonly live: boolean;
+  /** `has` for a caller that already knows the token's fingerprint (tokenFingerprint), saving the hash. */
+  hasFingerprint(fingerprint: string): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export interface BlacklistMirrorOptions {
+  clock?: Clock;
+  /** How often expired entries are forgotten. */
+  sweepMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * The revoked tokens kept in memory, for a process that checks a token on every request (the
+ * gateway): no Redis round trip per request. Correctness rests on the order of the (re)sync:
+ * subscribe to the revocation channel first, then load the index, and only then answer from
+ * memory; a revocation published in between arrives by one way or the other. Whenever the
+ * subscription is not known to be intact (connecting, dropped, reloading), every check asks Redis
+ * itself, so an outage still refuses (the caller turns the failure into 503), never passes.
+ */
+export async function createBlacklistMirror(
+  redis: RedisClient,
+  options: BlacklistMirrorOptions = {},
+): Promise<BlacklistMirror> {
+  const clock = options.clock ?? systemClock;
+  const direct = createTokenBlacklist(redis, clock);
+  const revoked = new Map<string, number>(); // fingerprint → expiry (ms)
+  const subscriber = redis.duplicate();
+  let live = false;
+  let subscribed = false;
+  let generation = 0;
+  let stopped = false;
+
+  const remember = (fingerprint: string, expiresAtMs: number) => {
+    if (expiresAtMs > clock.now().getTime()) revoked.set(fingerprint, expiresAtMs);
+  };
+  const onMessage = (message: string) => {
+    const [fingerprint, expiry] = message.split(' ');
+    if (fingerprint && Number.isFinite(Number(expiry))) remember(fingerprint, Number(expiry));
+  };
+
+  async function load() {
+    const mine = ++generation;
+    live = false;
+    try {
+      const entries = await redis.zRangeByScoreWithScores(BLACKLIST_INDEX_KEY, clock.now().getTime(), '+inf');
+      for (const { value, score } of entries) remember(value, score);
+      // still the same connection, still subscribed: memory is complete from here on
+      if (mine === generation && subscriber.isReady && !stopped) live = true;
+    } catch (err) {
+      // the main connection may come back after the subscriber: try again while nothing changed
+      options.onError?.(err);
+      if (mine === generation && !stopped)
+        setTimeout(() => mine === generation && subscriber.isReady && void load(), RELOAD_RETRY_MS).unref();
+    }
+  }
+
+  const drop = () => {
+    generation++;
+    live = false;
+  };
+  subscriber.on('error', (err) => {
+    drop();
+    options.onError?.(err);
+  });
+  subscriber.on('end', drop);
+  subscriber.on('reconnecting', drop);
+  // node-redis re-subscribes before it reports 'ready' after a reconnect (the socket initiator)
+  subscriber.on('ready', () => subscribed && void load());
+
+  await subscriber.connect();
+  await subscriber.subscribe(BLACKLIST_CHANNEL, onMessage);
+  subscribed = true;
+  await load();
+
+  async function hasFingerprint(fingerprint: string): Promise<boolean> {
+    if (!live || !subscriber.isReady) return direct.hasFingerprint(fingerprint);
+    const expiry = revoked.get(fingerprint);
+    return expiry !== undefined && expiry > clock.now().getTime();
+  }
+
+  const sweep = setInterval(() => {
+    const now = clock.now().getTime();
+    for (const [fingerprint, expiry] of revoked) if (expiry <= now) revoked.delete(fingerprint);
+  }, options.sweepMs ?? 60_000);
+  sweep.unref();
+
+  return {
+    get live() {
+      return live && subscriber.isReady;
+    },
+    add: (token, expiresAtSeconds) => direct.add(token, expiresAtSeconds),
+    has: (token) => hasFingerprint(tokenFingerprint(token)),
+    hasFingerprint,
+    async stop() {
+      stopped = true;
+      live = false;
+      clearInterval(sweep);
+      if (subscriber.isOpen) await subscriber.close();
+    },
+  };
+}
