@@ -2,7 +2,7 @@
 // Side-by-side benchmark of the request path, in one run on this machine:
 //   1. a bare node:http server returning the same JSON,
 //   2. a service built with @lingua/http called directly,
-//   3. that endpoint through our gateway with a bearer token (verify + Redis blacklist + Redis rate limit),
+//   3. that endpoint through our gateway with a bearer token (verify, blacklist mirror, leased rate limit),
 //      with the access log sampled at 1 % (the default path) and, for comparison, logging every request,
 //      and without a token (guest: no verification, still rate limited) to price token verification,
 //   4. that endpoint through nginx (Debian) as a reverse-proxy peer (1 worker, upstream keep-alive).

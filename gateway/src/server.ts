@@ -126,12 +126,13 @@ export async function startGateway(
   app.use(proxyRoutes(services, upstream));
   finishApp(app, logger);
 
+  const forwarder = leanForwarder(services, upstream);
   const listener = config.GATEWAY_FAST_PATH
     ? fastPathListener({
         app,
         logger,
         admit: createAdmission(admission),
-        forward: leanForwarder(services, upstream),
+        forward: forwarder,
         track: accessLogger(logger, config.ACCESS_LOG_SAMPLE_RATE),
         securityHeaders,
         compress,
@@ -146,6 +147,7 @@ export async function startGateway(
     async stop() {
       await http.close();
       upstreamAgent.destroy();
+      await forwarder.close();
       limiters.release();
       await blacklist.stop();
       await redis.close();

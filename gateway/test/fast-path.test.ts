@@ -143,13 +143,15 @@ describe('gateway fast path', () => {
     const one = stubs.last();
     await call(viaExpress.url, 'GET', '/api/users/profile?x=1', headers);
     const two = stubs.last();
-    const gatewayPort = /(x-forwarded-port|x-forwarded-host|host)/;
+    // connection is hop-by-hop: the fast path keeps its upstream connection alive whatever the client says
+    const gatewayPort = /(x-forwarded-port|x-forwarded-host|host|connection)/;
     const same = (h: http.IncomingHttpHeaders) =>
       Object.fromEntries(Object.entries(h).filter(([name]) => !gatewayPort.test(name)));
     expect(one.url).toBe('/api/users/profile?x=1');
     expect(same(one.headers)).toEqual(same(two.headers));
     expect(one.headers['x-user-id']).toBe('11111111-1111-4111-8111-111111111111');
     expect(one.headers['x-request-id']).toBe('abc-1');
+    expect(one.headers.connection).toBe('keep-alive');
   });
 
   it('When a client gives up while the service hangs, Then the gateway keeps serving', async () => {

@@ -1,8 +1,9 @@
-import http from 'node:http';
+import type http from 'node:http';
+import { type Dispatcher, Pool } from 'undici';
 import type { Logger } from '@lingua/logger';
 import { injectTraceContext } from '@lingua/telemetry';
 import type { ServiceName } from '../routes';
-import { answerUpstreamFailure, upstreamAgent } from './proxy';
+import { answerUpstreamFailure } from './proxy';
 
 const ignore = () => undefined;
 
@@ -15,27 +16,39 @@ export type ForwardRequest = (
   beforeHead: (res: http.ServerResponse) => void,
 ) => void;
 
+/** Hop-by-hop headers (RFC 9110 §7.6.1): never forwarded; undici frames the upstream request itself. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
 /**
- * The fast path's proxy: `http.request` over the same keep-alive agent, with what http-proxy-middleware
+ * The fast path's proxy: one undici `Pool` per service (keep-alive connections, llhttp parsing,
+ * no per-request ClientRequest/IncomingMessage objects), which measured about 30 % less CPU per
+ * proxied request than `http.request` over a keep-alive agent. It does what http-proxy-middleware
  * (httpxy) does for our options and nothing else: X-Forwarded-* set when absent (xfwd), a
  * Content-Length of 0 on body-less DELETE/OPTIONS, the trace context injected, the body streamed
- * both ways, the upstream timeout, and the same 503/504 envelopes. No per-request option objects,
- * plugin chain, URL parsing or event emitter hops.
+ * both ways with back-pressure, the upstream timeout, and the same 503/504 envelopes.
  */
 export function leanForwarder(
   services: Record<ServiceName, string>,
   options: { timeoutMs: number; logger: Logger },
-): ForwardRequest {
-  const targets = Object.fromEntries(
+): ForwardRequest & { close(): Promise<void> } {
+  const pools = Object.fromEntries(
     (Object.keys(services) as ServiceName[]).map((s) => {
       const url = new URL(services[s]);
-      return [s, { hostname: url.hostname, port: Number(url.port) || 80, host: url.host }];
+      const pool = new Pool(url.origin, { connections: 256, keepAliveTimeout: 4_000 });
+      return [s, { pool, host: url.host }];
     }),
-  ) as Record<ServiceName, { hostname: string; port: number; host: string }>;
+  ) as Record<ServiceName, { pool: Pool; host: string }>;
 
-  return (req, res, service, beforeHead) => {
-    // the client's headers (already rewritten by admission) plus ours, as one flat list: node then
-    // writes the request head directly instead of storing every header one by one
+  const forward: ForwardRequest = (req, res, service, beforeHead) => {
     const incoming = req.headers;
     const host = incoming.host;
     if (incoming['x-forwarded-for'] === undefined) incoming['x-forwarded-for'] = req.socket.remoteAddress;
@@ -43,16 +56,10 @@ export function leanForwarder(
       incoming['x-forwarded-port'] = /:(\d+)$/.exec(host ?? '')?.[1] ?? '80';
     if (incoming['x-forwarded-proto'] === undefined) incoming['x-forwarded-proto'] = 'http';
     incoming['x-forwarded-host'] = incoming['x-forwarded-host'] || host || '';
-    if (
-      (req.method === 'DELETE' || req.method === 'OPTIONS') &&
-      !incoming['content-length'] &&
-      !incoming['transfer-encoding']
-    )
-      incoming['content-length'] = '0';
-    // as httpxy: a chunked request body ends the upstream connection after it, never reused mid-frame
-    if (incoming['transfer-encoding'] !== undefined) incoming.connection = 'close';
-    const target = targets[service];
-    // our trace context replaces the client's (traceparent, tracestate), as setHeader would
+    const streamed = incoming['content-length'] !== undefined || incoming['transfer-encoding'] !== undefined;
+    if ((req.method === 'DELETE' || req.method === 'OPTIONS') && !streamed) incoming['content-length'] = '0';
+    const target = pools[service];
+    // our trace context replaces the client's (traceparent, tracestate)
     const trace: Record<string, string> = {};
     injectTraceContext((k, v) => (trace[k.toLowerCase()] = v));
     const headers: string[] = [];
@@ -60,72 +67,75 @@ export function leanForwarder(
     for (const name in trace) headers.push(name, trace[name]!);
     for (const name in incoming) {
       const value = incoming[name];
-      if (value === undefined || name in trace) continue;
+      if (value === undefined || name in trace || HOP_BY_HOP.has(name)) continue;
       if (typeof value === 'string') headers.push(name, value);
       else for (const one of value) headers.push(name, one);
     }
 
-    const proxyReq = http.request({
-      hostname: target.hostname,
-      port: target.port,
-      method: req.method,
-      path: req.url,
-      headers,
-      agent: upstreamAgent,
-    });
-    proxyReq.setTimeout(options.timeoutMs, () => proxyReq.destroy());
+    let controller: Dispatcher.DispatchController | undefined;
     const fail = (err: Error) => {
       // the client left: nothing to answer
-      if (!req.socket.writable && (err as NodeJS.ErrnoException).code === 'ECONNRESET')
-        return void proxyReq.destroy();
+      if (res.destroyed || (!req.socket.writable && !res.headersSent)) return;
       if (!res.headersSent) beforeHead(res);
       answerUpstreamFailure(service, err, req, res, options.logger);
     };
-    req.on('error', fail);
-    proxyReq.on('error', fail);
+    req.on('error', (err) => controller?.abort(err));
     res.on('close', () => {
-      if (!res.writableFinished) proxyReq.destroy();
+      if (!res.writableFinished) controller?.abort(new Error('client closed the connection'));
     });
     // as http-proxy-middleware's error plugin: an error on a client socket that is already gone must not crash the gateway
     res.on('error', ignore);
+    res.on('drain', () => controller?.resume());
 
-    proxyReq.on('response', (proxyRes) => {
-      // the service answered before the body was sent (413, 401…): stop sending it
-      if (!proxyReq.writableFinished)
-        proxyRes.once('end', () => {
-          if (!proxyReq.writableFinished) {
-            req.unpipe(proxyReq);
-            req.resume();
+    target.pool.dispatch(
+      {
+        origin: undefined,
+        path: req.url ?? '/',
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body: streamed ? req : null,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+        },
+        onResponseStart(_c, status, out, statusMessage) {
+          if (res.headersSent || res.destroyed) return;
+          for (const name in out) {
+            const value = out[name];
+            if (value === undefined || HOP_BY_HOP.has(name)) continue;
+            try {
+              res.setHeader(name, value);
+            } catch {
+              /* a header node would not send; httpxy drops it too */
+            }
           }
-        });
-      const out = proxyRes.headers;
-      const status = proxyRes.statusCode ?? 502;
-      if (req.httpVersion === '1.0' || status === 204 || status === 304) delete out['transfer-encoding'];
-      if (req.httpVersion === '1.0') out.connection = req.headers.connection || 'close';
-      else if (!out.connection) out.connection = req.headers.connection || 'keep-alive';
-      if (!res.headersSent) {
-        for (const name in out) {
-          const value = out[name];
-          if (value === undefined) continue;
-          try {
-            res.setHeader(name, value);
-          } catch {
-            /* a header node would not send; httpxy drops it too */
-          }
-        }
-        res.statusCode = status;
-        if (proxyRes.statusMessage) res.statusMessage = proxyRes.statusMessage;
-        beforeHead(res);
-      }
-      res.on('close', () => proxyRes.destroy());
-      proxyRes.on('close', () => {
-        if (!proxyRes.complete && !res.destroyed) res.destroy();
-      });
-      proxyRes.on('error', (err) => {
-        if (!res.destroyed) res.destroy(err);
-      });
-      proxyRes.pipe(res);
-    });
-    req.pipe(proxyReq);
+          if (req.httpVersion === '1.0') res.setHeader('connection', incoming.connection || 'close');
+          res.statusCode = status;
+          if (statusMessage) res.statusMessage = statusMessage;
+          beforeHead(res);
+        },
+        onResponseData(c, chunk) {
+          if (!res.write(chunk)) c.pause(); // resumed on 'drain'
+        },
+        onResponseEnd() {
+          res.end();
+          // the service answered before the body was sent (413, 401…): drop the rest
+          if (streamed && !req.readableEnded) req.resume();
+        },
+        onResponseError(_c, err) {
+          if (streamed && !req.readableEnded) req.resume();
+          if (res.headersSent) return void res.destroy(err);
+          fail(err);
+        },
+      },
+    );
   };
+  return Object.assign(forward, {
+    async close() {
+      await Promise.all(Object.values(pools).map(({ pool }) => pool.close()));
+    },
+  });
 }
