@@ -31,6 +31,13 @@ beforeAll(async () => {
   app.get('/api/boom', () => {
     throw new Error('database password is hunter2');
   });
+  app.get('/api/outage', () => {
+    // what the MongoDB driver throws when no server answers, wrapped by a repository
+    const driverError = Object.assign(new Error('Server selection timed out after 3000 ms'), {
+      name: 'MongoServerSelectionError',
+    });
+    throw new Error('cannot load the card', { cause: driverError });
+  });
   app.post('/api/echo', (req, res) => sendSuccess(res, req.body));
   finishApp(app, silent);
   srv = await startHttpServer(app, { port: 0 });
@@ -105,6 +112,15 @@ describe('createApp envelopes and errors', () => {
     const text = await res.text();
     expect(text).not.toMatch(/hunter2/);
     expect(JSON.parse(text)).toMatchObject({ error: { code: 'SRV001', message: 'Internal server error' } });
+  });
+
+  it('When a dependency is unreachable, Then 503 SRV002 with Retry-After, not a 500', async () => {
+    const res = await call('/api/outage');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    const text = await res.text();
+    expect(text).not.toMatch(/selection/);
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'SRV002' } });
   });
 
   it('When the body is malformed JSON or too large, Then 400 and 413 rather than 500', async () => {

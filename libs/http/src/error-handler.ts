@@ -6,6 +6,48 @@ import { envelopeStyleFor, type EnvelopeStyle } from './envelope-style';
 import { errorBody } from './envelopes';
 
 /** Turns anything thrown into an AppError: the single error-to-response mapping of HTTP services. */
+/**
+ * Errors of a client library whose server is unreachable (node-redis, the MongoDB driver, mongoose,
+ * a refused or reset socket): the request was fine, a dependency is down, so 503 with Retry-After
+ * (the client should try again), never a 500 that reads as our bug.
+ */
+const OUTAGE_ERROR_NAMES = new Set([
+  // node-redis
+  'ClientClosedError',
+  'ClientOfflineError',
+  'SocketClosedUnexpectedlyError',
+  'ConnectionTimeoutError',
+  'SocketTimeoutError',
+  'ReconnectStrategyError',
+  // MongoDB driver and mongoose
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+]);
+const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+export function isDependencyOutage(err: unknown): boolean {
+  // the library's error may be wrapped (a cause chain); a few levels are enough
+  for (
+    let e = err as { name?: string; code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    depth++
+  ) {
+    // node-redis keeps name 'Error' and tells its errors apart by class
+    if (OUTAGE_ERROR_NAMES.has(String(e.name)) || OUTAGE_ERROR_NAMES.has(e.constructor?.name ?? ''))
+      return true;
+    if (typeof e.code === 'string' && OUTAGE_CODES.has(e.code)) return true;
+    // mongoose queues operations while disconnected and then fails them with this message
+    if (e.name === 'MongooseError' && /buffering timed out/i.test(String((e as Error).message))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
   if (err instanceof ZodError)
@@ -21,6 +63,12 @@ export function toAppError(err: unknown): AppError {
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)
     return new AppError('INVALID_INPUT', e.message ?? 'Bad request', { status, cause: err });
+  // after the client-mistake checks: an aborted upload is the client's, not an outage
+  if (isDependencyOutage(err))
+    return new AppError('SERVICE_UNAVAILABLE', 'A service dependency is temporarily unavailable', {
+      cause: err as Error,
+      headers: { 'Retry-After': '5' },
+    });
   return new AppError('INTERNAL_ERROR', 'Internal server error', { cause: err });
 }
 

@@ -3,7 +3,7 @@ export type { CreateAppOptions } from './create-app';
 export { envelopeStyleFor, API_VERSION } from './envelope-style';
 export type { EnvelopeStyle } from './envelope-style';
 export { successBody, errorBody, sendSuccess } from './envelopes';
-export { toAppError, errorHandler, notFoundHandler } from './error-handler';
+export { toAppError, errorHandler, notFoundHandler, isDependencyOutage } from './error-handler';
 export { requestIdMiddleware, REQUEST_ID_HEADER, CORRELATION_ID_HEADER } from './request-id';
 export { startHttpServer } from './start-http-server';
 export type { RunningHttpServer } from './start-http-server';
