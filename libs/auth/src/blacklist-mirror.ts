@@ -105,6 +105,7 @@ export async function createBlacklistMirror(
       return live && subscriber.isReady;
     },
     add: (token, expiresAtSeconds) => direct.add(token, expiresAtSeconds),
+    addFingerprint: (fingerprint, expiresAtSeconds) => direct.addFingerprint(fingerprint, expiresAtSeconds),
     has: (token) => hasFingerprint(tokenFingerprint(token)),
     hasFingerprint,
     async stop() {

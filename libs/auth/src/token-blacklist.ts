@@ -12,6 +12,8 @@ export const BLACKLIST_CHANNEL = 'auth:blacklist-revoked';
 export interface TokenBlacklist {
   /** Revokes a token until `expiresAtSeconds` (its exp claim); the key then expires by itself. */
   add(token: string, expiresAtSeconds: number): Promise<void>;
+  /** The same, for a token known only by its fingerprint (recorded when it was issued). */
+  addFingerprint(fingerprint: string, expiresAtSeconds: number): Promise<void>;
   has(token: string): Promise<boolean>;
 }
 
@@ -25,20 +27,21 @@ export function createTokenBlacklist(
   clock: Clock = systemClock,
 ): TokenBlacklist & { hasFingerprint(fingerprint: string): Promise<boolean> } {
   const keyOf = (fingerprint: string) => BLACKLIST_KEY_PREFIX + fingerprint;
+  async function addFingerprint(fingerprint: string, expiresAtSeconds: number) {
+    const nowMs = clock.now().getTime();
+    const ttl = Math.max(1, expiresAtSeconds - Math.floor(nowMs / 1000));
+    const expiresAtMs = expiresAtSeconds * 1000;
+    await redis
+      .multi()
+      .set(keyOf(fingerprint), '1', { expiration: { type: 'EX', value: ttl } })
+      .zAdd(BLACKLIST_INDEX_KEY, { score: expiresAtMs, value: fingerprint })
+      .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
+      .publish(BLACKLIST_CHANNEL, `${fingerprint} ${expiresAtMs}`)
+      .exec();
+  }
   return {
-    async add(token, expiresAtSeconds) {
-      const fingerprint = tokenFingerprint(token);
-      const nowMs = clock.now().getTime();
-      const ttl = Math.max(1, expiresAtSeconds - Math.floor(nowMs / 1000));
-      const expiresAtMs = expiresAtSeconds * 1000;
-      await redis
-        .multi()
-        .set(keyOf(fingerprint), '1', { expiration: { type: 'EX', value: ttl } })
-        .zAdd(BLACKLIST_INDEX_KEY, { score: expiresAtMs, value: fingerprint })
-        .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
-        .publish(BLACKLIST_CHANNEL, `${fingerprint} ${expiresAtMs}`)
-        .exec();
-    },
+    add: (token, expiresAtSeconds) => addFingerprint(tokenFingerprint(token), expiresAtSeconds),
+    addFingerprint,
     async has(token) {
       return (await redis.exists(keyOf(tokenFingerprint(token)))) === 1;
     },

@@ -245,6 +245,20 @@ describe('Group A refresh and logout', () => {
     const afterReuse = await h.post('/api/v1/auth/refresh', undefined, bearer(second));
     expect(afterReuse.status).toBe(401);
     expect(afterReuse.body.error.code).toBe('TOKEN_BLACKLISTED');
+    // and so did every access token the sign-in issued: a thief's copy stops working at once
+    for (const access of [u.reg.accessToken as string, r1.body.data.accessToken as string]) {
+      const res = await h.request('GET', '/api/users/profile', { headers: bearer(access) });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('AUTH001');
+    }
+  });
+
+  it('When a sign-in is refreshed normally, Then its earlier access token keeps working until it expires', async () => {
+    const u = await registered();
+    const r1 = await h.post('/api/v1/auth/refresh', undefined, bearer(u.reg.refreshToken as string));
+    expect(r1.status).toBe(200);
+    const res = await h.request('GET', '/api/users/profile', { headers: bearer(u.reg.accessToken as string) });
+    expect(res.status).toBe(200);
   });
 
   it('When the bearer holds an access token or garbage, Then refresh answers 401 TOKEN_INVALID; without any token 401', async () => {

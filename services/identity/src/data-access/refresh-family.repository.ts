@@ -15,6 +15,14 @@ export interface RefreshFamilyDocument {
   expiresAt: Date;
   revokedAt: Date | null;
   revokedReason: string | null;
+  /** The access tokens issued by this sign-in, by fingerprint: revoked with it when a refresh token is reused. */
+  accessTokens: IssuedAccessToken[];
+}
+
+export interface IssuedAccessToken {
+  fingerprint: string;
+  /** The token's exp claim (seconds). */
+  exp: number;
 }
 
 const familySchema = new Schema<RefreshFamilyDocument>(
@@ -29,6 +37,7 @@ const familySchema = new Schema<RefreshFamilyDocument>(
     expiresAt: { type: Date, required: true },
     revokedAt: { type: Date, default: null },
     revokedReason: { type: String, default: null },
+    accessTokens: { type: [{ _id: false, fingerprint: String, exp: Number }], default: [] },
   },
   { versionKey: false, collection: 'refresh_families' },
 );
@@ -52,6 +61,7 @@ export function refreshFamilyRepository(connection: Connection) {
       rememberMe: boolean;
       now: Date;
       expiresAt: Date;
+      accessToken: IssuedAccessToken;
     }): Promise<void> {
       await Families.create({
         _id: family.id,
@@ -62,19 +72,20 @@ export function refreshFamilyRepository(connection: Connection) {
         createdAt: family.now,
         rotatedAt: family.now,
         expiresAt: family.expiresAt,
+        accessTokens: [family.accessToken],
       });
     },
     /** Swaps the current token for a new one if `tokenHash` is current, live and unexpired; else undefined. */
     async rotate(
       id: string,
       tokenHash: string,
-      next: { tokenHash: string; now: Date; expiresAt: Date },
+      next: { tokenHash: string; now: Date; expiresAt: Date; accessToken: IssuedAccessToken },
     ): Promise<RefreshFamily | undefined> {
       const doc = await Families.findOneAndUpdate(
         { _id: id, currentHash: tokenHash, revokedAt: null, expiresAt: { $gt: next.now } },
         {
           $set: { currentHash: next.tokenHash, rotatedAt: next.now, expiresAt: next.expiresAt },
-          $push: { previousHashes: tokenHash },
+          $push: { previousHashes: tokenHash, accessTokens: next.accessToken },
         },
         { returnDocument: 'after' },
       ).lean<RefreshFamilyDocument>();

@@ -3,6 +3,7 @@ import { AppError } from '@lingua/errors';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 import { randomToken, sha256 } from './secrets';
+import { tokenFingerprint } from '@lingua/auth';
 import type { User } from './user';
 
 export interface IssuedSession {
@@ -14,12 +15,12 @@ export interface IssuedSession {
   persistent: boolean;
 }
 
-type SessionDeps = Pick<IdentityDeps, 'accessTokens' | 'families' | 'clock' | 'users'>;
+type SessionDeps = Pick<IdentityDeps, 'accessTokens' | 'families' | 'clock' | 'users' | 'blacklist'>;
 
 const refreshTtl = (rememberMe: boolean) => (rememberMe ? POLICY.refreshTtlMs : POLICY.sessionRefreshTtlMs);
 
 function signAccess(user: User, deps: Pick<IdentityDeps, 'accessTokens'>) {
-  return deps.accessTokens.sign(
+  const signed = deps.accessTokens.sign(
     {
       sub: user.id,
       email: user.email,
@@ -28,6 +29,22 @@ function signAccess(user: User, deps: Pick<IdentityDeps, 'accessTokens'>) {
       subscription_status: user.subscriptionStatus,
     },
     POLICY.accessTokenTtlSeconds,
+  );
+  // recorded with the sign-in, so that a stolen refresh token takes its access tokens down too
+  const issued = { fingerprint: tokenFingerprint(signed.token), exp: signed.claims.exp };
+  return { ...signed, issued };
+}
+
+/** Revokes the access tokens a sign-in issued that have not expired yet. */
+async function revokeIssuedAccess(
+  family: { accessTokens?: { fingerprint: string; exp: number }[] },
+  deps: Pick<IdentityDeps, 'blacklist' | 'clock'>,
+) {
+  const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+  await Promise.all(
+    (family.accessTokens ?? [])
+      .filter((t) => t.exp > nowSeconds)
+      .map((t) => deps.blacklist.addFingerprint(t.fingerprint, t.exp)),
   );
 }
 
@@ -55,6 +72,7 @@ export async function issueSession(
     rememberMe: options.rememberMe,
     now,
     expiresAt: refreshExpiresAt,
+    accessToken: access.issued,
   });
   return {
     accessToken: access.token,
@@ -77,17 +95,26 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
   const hash = sha256(refreshToken);
   const existing = await deps.families.findById(parsed.familyId);
   if (!existing) throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
+  // the user first: the new access token carries their current role and is recorded by the rotation
+  const user = await deps.users.findById(existing.userId);
+  if (!user) {
+    await deps.families.revoke(existing.id, 'user-gone', now);
+    throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
+  }
+  const access = signAccess(user, deps);
   const nextToken = `${parsed.familyId}.${randomToken()}`;
   const expiresAt = new Date(now.getTime() + refreshTtl(existing.rememberMe));
   const rotated = await deps.families.rotate(parsed.familyId, hash, {
     tokenHash: sha256(nextToken),
     now,
     expiresAt,
+    accessToken: access.issued,
   });
   if (!rotated) {
     const family = (await deps.families.findById(parsed.familyId)) ?? existing;
     if (family.previousHashes.includes(hash)) {
       await deps.families.revoke(family.id, 'reuse-detected', now);
+      await revokeIssuedAccess(family, deps);
       throw new AppError(
         'TOKEN_BLACKLISTED',
         'Refresh token was already used; all sessions of this sign-in are revoked',
@@ -97,12 +124,6 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
     if (family.currentHash === hash) throw new AppError('TOKEN_EXPIRED', 'Refresh token has expired');
     throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
   }
-  const user = await deps.users.findById(rotated.userId);
-  if (!user) {
-    await deps.families.revoke(rotated.id, 'user-gone', now);
-    throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
-  }
-  const access = signAccess(user, deps);
   return {
     accessToken: access.token,
     refreshToken: nextToken,
@@ -116,7 +137,7 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
 export async function revokeRefreshToken(
   refreshToken: string,
   userId: string | undefined,
-  deps: Pick<IdentityDeps, 'families' | 'clock'>,
+  deps: Pick<IdentityDeps, 'families' | 'clock' | 'blacklist'>,
 ): Promise<boolean> {
   const parsed = parseRefreshToken(refreshToken);
   if (!parsed) return false;
@@ -125,5 +146,6 @@ export async function revokeRefreshToken(
   const hash = sha256(refreshToken);
   if (family.currentHash !== hash && !family.previousHashes.includes(hash)) return false;
   await deps.families.revoke(family.id, 'logout', deps.clock.now());
+  await revokeIssuedAccess(family, deps);
   return true;
 }
