@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { freePort, startRestartableProcess, uniqueName, waitFor } from '@lingua/testing';
+import { freePort, startPrivateRedis, uniqueName, waitFor } from '@lingua/testing';
 import type { RunningGateway } from '../src/server';
 import { bearer, gatewayWith, Stubs, stubServices, USER } from './harness';
 
@@ -45,20 +45,11 @@ describe('two gateway processes', () => {
 });
 
 describe('when Redis goes away', () => {
-  let redis: Awaited<ReturnType<typeof startRestartableProcess>>;
+  let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    redis = await startRestartableProcess('redis-server', (port, dir) => [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--dir',
-      dir,
-    ]);
+    redis = await startPrivateRedis();
     gateway = await gatewayWith({
       ...(await stubServices(stubs)),
       REDIS_URL: `redis://127.0.0.1:${redis.port}`,

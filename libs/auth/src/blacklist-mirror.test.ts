@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
-import { redisUrl, startRestartableProcess, TestClock, waitFor } from '@lingua/testing';
+import { redisUrl, startPrivateRedis, TestClock, waitFor } from '@lingua/testing';
 import { type BlacklistMirror, createBlacklistMirror } from './blacklist-mirror';
 import { createTokenBlacklist } from './token-blacklist';
 
@@ -60,7 +60,10 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
     const clock = new TestClock(new Date());
     const own = await createBlacklistMirror(redis.client, { clock });
     const token = someToken();
-    await createTokenBlacklist(writer.client, clock).add(token, Math.floor(clock.now().getTime() / 1000) + 60);
+    await createTokenBlacklist(writer.client, clock).add(
+      token,
+      Math.floor(clock.now().getTime() / 1000) + 60,
+    );
     await eventually(() => own.has(token), 2_000);
     clock.advance(61_000);
     await expect(own.has(token)).resolves.toBe(false);
@@ -70,16 +73,7 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
 
 describe('blacklist mirror when Redis goes away', () => {
   it('When Redis is down, Then checks fail (never pass); after it is back, revocations reach the mirror again', async () => {
-    const server = await startRestartableProcess('redis-server', (port, dir) => [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--dir',
-      dir,
-    ]);
+    const server = await startPrivateRedis();
     const url = `redis://127.0.0.1:${server.port}`;
     const redis = await connectRedis(url);
     const writer = await connectRedis(url);

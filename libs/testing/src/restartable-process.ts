@@ -64,3 +64,16 @@ export async function startRestartableProcess(
     },
   };
 }
+
+/** A Redis server of a test's own (no persistence), for tests that stop and restart Redis. */
+export const startPrivateRedis = () =>
+  startRestartableProcess('redis-server', (port, dir) => [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--dir',
+    dir,
+  ]);

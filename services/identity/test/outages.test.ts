@@ -1,23 +1,14 @@
-import { startRestartableProcess, waitFor } from '@lingua/testing';
+import { startPrivateRedis, waitFor } from '@lingua/testing';
 import { type Harness, ipHeader, newUser, startIdentity } from './harness';
 
 // identity keeps lockouts, per-IP limits and the blacklist in Redis: without it sign-in cannot be
 // decided safely, so the answer is "try again" (503), never a 500 that reads as a bug
 describe('identity while its Redis is down', () => {
-  let redis: Awaited<ReturnType<typeof startRestartableProcess>>;
+  let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
   let h: Harness;
 
   beforeAll(async () => {
-    redis = await startRestartableProcess('redis-server', (port, dir) => [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--dir',
-      dir,
-    ]);
+    redis = await startPrivateRedis();
     h = await startIdentity({ REDIS_URL: `redis://127.0.0.1:${redis.port}` });
   }, 30_000);
 
