@@ -55,7 +55,8 @@ export async function startGateway(
   const tokens = createAccessTokens(config.jwtSecret);
   // revoked tokens mirrored in memory: no Redis round trip per request (falls back to Redis when unsure)
   const blacklist = await createBlacklistMirror(redis.client, {
-    onError: (err) => logger.warn({ err }, 'token blacklist mirror: Redis unavailable; checking Redis directly'),
+    onError: (err) =>
+      logger.warn({ err }, 'token blacklist mirror: Redis unavailable; checking Redis directly'),
   });
   const apiKeys = createApiKeyStore(redis.client, config.API_KEY_PREFIX);
   const limiters = createRateLimiters(

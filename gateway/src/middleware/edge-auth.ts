@@ -110,8 +110,7 @@ export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Pr
         const verified = verify(token);
         caller = { kind: 'user', claims: verified.claims };
         fingerprint = verified.fingerprint;
-      }
-      else if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
+      } else if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
     }
 
     // one round trip: node-redis pipelines commands issued in the same tick

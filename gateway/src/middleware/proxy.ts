@@ -38,7 +38,10 @@ export function answerUpstreamFailure(
   const code = (err as NodeJS.ErrnoException).code;
   // a hang-up after connecting is a timeout too (node: ECONNRESET; undici: UND_ERR_SOCKET)
   const timedOut =
-    code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'UND_ERR_SOCKET' || /timeout/i.test(err.message);
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === 'UND_ERR_SOCKET' ||
+    /timeout/i.test(err.message);
   const appError = timedOut
     ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
     : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);

@@ -69,7 +69,11 @@ export function createRateLimiters(
   sweep.unref();
 
   /** Takes a new lease from Redis and serves one request from it. */
-  async function takeLease(bucket: BucketName, key: string, id: string): Promise<RateState & { exceeded: boolean }> {
+  async function takeLease(
+    bucket: BucketName,
+    key: string,
+    id: string,
+  ): Promise<RateState & { exceeded: boolean }> {
     const limit = specs[bucket].points;
     const previous = leases.get(id);
     if (previous) giveBack(id, previous);
@@ -105,7 +109,12 @@ export function createRateLimiters(
         const lease = leases.get(id);
         if (canServeLocally(lease, Date.now())) {
           lease.points--;
-          return { limit: lease.limit, remaining: remainingReported(lease), resetAt: new Date(lease.resetAt), exceeded: false };
+          return {
+            limit: lease.limit,
+            remaining: remainingReported(lease),
+            resetAt: new Date(lease.resetAt),
+            exceeded: false,
+          };
         }
         const inFlight = pending.get(id);
         if (inFlight) {

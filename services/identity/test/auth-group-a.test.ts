@@ -257,7 +257,9 @@ describe('Group A refresh and logout', () => {
     const u = await registered();
     const r1 = await h.post('/api/v1/auth/refresh', undefined, bearer(u.reg.refreshToken as string));
     expect(r1.status).toBe(200);
-    const res = await h.request('GET', '/api/users/profile', { headers: bearer(u.reg.accessToken as string) });
+    const res = await h.request('GET', '/api/users/profile', {
+      headers: bearer(u.reg.accessToken as string),
+    });
     expect(res.status).toBe(200);
   });
 
