@@ -33,7 +33,14 @@ afterAll(async () => {
 
 function purchase(
   token: string,
-  o: { days?: number; state?: string; order?: string; autoRenew?: boolean; trial?: boolean } = {},
+  o: {
+    days?: number;
+    state?: string;
+    order?: string;
+    autoRenew?: boolean;
+    trial?: boolean;
+    acknowledged?: boolean;
+  } = {},
 ) {
   const now = h.clock.now().getTime();
   play.purchases.set(token, {
@@ -44,8 +51,17 @@ function purchase(
     expiryTime: new Date(now + (o.days ?? 30) * DAY).toISOString(),
     autoRenew: o.autoRenew ?? true,
     freeTrial: o.trial ?? false,
+    // a new purchase waits for our acknowledgement; a later state of it keeps what Google recorded
+    acknowledged: o.acknowledged ?? play.purchases.get(token)?.acknowledged ?? false,
   });
 }
+
+const acksOf = (token: string) => play.acknowledgements.filter((a) => a.token === token);
+const subscriptionStored = (token: string) =>
+  h.service.deps.mongo.connection
+    .collection('subscriptions')
+    .findOne({ storeKey: `google:${token}` })
+    .then((doc) => doc !== null);
 
 const verify = (user: { auth: Record<string, string> }, token: string) =>
   h.post(`${BASE}/verify-receipt`, { platform: 'android', receipt_data: token, product_id: SKU }, user.auth);
@@ -210,5 +226,122 @@ describe('Google Play (Developer API and real-time developer notifications)', ()
     expect(
       (await push(await play.pushToken({ aud: PUSH_AUDIENCE, email: PUSH_EMAIL }, play.otherKey))).status,
     ).toBe(401);
+  });
+});
+
+describe('Google Play acknowledgement (Google refunds purchases not acknowledged within 3 days)', () => {
+  afterEach(() => {
+    play.onAcknowledge = undefined;
+  });
+
+  it('When a new purchase is verified, Then it is acknowledged once, with service-account credentials, after the subscription was stored; sent again it is not acknowledged again', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    play.onAcknowledge = subscriptionStored;
+    const user = h.user();
+    const first = await verify(user, token);
+    expect(first.status).toBe(201);
+    expect(acksOf(token)).toEqual([
+      { token, productId: SKU, authorized: true, succeeded: true, observed: true },
+    ]);
+    expect(play.purchases.get(token)!.acknowledged).toBe(true);
+    const again = await verify(user, token);
+    expect(again.status).toBe(200);
+    expect(again.body.data.subscription_created.subscription_id).toBe(
+      first.body.data.subscription_created.subscription_id,
+    );
+    expect(acksOf(token)).toHaveLength(1);
+  });
+
+  it('When the acknowledge call fails, Then the purchase is still granted and the next verification acknowledges it', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    play.failingAcknowledge.add(token);
+    const user = h.user();
+    const first = await verify(user, token);
+    expect(first.status).toBe(201);
+    expect(first.body.data.subscription_created.status).toBe('active');
+    expect((await h.get(`${BASE}/check-access/unlimited_dialogue`, user.auth)).body.data.has_access).toBe(
+      true,
+    );
+    expect(acksOf(token).map((a) => a.succeeded)).toEqual([false]);
+    expect(play.purchases.get(token)!.acknowledged).toBe(false);
+
+    play.failingAcknowledge.delete(token);
+    const again = await verify(user, token);
+    expect(again.status).toBe(200);
+    expect(acksOf(token).map((a) => [a.authorized, a.succeeded])).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+    expect(play.purchases.get(token)!.acknowledged).toBe(true);
+  });
+
+  it('When the acknowledgement failed, Then a status check with check_renewal acknowledges it', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    play.failingAcknowledge.add(token);
+    const user = h.user();
+    expect((await verify(user, token)).status).toBe(201);
+    play.failingAcknowledge.delete(token);
+    const status = await h.get(`${BASE}/status?check_renewal=true`, user.auth);
+    expect(status.status).toBe(200);
+    expect(status.body.data.subscription_status).toMatchObject({ is_active: true, renewal_checked: true });
+    expect(acksOf(token).map((a) => a.succeeded)).toEqual([false, true]);
+  });
+
+  it('When the payment is pending, Then nothing is acknowledged until RTDN reports it paid, which acknowledges it', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token, { state: 'SUBSCRIPTION_STATE_PENDING' });
+    const user = h.user();
+    const res = await verify(user, token);
+    expect(res.status).toBe(201);
+    expect(res.body.data.subscription_created.status).toBe('pending');
+    expect(acksOf(token)).toEqual([]);
+
+    purchase(token, { state: 'SUBSCRIPTION_STATE_ACTIVE' });
+    const paid = await rtdn(token, {
+      subscriptionNotification: { version: '1.0', notificationType: 4, purchaseToken: token },
+    });
+    expect(paid.body.data.outcome).toBe('applied');
+    expect(acksOf(token).map((a) => a.succeeded)).toEqual([true]);
+    expect((await h.get(`${BASE}/check-access/unlimited_dialogue`, user.auth)).body.data.has_access).toBe(
+      true,
+    );
+  });
+
+  it('When acknowledging fails while applying an RTDN, Then the push answers 502 so Pub/Sub redelivers it, and the redelivery acknowledges', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    play.failingAcknowledge.add(token);
+    const user = h.user();
+    expect((await verify(user, token)).status).toBe(201);
+    const messageId = tx();
+    const notification = {
+      subscriptionNotification: { version: '1.0', notificationType: 4, purchaseToken: token },
+    };
+    const failed = await rtdn(token, notification, messageId);
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.code).toBe('PLATFORM_VERIFICATION_ERROR');
+    play.failingAcknowledge.delete(token);
+    const redelivered = await rtdn(token, notification, messageId);
+    expect(redelivered.status).toBe(200);
+    expect(redelivered.body.data.outcome).toBe('applied');
+    expect(acksOf(token).map((a) => a.succeeded)).toEqual([false, false, true]);
+    expect(play.purchases.get(token)!.acknowledged).toBe(true);
+  });
+
+  it('When the acknowledge call is not signed by the service account, Then the stand-in refuses it like Google', async () => {
+    const token = `tok-${tx()}`;
+    purchase(token);
+    const res = await fetch(
+      `${play.url}androidpublisher/v3/applications/${PACKAGE}/purchases/subscriptions/${SKU}/tokens/${token}:acknowledge`,
+      { method: 'POST', headers: { authorization: 'Bearer not-a-jwt' } },
+    );
+    expect(res.status).toBe(401);
+    expect(acksOf(token)).toEqual([
+      { token, productId: SKU, authorized: false, succeeded: false, observed: undefined },
+    ]);
+    expect(play.purchases.get(token)!.acknowledged).toBe(false);
   });
 });

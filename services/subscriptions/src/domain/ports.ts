@@ -51,6 +51,11 @@ export interface ReceiptVerifier {
   }): Promise<StorePurchase>;
   /** The store's current view of a purchase already recorded, when the store can be asked (else undefined). */
   refresh?(sub: Subscription): Promise<StorePurchase | undefined>;
+  /**
+   * Tells the store the entitlement was granted (stores that refund unacknowledged purchases).
+   * Throws AppError PLATFORM_VERIFICATION_ERROR (or another store error) when the store refuses or fails.
+   */
+  acknowledge?(purchase: StorePurchase): Promise<void>;
 }
 
 export interface UsageCounters {

@@ -1,3 +1,5 @@
+import { AppError } from '@lingua/errors';
+import { acknowledgeGranted } from './acknowledge-purchase';
 import type { SubscriptionsContext } from './ports';
 import type { StorePurchase } from './subscription';
 import { applyPurchase } from './verify-receipt.use-case';
@@ -13,6 +15,7 @@ export interface NotificationJournal {
 /**
  * Applies a store notification once: the store's notification id is claimed first (a replay is
  * acknowledged and ignored), the claim is released if applying fails so the store's retry is handled.
+ * A purchase the store still asks us to acknowledge is acknowledged after it is applied.
  * `resolve` turns the notification into the store's current view of the purchase (or undefined to ignore).
  */
 export async function handleStoreNotification(
@@ -32,7 +35,11 @@ export async function handleStoreNotification(
       // a purchase never sent to verify-receipt has no owner we know of: nothing to apply it to
       if (!sub) outcome = 'unknown_subscription';
       else {
-        await applyPurchase(sub.id, resolved.purchase, resolved.change, ctx);
+        const current = (await applyPurchase(sub.id, resolved.purchase, resolved.change, ctx)) ?? sub;
+        // the store redelivers a failed notification (Pub/Sub for days): its retry re-applies
+        // (a no-op by then) and acknowledges, where nothing else might before the 3-day refund
+        if ((await acknowledgeGranted(current, resolved.purchase, ctx)) === 'failed')
+          throw new AppError('PLATFORM_VERIFICATION_ERROR', 'Store acknowledgement failed; retry');
         outcome = 'applied';
       }
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, parseInput } from '@lingua/errors';
+import { acknowledgeGranted } from './acknowledge-purchase';
 import { planById } from './catalogue';
 import { accessLevel, accessPermissions, featureAccess, isPremiumFeature } from './access';
 import { type Caller, ownerOf, usageKey } from './owner';
@@ -23,7 +24,9 @@ async function refreshFromStore(sub: Subscription, ctx: SubscriptionsContext) {
   try {
     const purchase = await entry.verifier.refresh(sub);
     if (!purchase) return { checked: false, sub };
-    return { checked: true, sub: (await applyPurchase(sub.id, purchase, 'store_refreshed', ctx)) ?? sub };
+    const current = (await applyPurchase(sub.id, purchase, 'store_refreshed', ctx)) ?? sub;
+    await acknowledgeGranted(current, purchase, ctx);
+    return { checked: true, sub: current };
   } catch {
     return { checked: false, sub };
   }

@@ -77,6 +77,8 @@ export interface StorePurchase {
   state: 'active' | 'pending' | 'expired' | 'refunded';
   revokedAt?: Date;
   environment: string;
+  /** The store refunds the purchase unless we acknowledge it once access is granted (Google: 3 days). */
+  needsAcknowledgement?: boolean;
 }
 
 /** Premium while active or cancelled-at-period-end and the paid period has not ended. */

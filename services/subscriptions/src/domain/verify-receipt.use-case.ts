@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, parseInput } from '@lingua/errors';
+import { acknowledgeGranted } from './acknowledge-purchase';
 import { type Plan, planForProduct } from './catalogue';
 import type { SubscriptionsContext } from './ports';
 import { type Caller, ownerOf } from './owner';
@@ -132,6 +133,8 @@ export async function verifyReceipt(
           'This purchase is already linked to another account',
         );
       const updated = await applyPurchase(existing.id, purchase, 'receipt_reverified', ctx, caller.userId);
+      // a repeat is also the app's retry of a purchase whose acknowledgement failed earlier
+      await acknowledgeGranted(updated ?? existing, purchase, ctx);
       return { created: false, subscription: updated ?? existing, purchase, plan };
     }
     const current = await ctx.subscriptions.latestFor(owner);
@@ -144,6 +147,8 @@ export async function verifyReceipt(
     const sub = newSubscription(caller, input.platform, verifier, purchase, plan, now);
     if (await ctx.subscriptions.insert(sub, [subscriptionCreated(sub, now)])) {
       ctx.eventsStaged();
+      // only once the entitlement is stored (Google refunds purchases left unacknowledged for 3 days)
+      await acknowledgeGranted(sub, purchase, ctx);
       return { created: true, subscription: sub, purchase, plan };
     }
     // lost a race with the same purchase sent concurrently: answer from the winner's record

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +13,25 @@ export interface PlaySubscription {
   expiryTime: string;
   autoRenew: boolean;
   freeTrial?: boolean;
+  /** Answered as acknowledgementState: PENDING until an acknowledge call succeeds. */
+  acknowledged?: boolean;
+}
+
+export interface AcknowledgeCall {
+  token: string;
+  productId: string;
+  authorized: boolean;
+  /** Answered with 2xx (the purchase is acknowledged from then on). */
+  succeeded: boolean;
+  /** What `onAcknowledge` saw when the call arrived (e.g. whether the subscription was stored yet). */
+  observed?: unknown;
 }
 
 /**
- * A loopback stand-in for the Google Play Developer API (purchases.subscriptionsv2.get), answering
- * like the real one, and checking that each call carries a bearer JWT signed by the service
- * account key the test generated. `slow` tokens answer after `slowMs` (a store that times out).
+ * A loopback stand-in for the Google Play Developer API (purchases.subscriptionsv2.get and
+ * purchases.subscriptions.acknowledge), answering like the real one, and checking that each call
+ * carries a bearer JWT signed by the service account key the test generated. `slow` tokens answer
+ * after 3 s (a store that times out); `failing` tokens get 503 on get, `failingAcknowledge` on acknowledge.
  */
 export async function startPlayStandIn(packageName: string) {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -39,43 +52,88 @@ export async function startPlayStandIn(packageName: string) {
   const slow = new Set<string>();
   const failing = new Set<string>();
   const calls: { token: string; authorized: boolean }[] = [];
+  const failingAcknowledge = new Set<string>();
+  const acknowledgements: AcknowledgeCall[] = [];
+  const hooks: { onAcknowledge?: (token: string) => Promise<unknown> } = {};
   // Pub/Sub's push signer: its certificates are served at /oauth2/v1/certs like Google's
   const pushKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pushCerts = { 'push-key-1': pushKeys.publicKey.export({ type: 'spki', format: 'pem' }) as string };
 
+  const isAuthorized = (authorization: string | undefined) =>
+    jwtVerify(/^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '', verifyKey).then(
+      ({ payload }) => payload.iss === clientEmail,
+      () => false,
+    );
+  const send = (res: ServerResponse, status: number, body?: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(body === undefined ? '' : JSON.stringify(body));
+  };
+
+  /** POST …/purchases/subscriptions/{productId}/tokens/{token}:acknowledge (empty 200 like Google's). */
+  async function acknowledge(req: IncomingMessage, res: ServerResponse, m: RegExpExecArray) {
+    const [pkg, productId, token] = [m[1]!, m[2]!, m[3]!].map(decodeURIComponent) as [string, string, string];
+    await new Promise((r) => req.on('end', r).resume()); // drain the (optional) request body
+    const observed = await hooks.onAcknowledge?.(token);
+    const call: AcknowledgeCall = {
+      token,
+      productId,
+      authorized: await isAuthorized(req.headers.authorization),
+      succeeded: false,
+      observed,
+    };
+    acknowledgements.push(call);
+    if (!call.authorized)
+      return send(res, 401, {
+        error: { code: 401, message: 'Request had invalid authentication credentials.' },
+      });
+    if (pkg !== packageName) return send(res, 404, { error: { code: 404, message: 'Package not found' } });
+    if (failingAcknowledge.has(token))
+      return send(res, 503, { error: { code: 503, message: 'Backend Error' } });
+    const p = purchases.get(token);
+    if (!p || p.productId !== productId)
+      return send(res, 404, { error: { code: 404, message: 'The purchase token was not found.' } });
+    // a purchase whose payment is still pending cannot be acknowledged
+    if (p.subscriptionState === 'SUBSCRIPTION_STATE_PENDING')
+      return send(res, 400, { error: { code: 400, message: 'The purchase is not in a valid state.' } });
+    p.acknowledged = true;
+    call.succeeded = true;
+    send(res, 200);
+  }
+
   const server: Server = createServer(async (req, res) => {
+    const ack =
+      /^\/androidpublisher\/v3\/applications\/([^/]+)\/purchases\/subscriptions\/([^/]+)\/tokens\/([^/?:]+):acknowledge(\?|$)/.exec(
+        req.url ?? '',
+      );
+    if (ack && req.method === 'POST') return acknowledge(req, res, ack);
     const match =
       /^\/androidpublisher\/v3\/applications\/([^/]+)\/purchases\/subscriptionsv2\/tokens\/([^/?]+)/.exec(
         req.url ?? '',
       );
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (req.url === '/oauth2/v1/certs') return send(200, pushCerts);
-    if (!match || req.method !== 'GET') return send(404, { error: { code: 404, message: 'Not found' } });
+    if (req.url === '/oauth2/v1/certs') return send(res, 200, pushCerts);
+    if (!match || req.method !== 'GET') return send(res, 404, { error: { code: 404, message: 'Not found' } });
     const token = decodeURIComponent(match[2]!);
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    const authorized = await jwtVerify(bearer, verifyKey).then(
-      ({ payload }) => payload.iss === clientEmail,
-      () => false,
-    );
+    const authorized = await isAuthorized(req.headers.authorization);
     calls.push({ token, authorized });
     if (!authorized)
-      return send(401, { error: { code: 401, message: 'Request had invalid authentication credentials.' } });
+      return send(res, 401, {
+        error: { code: 401, message: 'Request had invalid authentication credentials.' },
+      });
     if (decodeURIComponent(match[1]!) !== packageName)
-      return send(404, { error: { code: 404, message: 'Package not found' } });
+      return send(res, 404, { error: { code: 404, message: 'Package not found' } });
     if (slow.has(token)) await new Promise((r) => setTimeout(r, 3_000).unref());
-    if (failing.has(token)) return send(503, { error: { code: 503, message: 'Backend Error' } });
+    if (failing.has(token)) return send(res, 503, { error: { code: 503, message: 'Backend Error' } });
     const p = purchases.get(token);
-    if (!p) return send(404, { error: { code: 404, message: 'The purchase token was not found.' } });
-    send(200, {
+    if (!p) return send(res, 404, { error: { code: 404, message: 'The purchase token was not found.' } });
+    send(res, 200, {
       kind: 'androidpublisher#subscriptionPurchaseV2',
       regionCode: 'US',
       startTime: p.startTime,
       subscriptionState: p.subscriptionState,
       latestOrderId: p.latestOrderId,
-      acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+      acknowledgementState: p.acknowledged
+        ? 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED'
+        : 'ACKNOWLEDGEMENT_STATE_PENDING',
       lineItems: [
         {
           productId: p.productId,
@@ -111,6 +169,12 @@ export async function startPlayStandIn(packageName: string) {
     slow,
     failing,
     calls,
+    failingAcknowledge,
+    acknowledgements,
+    /** Runs when an acknowledge call arrives; its result is recorded as the call's `observed`. */
+    set onAcknowledge(hook: ((token: string) => Promise<unknown>) | undefined) {
+      hooks.onAcknowledge = hook;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -26,8 +26,10 @@ function httpStatusOf(err: unknown): number | undefined {
 
 /**
  * Google Play purchase tokens, checked with the Play Developer API (purchases.subscriptionsv2.get),
- * "the source of truth" for subscriptions. Credentials: the service account signs its own
- * JWT bearer (no token exchange), so the only remote endpoint is the configurable API URL.
+ * "the source of truth" for subscriptions, and acknowledged once granted
+ * (purchases.subscriptions.acknowledge).
+ * Credentials: the service account signs its own JWT bearer (no token exchange), so the only remote
+ * endpoint is the configurable API URL.
  */
 export function googleVerifier(settings: GoogleSettings) {
   // the google-auth-library the API client was built with, so their types agree
@@ -40,6 +42,25 @@ export function googleVerifier(settings: GoogleSettings) {
   // the platform fetch: gaxios would otherwise import node-fetch dynamically (fails in jest's vm)
   const api = androidpublisher({ version: 'v3', auth, rootUrl: settings.apiUrl, fetchImplementation: fetch });
 
+  /** The store's error as ours; a 401/403 is the classic misconfiguration, logged for the operator. */
+  function storeError(err: unknown, call: 'get' | 'acknowledge'): AppError {
+    const status = httpStatusOf(err);
+    const cause = err as Error;
+    if (status === 404 || status === 410)
+      return new AppError('RECEIPT_INVALID', 'Purchase token is unknown to Google Play', { cause });
+    if (status === 400)
+      return new AppError('RECEIPT_VERIFICATION_FAILED', 'Google Play rejected the purchase token', {
+        cause,
+      });
+    if (status === 401 || status === 403)
+      // the service account lacks the Play Console financial permissions
+      settings.logger?.error(
+        { status, call },
+        'google play: service account not authorised for the Play Developer API',
+      );
+    return new AppError('PLATFORM_VERIFICATION_ERROR', 'Google Play verification failed', { cause });
+  }
+
   async function fetchPurchase(purchaseToken: string): Promise<SubscriptionV2> {
     try {
       const res = await api.purchases.subscriptionsv2.get(
@@ -48,24 +69,34 @@ export function googleVerifier(settings: GoogleSettings) {
       );
       return res.data;
     } catch (err) {
-      const status = httpStatusOf(err);
-      if (status === 404 || status === 410)
-        throw new AppError('RECEIPT_INVALID', 'Purchase token is unknown to Google Play', {
-          cause: err as Error,
-        });
-      if (status === 400)
-        throw new AppError('RECEIPT_VERIFICATION_FAILED', 'Google Play rejected the purchase token', {
-          cause: err as Error,
-        });
-      if (status === 401 || status === 403)
-        // the classic misconfiguration: the service account lacks Play Console financial permissions
-        settings.logger?.error(
-          { status },
-          'google play: service account not authorised for the Play Developer API',
-        );
-      throw new AppError('PLATFORM_VERIFICATION_ERROR', 'Google Play verification failed', {
-        cause: err as Error,
-      });
+      throw storeError(err, 'get');
+    }
+  }
+
+  /** purchases.subscriptions.acknowledge: without it Google refunds the purchase after 3 days. */
+  async function acknowledge(purchase: StorePurchase): Promise<void> {
+    try {
+      await api.purchases.subscriptions.acknowledge(
+        {
+          packageName: settings.packageName,
+          subscriptionId: purchase.productId,
+          token: purchase.originalTransactionId,
+        },
+        { timeout: settings.timeoutMs, retry: false },
+      );
+    } catch (err) {
+      const error = storeError(err, 'acknowledge');
+      // no raw error (its request config carries the bearer) and the order id, not the purchase token
+      settings.logger?.warn(
+        {
+          status: httpStatusOf(err),
+          code: error.code,
+          orderId: purchase.transactionId,
+          productId: purchase.productId,
+        },
+        'google play: acknowledgement failed; the next verification, status check or notification retries it',
+      );
+      throw error;
     }
   }
 
@@ -81,6 +112,7 @@ export function googleVerifier(settings: GoogleSettings) {
   const verifier: ReceiptVerifier = {
     verify: ({ receiptData, productId }) => purchaseFor(receiptData, productId),
     refresh: (s: Subscription) => purchaseFor(s.originalTransactionId, s.productId),
+    acknowledge,
   };
   return { ...verifier, purchaseFor };
 }
@@ -115,5 +147,6 @@ function toPurchase(
           ? 'expired'
           : 'active',
     environment: sub.testPurchase ? 'test' : 'production',
+    needsAcknowledgement: sub.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING',
   };
 }
