@@ -30,6 +30,18 @@ export const identityFeatureEnv = z.object({
   APPLE_ISSUER: env.string('https://appleid.apple.com'),
   /** Bundle id(s) and Services ID(s) the Apple identity token may be issued for. */
   APPLE_AUDIENCES: list('com.lingua.app'),
+  /**
+   * Sign in with Apple key: with all three set, the app's authorizationCode is redeemed at sign-in
+   * and the grant is revoked when the account is deleted; unset, the code is ignored.
+   */
+  APPLE_TEAM_ID: z.string().min(1).optional(),
+  APPLE_KEY_ID: z.string().min(1).optional(),
+  APPLE_PRIVATE_KEY_FILE: z.string().min(1).optional(),
+  /** The client id the codes are issued to; defaults to the first of APPLE_AUDIENCES. */
+  APPLE_CLIENT_ID: z.string().min(1).optional(),
+  APPLE_TOKEN_URL: env.url('https://appleid.apple.com/auth/token'),
+  APPLE_REVOKE_URL: env.url('https://appleid.apple.com/auth/revoke'),
+  APPLE_TOKEN_TIMEOUT_MS: env.int(5_000, 100, 60_000),
   GOOGLE_JWKS_URL: env.url('https://www.googleapis.com/oauth2/v3/certs'),
   GOOGLE_ISSUERS: list('accounts.google.com,https://accounts.google.com'),
   /** OAuth client ids (web/server, iOS, Android) the Google ID token may be issued for. */

@@ -3,6 +3,7 @@ import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/
 import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import type { IdentityConfig } from './config';
 import { localDiskAvatarStorage } from './data-access/avatar-storage';
+import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
 import { grpcCardStats } from './data-access/card-stats.client';
 import { joseIdentityProviders } from './data-access/identity-providers';
 import { loginAttemptsStore } from './data-access/login-attempts.store';
@@ -46,6 +47,7 @@ function identityDeps(
   const connection = deps.mongo.connection;
   if (!deps.redis) throw new Error('identity needs Redis');
   const f = config.identity;
+  const apple = appleTokenSettings(f);
   return {
     config: f,
     clock,
@@ -67,6 +69,7 @@ function identityDeps(
     ),
     avatars: localDiskAvatarStorage(f.IDENTITY_AVATAR_DIR),
     cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS, deps.logger),
+    apple: apple && appleTokenClient(apple, clock),
     kickOutbox: () => deps.outbox.kick(),
   };
 }

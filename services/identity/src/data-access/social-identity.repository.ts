@@ -10,6 +10,8 @@ interface SocialIdentityDocument {
   subject: string;
   userId: string;
   createdAt: Date;
+  /** Apple's refresh token from the authorization-code exchange: what revoking the grant needs. */
+  providerRefreshToken?: string | null;
 }
 
 const identitySchema = new Schema<SocialIdentityDocument>(
@@ -19,6 +21,7 @@ const identitySchema = new Schema<SocialIdentityDocument>(
     subject: { type: String, required: true },
     userId: { type: String, required: true },
     createdAt: { type: Date, required: true },
+    providerRefreshToken: { type: String, default: null },
   },
   { versionKey: false, collection: 'social_identities' },
 );
@@ -47,6 +50,16 @@ export function socialIdentityRepository(connection: Connection) {
         const existing = await Identities.findById(key(provider, subject)).lean<SocialIdentityDocument>();
         return existing?.userId ?? userId;
       }
+    },
+    async saveProviderRefreshToken(provider: SocialProvider, subject: string, token: string): Promise<void> {
+      await Identities.updateOne({ _id: key(provider, subject) }, { $set: { providerRefreshToken: token } });
+    },
+    /** The provider refresh tokens kept for a user (to revoke them when the account is deleted). */
+    async providerRefreshTokensOf(userId: string): Promise<{ provider: SocialProvider; token: string }[]> {
+      const docs = await Identities.find({ userId }).lean<SocialIdentityDocument[]>();
+      return docs.flatMap((d) =>
+        d.providerRefreshToken ? [{ provider: d.provider, token: d.providerRefreshToken }] : [],
+      );
     },
     async unlinkAll(userId: string): Promise<void> {
       await Identities.deleteMany({ userId });

@@ -2,6 +2,19 @@ import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import type { IdentityDeps } from './identity-deps';
 
+/** Apple requires an app that deletes an account to revoke its Sign in with Apple grant; best effort. */
+async function revokeProviderGrants(userId: string, deps: IdentityDeps) {
+  if (!deps.apple) return;
+  for (const { provider, token } of await deps.socialIdentities.providerRefreshTokensOf(userId)) {
+    if (provider !== 'apple') continue;
+    await deps.apple
+      .revoke(token)
+      .catch((err: unknown) =>
+        deps.logger.error({ err, userId }, 'apple: grant not revoked on account deletion; revoke it by hand'),
+      );
+  }
+}
+
 /**
  * Deletes the account after a password confirmation (accounts without a password, made by Apple or
  * Google sign-in, confirm with their valid access token alone). user.deleted goes out through the
@@ -36,6 +49,7 @@ export async function deleteAccount(
   await deps.users.softDelete(input.userId, now, event);
   deps.kickOutbox();
   await deps.families.revokeAllOfUser(input.userId, 'account-deleted', now);
+  await revokeProviderGrants(input.userId, deps);
   await deps.socialIdentities.unlinkAll(input.userId);
   await deps.blacklist.add(input.accessToken, input.accessExp);
   await deps.attempts.reset(credentials.user.email);

@@ -9,6 +9,7 @@ import type { UserRepository } from '../data-access/user.repository';
 import type { AvatarStorage } from '../data-access/avatar-storage';
 import type { CardStatsSource } from '../data-access/card-stats.client';
 import type { IdentityProviders } from '../data-access/identity-providers';
+import type { AppleTokens } from '../data-access/apple-tokens.client';
 import type { PasswordHasher } from './password-hasher';
 
 /** Everything the use cases need, injected (tests pass a TestClock and real stores). */
@@ -27,6 +28,8 @@ export interface IdentityDeps {
   providers: IdentityProviders;
   avatars: AvatarStorage;
   cardStats: CardStatsSource;
+  /** Apple's token endpoints; absent when no Sign in with Apple key is configured. */
+  apple?: AppleTokens | undefined;
   /** Publishes staged events right after the write. */
   kickOutbox(): void;
 }

@@ -13,6 +13,8 @@ export interface SocialSignInInput {
   nonce?: string | undefined;
   /** Apple's userIdentifier: when sent, it must be the verified token's subject. */
   claimedSubject?: string | undefined;
+  /** Apple's one-time authorizationCode: redeemed for the grant's refresh token when a key is configured. */
+  authorizationCode?: string | undefined;
   /** Apple sends the name only in the body, only on first sign-in: profile data, never identity. */
   displayName?: string | undefined;
   deviceId?: string | undefined;
@@ -53,10 +55,26 @@ export async function socialSignIn(
     });
 
   const { user, isNewUser } = await findOrCreateUser(identity, input, deps);
+  if (input.provider === 'apple' && input.authorizationCode && deps.apple)
+    await keepAppleGrant(identity.subject, input.authorizationCode, deps);
   const now = deps.clock.now();
   await deps.users.recordLogin(user.id, now);
   const session = await issueSession(user, { rememberMe: true }, deps);
   return { user: { ...user, lastLoginAt: now }, session, isNewUser };
+}
+
+/**
+ * Redeems the authorization code and keeps Apple's refresh token on the link, so that deleting the
+ * account can revoke the grant. Sign-in does not depend on it: the identity token is already
+ * verified, so a refused or unreachable exchange is logged and the user still signs in.
+ */
+async function keepAppleGrant(subject: string, code: string, deps: IdentityDeps) {
+  try {
+    const { refreshToken } = await deps.apple!.exchangeCode(code);
+    if (refreshToken) await deps.socialIdentities.saveProviderRefreshToken('apple', subject, refreshToken);
+  } catch (err) {
+    deps.logger.warn({ err }, 'apple: authorization code not redeemed; the grant cannot be revoked later');
+  }
 }
 
 async function findOrCreateUser(
