@@ -9,3 +9,5 @@ export type {
   BackgroundWorker,
 } from './start-service';
 export { runMain } from './run-main';
+export { periodicTask } from './periodic-task';
+export type { PeriodicTask } from './periodic-task';

@@ -52,6 +52,8 @@ export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   /** Background workers started last and stopped first (before consumers and connections). */
   workers?(deps: ServiceDeps<C>): BackgroundWorker[];
   logger?: Logger;
+  /** Share of requests given the full access log (createApp's accessLogSampleRate); default 1. */
+  accessLogSampleRate?: number;
 }
 
 /** A background loop a service runs besides its servers and consumers (e.g. a delivery worker). */
@@ -116,7 +118,10 @@ export async function startService<C extends ServiceEnv>(
     deps.outbox.start();
     stack.push(() => deps.outbox.stop());
 
-    const app = createApp({ logger });
+    const app = createApp({
+      logger,
+      ...(def.accessLogSampleRate !== undefined && { accessLogSampleRate: def.accessLogSampleRate }),
+    });
     app.use(healthRoutes(config.service, health));
     def.http?.(app, deps);
     finishApp(app, logger);

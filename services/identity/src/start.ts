@@ -17,6 +17,7 @@ import { bcryptHasher, type PasswordHasher } from './domain/password-hasher';
 import { subscriptionChangedSubscriber } from './entry-points/events/subscription-changed.subscriber';
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
 import { registerIdentityHttp } from './entry-points/http';
+import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sweeper';
 
 export interface IdentityOptions {
   /** Time for every rule (token expiry, lockout, reset links); tests pass a TestClock. */
@@ -92,6 +93,7 @@ export function defineIdentityService(
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
     consumers: (deps) => [subscriptionChangedSubscriber({ users: depsOf(deps).users })],
+    workers: (deps) => [expiredRecordsSweeper(depsOf(deps))],
     outboxCollections: (deps) => [
       lockedForRelay(userModel(deps.mongo.connection).collection, locksOf(deps).user),
       lockedForRelay(oneTimeTokenCollection(deps.mongo.connection), locksOf(deps).token),

@@ -70,6 +70,11 @@ export function oneTimeTokenRepository(connection: Connection, withLock: WithLoc
         return { userId: doc.userId };
       });
     },
+    /** Forgets tokens that expired before `before`, except any whose events still wait for the outbox relay. */
+    async deleteExpired(before: Date): Promise<number> {
+      const r = await Tokens.deleteMany({ expiresAt: { $lt: before }, _outboxPending: { $ne: true } });
+      return r.deletedCount;
+    },
     async invalidateAll(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
       const ids = (
         await Tokens.find({ userId, kind, usedAt: null }).select('_id').lean<{ _id: string }[]>()

@@ -101,6 +101,10 @@ export function refreshFamilyRepository(connection: Connection) {
         { $set: { revokedAt: now, revokedReason: reason } },
       );
     },
+    /** Forgets sign-ins that expired before `before` (they can no longer be refreshed or reused). */
+    async deleteExpired(before: Date): Promise<number> {
+      return (await Families.deleteMany({ expiresAt: { $lt: before } })).deletedCount;
+    },
     async revokeAllOfUser(userId: string, reason: string, now: Date): Promise<number> {
       const r = await Families.updateMany(
         { userId, revokedAt: null },
