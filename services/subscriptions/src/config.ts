@@ -30,6 +30,17 @@ const subscriptionsSettings = z
     APPLE_APP_APPLE_ID: z.coerce.number().int().positive().optional(),
     /** Comma-separated files (DER or PEM) of the trusted Apple root certificates. */
     APPLE_ROOT_CERTS: list,
+    /**
+     * App Store Server API (status?check_renewal=true asks Apple): the in-app purchase key from App
+     * Store Connect (issuer id, key id, .p8 file). All three or none; none = Apple is not asked.
+     */
+    APPLE_IAP_ISSUER_ID: z.string().min(1).optional(),
+    APPLE_IAP_KEY_ID: z.string().min(1).optional(),
+    APPLE_IAP_PRIVATE_KEY_FILE: z.string().min(1).optional(),
+    /** Which App Store Server API to ask; default Production when APPLE_APP_APPLE_ID is set, else Sandbox. */
+    APPLE_IAP_ENVIRONMENT: z.enum(['Production', 'Sandbox']).optional(),
+    /** Base URL override (a loopback stand-in in tests); default Apple's URL for the environment. */
+    APPLE_IAP_API_URL: z.url().optional(),
     GOOGLE_PLAY_PACKAGE_NAME: env.string('com.lingua.app'),
     GOOGLE_PLAY_API_URL: env.url('https://androidpublisher.googleapis.com/'),
     /** Service-account key file (JSON with client_email and private_key). */
@@ -66,13 +77,22 @@ const subscriptionsSettings = z
         path: ['APPLE_ROOT_CERTS'],
         message: 'required with the apple verifier',
       });
+    const iapKey = [c.APPLE_IAP_ISSUER_ID, c.APPLE_IAP_KEY_ID, c.APPLE_IAP_PRIVATE_KEY_FILE];
+    if (iapKey.some(Boolean) && !iapKey.every(Boolean))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['APPLE_IAP_PRIVATE_KEY_FILE'],
+        message: 'APPLE_IAP_ISSUER_ID, APPLE_IAP_KEY_ID and APPLE_IAP_PRIVATE_KEY_FILE go together',
+      });
     if (androidVerifier === 'google' && !c.GOOGLE_SERVICE_ACCOUNT_KEY_FILE)
       ctx.addIssue({
         code: 'custom',
         path: ['GOOGLE_SERVICE_ACCOUNT_KEY_FILE'],
         message: 'required with the google verifier',
       });
-    return { ...c, iosVerifier, androidVerifier };
+    const appleApiEnvironment =
+      c.APPLE_IAP_ENVIRONMENT ?? (c.APPLE_APP_APPLE_ID === undefined ? 'Sandbox' : 'Production');
+    return { ...c, iosVerifier, androidVerifier, appleApiEnvironment };
   });
 
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({

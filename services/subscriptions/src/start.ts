@@ -6,6 +6,7 @@ import { loadCatalogue } from './data-access/catalogue.file';
 import { documentLock, lockedForRelay } from '@lingua/events';
 import { notificationLog } from './data-access/notification-log.repository';
 import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
+import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-store-server-api';
 import { googlePushAuth } from './data-access/stores/google-push-auth';
 import { googleVerifier, readServiceAccount } from './data-access/stores/google.verifier';
 import { sandboxVerifier } from './data-access/stores/sandbox.verifier';
@@ -53,6 +54,18 @@ function buildStores(
           rootCertificates: readRootCertificates(s.APPLE_ROOT_CERTS),
           bundleId: s.APPLE_BUNDLE_ID,
           appAppleId: s.APPLE_APP_APPLE_ID,
+          api: s.APPLE_IAP_PRIVATE_KEY_FILE
+            ? appStoreServerApi({
+                issuerId: s.APPLE_IAP_ISSUER_ID!,
+                keyId: s.APPLE_IAP_KEY_ID!,
+                privateKey: readPrivateKey(s.APPLE_IAP_PRIVATE_KEY_FILE),
+                bundleId: s.APPLE_BUNDLE_ID,
+                environment: s.appleApiEnvironment,
+                baseUrl: s.APPLE_IAP_API_URL,
+                timeoutMs: s.STORE_TIMEOUT_MS,
+                logger: deps.logger,
+              })
+            : undefined,
         })
       : undefined;
   const google =

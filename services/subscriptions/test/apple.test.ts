@@ -265,3 +265,18 @@ describe('App Store (signed transactions and notifications V2)', () => {
     expect(res.body.data.outcome).toBe('unknown_subscription');
   });
 });
+
+describe('App Store Server API not configured (no APPLE_IAP_* key)', () => {
+  it('When the status is asked with check_renewal, Then the stored state is answered with renewal_checked false', async () => {
+    const user = h.user();
+    const original = tx();
+    expect((await verify(user, transaction({ original }))).status).toBe(201);
+    const res = await h.get(`${BASE}/status?check_renewal=true`, user.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.data.subscription_status).toMatchObject({
+      renewal_checked: false,
+      is_active: true,
+      status: 'active',
+    });
+  });
+});

@@ -40,6 +40,7 @@ function purchase(
     autoRenew?: boolean;
     trial?: boolean;
     acknowledged?: boolean;
+    linked?: string;
   } = {},
 ) {
   const now = h.clock.now().getTime();
@@ -53,6 +54,7 @@ function purchase(
     freeTrial: o.trial ?? false,
     // a new purchase waits for our acknowledgement; a later state of it keeps what Google recorded
     acknowledged: o.acknowledged ?? play.purchases.get(token)?.acknowledged ?? false,
+    ...(o.linked && { linkedPurchaseToken: o.linked }),
   });
 }
 
@@ -343,5 +345,194 @@ describe('Google Play acknowledgement (Google refunds purchases not acknowledged
       { token, productId: SKU, authorized: false, succeeded: false, observed: undefined },
     ]);
     expect(play.purchases.get(token)!.acknowledged).toBe(false);
+  });
+});
+
+describe('Google Play plan changes (a new purchase token linked to the old one)', () => {
+  const stored = (token: string) =>
+    h.service.deps.mongo.connection.collection('subscriptions').findOne({ storeKey: `google:${token}` });
+  const notify = (token: string, notificationType: number, messageId = tx()) =>
+    rtdn(
+      token,
+      { subscriptionNotification: { version: '1.0', notificationType, purchaseToken: token } },
+      messageId,
+    );
+  const userEvents = (userId: string) =>
+    h.events.filter((e) => (e.data as { userId?: string }).userId === userId);
+  /** Google's side of an immediate plan change: a new token linked to the old one, which stops. */
+  function changePlan(oldToken: string, o: { state?: string } = {}) {
+    const newToken = `up-${tx()}`;
+    purchase(newToken, { linked: oldToken, days: 30, ...(o.state && { state: o.state }) });
+    purchase(oldToken, { state: 'SUBSCRIPTION_STATE_EXPIRED', days: 0, autoRenew: false });
+    return newToken;
+  }
+  async function subscribed() {
+    const user = h.user();
+    const oldToken = `tok-${tx()}`;
+    purchase(oldToken, { days: 10 });
+    const res = await verify(user, oldToken);
+    expect(res.status).toBe(201);
+    return { user, oldToken, oldId: res.body.data.subscription_created.subscription_id as string };
+  }
+
+  it('When the app sends the upgraded purchase, Then it takes over: one active subscription, the old one ended with a replaced event, access unchanged; replays change nothing', async () => {
+    const { user, oldToken, oldId } = await subscribed();
+    const newToken = changePlan(oldToken);
+    const res = await verify(user, newToken);
+    expect(res.status).toBe(201);
+    const newId = res.body.data.subscription_created.subscription_id;
+    expect(res.body.data.subscription_created).toMatchObject({ user_id: user.id, status: 'active' });
+    expect(acksOf(newToken).map((a) => a.succeeded)).toEqual([true]);
+
+    const status = (await h.get(`${BASE}/status`, user.auth)).body.data.subscription_status;
+    expect(status).toMatchObject({
+      subscription_id: newId,
+      is_active: true,
+      status: 'active',
+      days_remaining: 30,
+    });
+    expect((await h.get(`${BASE}/check-access/unlimited_dialogue`, user.auth)).body.data.has_access).toBe(
+      true,
+    );
+    const history = (await h.get(`${BASE}/history`, user.auth)).body.data;
+    expect(
+      history.subscription_history.map((r: { subscription_id: string; status: string }) => [
+        r.subscription_id,
+        r.status,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        [newId, 'active'],
+        [oldId, 'expired'],
+      ]),
+    );
+    const old = await stored(oldToken);
+    expect(old).toMatchObject({ status: 'expired', replacedBy: newId, autoRenewal: false, userId: user.id });
+    expect(old!.expiresAt.getTime()).toBeLessThanOrEqual(h.clock.now().getTime());
+
+    await until(() => h.eventsFor(oldId).length === 2 && h.eventsFor(newId).length === 1);
+    expect(h.eventsFor(oldId)[1]).toMatchObject({
+      event: 'subscription.updated',
+      data: {
+        change: 'replaced',
+        status: 'expired',
+        previousStatus: 'active',
+        userId: user.id,
+        userRole: 'subscriber',
+        userSubscriptionStatus: 'active',
+      },
+    });
+    expect(h.eventsFor(newId)[0]).toMatchObject({
+      event: 'subscription.created',
+      data: { userId: user.id, status: 'active', userRole: 'subscriber' },
+    });
+    // identity never hears that the user lost premium in between
+    expect(userEvents(user.id).every((e) => (e.data as { userRole: string }).userRole === 'subscriber')).toBe(
+      true,
+    );
+
+    // replays: the app again, Google's notifications about both tokens, one of them redelivered
+    const versions = [(await stored(oldToken))!._v, (await stored(newToken))!._v];
+    const messageId = tx();
+    expect((await verify(user, newToken)).body.data.subscription_created.subscription_id).toBe(newId);
+    expect((await notify(newToken, 4, messageId)).body.data.outcome).toBe('applied');
+    expect((await notify(newToken, 4, messageId)).body.data.outcome).toBe('duplicate');
+    // news about the old token (here: still paid up, renewal off) no longer applies to its record
+    purchase(oldToken, { days: 10, autoRenew: false });
+    expect((await notify(oldToken, 3)).body.data.outcome).toBe('applied');
+    expect([(await stored(oldToken))!._v, (await stored(newToken))!._v]).toEqual(versions);
+    await new Promise((r) => setTimeout(r, 500));
+    expect([h.eventsFor(oldId).length, h.eventsFor(newId).length]).toEqual([2, 1]);
+  });
+
+  it("When Google notifies the upgrade before the app sends it, Then the new subscription is recorded for the old one's owner and the app's request answers it", async () => {
+    const { user, oldToken, oldId } = await subscribed();
+    const newToken = changePlan(oldToken);
+    const res = await notify(newToken, 4);
+    expect(res.body.data.outcome).toBe('applied');
+    const created = await stored(newToken);
+    expect(created).toMatchObject({ userId: user.id, status: 'active' });
+    expect(await stored(oldToken)).toMatchObject({ status: 'expired', replacedBy: created!._id });
+    expect(acksOf(newToken).map((a) => a.succeeded)).toEqual([true]);
+    expect((await h.get(`${BASE}/status`, user.auth)).body.data.subscription_status.subscription_id).toBe(
+      created!._id,
+    );
+
+    const app = await verify(user, newToken);
+    expect(app.status).toBe(200);
+    expect(app.body.data.subscription_created.subscription_id).toBe(created!._id);
+    await until(() => h.eventsFor(oldId).length === 2 && h.eventsFor(created!._id).length === 1);
+  });
+
+  it('When the app and Google deliver the upgrade concurrently and twice, Then one subscription is created and the old one is replaced once', async () => {
+    const { user, oldToken, oldId } = await subscribed();
+    const newToken = changePlan(oldToken);
+    const replies = await Promise.all([
+      verify(user, newToken),
+      notify(newToken, 4),
+      verify(user, newToken),
+      notify(newToken, 4),
+    ]);
+    // 201 for the request that inserted it (none when a notification won), 200 for the others
+    // (error codes shown on failure: a store call timing out on a loaded machine is a 502, not a race)
+    const outcomes = replies.map((r) => `${r.status} ${r.body.error?.code ?? ''}`.trim());
+    expect(outcomes.filter((o) => o !== '200' && o !== '201')).toEqual([]);
+    expect(outcomes.filter((o) => o === '201').length).toBeLessThanOrEqual(1);
+    const [app1, , app2] = replies;
+    expect(app1!.body.data.subscription_created.subscription_id).toBe(
+      app2!.body.data.subscription_created.subscription_id,
+    );
+    const all = await h.service.deps.mongo.connection
+      .collection('subscriptions')
+      .find({ userId: user.id })
+      .toArray();
+    expect(all.map((d) => [d.storeKey, d.status]).sort()).toEqual(
+      [
+        [`google:${newToken}`, 'active'],
+        [`google:${oldToken}`, 'expired'],
+      ].sort(),
+    );
+    const newId = all.find((d) => d.storeKey === `google:${newToken}`)!._id;
+    await until(() => h.eventsFor(oldId).length >= 2 && h.eventsFor(newId).length >= 1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.eventsFor(oldId).map((e) => (e.data as { change?: string }).change ?? e.event)).toEqual([
+      'subscription.created',
+      'replaced',
+    ]);
+    expect(h.eventsFor(newId).map((e) => e.event)).toEqual(['subscription.created']);
+  });
+
+  it('When the upgrade payment is pending, Then the old subscription keeps access until Google reports the new one paid', async () => {
+    const { user, oldToken, oldId } = await subscribed();
+    const newToken = `up-${tx()}`;
+    purchase(newToken, { linked: oldToken, state: 'SUBSCRIPTION_STATE_PENDING', days: 5 });
+    expect((await verify(user, newToken)).body.data.subscription_created.status).toBe('pending');
+    const untouched = await stored(oldToken);
+    expect(untouched).toMatchObject({ status: 'active' });
+    expect(untouched!.replacedBy).toBeUndefined();
+    expect((await h.get(`${BASE}/check-access/unlimited_dialogue`, user.auth)).body.data.has_access).toBe(
+      true,
+    );
+
+    purchase(newToken, { linked: oldToken, days: 30 });
+    purchase(oldToken, { state: 'SUBSCRIPTION_STATE_EXPIRED', days: 0, autoRenew: false });
+    expect((await notify(newToken, 4)).body.data.outcome).toBe('applied');
+    const paid = await stored(newToken);
+    expect(paid).toMatchObject({ status: 'active' });
+    expect(await stored(oldToken)).toMatchObject({ status: 'expired', replacedBy: paid!._id });
+    await until(() => h.eventsFor(oldId).length === 2);
+    expect((await h.get(`${BASE}/check-access/unlimited_dialogue`, user.auth)).body.data.has_access).toBe(
+      true,
+    );
+  });
+
+  it('When another account sends the upgraded purchase, Then 409 and nothing changes', async () => {
+    const { oldToken } = await subscribed();
+    const newToken = changePlan(oldToken);
+    const res = await verify(h.user(), newToken);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('SUBSCRIPTION_ALREADY_ACTIVE');
+    expect(await stored(newToken)).toBeNull();
+    expect(await stored(oldToken)).toMatchObject({ status: 'active' });
   });
 });

@@ -1,8 +1,10 @@
 import { AppError } from '@lingua/errors';
 import { acknowledgeGranted } from './acknowledge-purchase';
+import { planForProduct } from './catalogue';
+import { endReplaced, findReplaced } from './plan-change.use-case';
 import type { SubscriptionsContext } from './ports';
-import type { StorePurchase } from './subscription';
-import { applyPurchase } from './verify-receipt.use-case';
+import { type StorePurchase, type Subscription, subscriptionCreated, type Verifier } from './subscription';
+import { applyPurchase, newSubscription } from './verify-receipt.use-case';
 
 export type NotificationOutcome = 'applied' | 'duplicate' | 'unknown_subscription' | 'ignored';
 
@@ -21,7 +23,8 @@ export interface NotificationJournal {
 export async function handleStoreNotification(
   input: {
     notificationId: string;
-    storeKey: (purchase: StorePurchase) => string;
+    /** The store: purchases are recorded under `<verifier>:<original transaction id>`. */
+    verifier: Verifier;
     resolve: () => Promise<{ purchase: StorePurchase; change: string } | undefined>;
   },
   ctx: SubscriptionsContext & { journal: NotificationJournal },
@@ -31,14 +34,22 @@ export async function handleStoreNotification(
     const resolved = await input.resolve();
     let outcome: NotificationOutcome = 'ignored';
     if (resolved) {
-      const sub = await ctx.subscriptions.findByStoreKey(input.storeKey(resolved.purchase));
-      // a purchase never sent to verify-receipt has no owner we know of: nothing to apply it to
-      if (!sub) outcome = 'unknown_subscription';
+      const { purchase } = resolved;
+      const sub = await ctx.subscriptions.findByStoreKey(
+        `${input.verifier}:${purchase.originalTransactionId}`,
+      );
+      const replaced = await findReplaced(input.verifier, purchase, ctx);
+      // a purchase never sent to verify-receipt has no owner we know of, unless it replaces one we know
+      const current = sub
+        ? ((await applyPurchase(sub.id, purchase, resolved.change, ctx)) ?? sub)
+        : replaced && (await recordSuccessor(purchase, replaced, ctx));
+      if (!current) outcome = replaced ? 'ignored' : 'unknown_subscription';
       else {
-        const current = (await applyPurchase(sub.id, resolved.purchase, resolved.change, ctx)) ?? sub;
+        // also finishes a plan change whose first delivery stopped between the two writes
+        if (replaced) await endReplaced(replaced.id, current, ctx);
         // the store redelivers a failed notification (Pub/Sub for days): its retry re-applies
         // (a no-op by then) and acknowledges, where nothing else might before the 3-day refund
-        if ((await acknowledgeGranted(current, resolved.purchase, ctx)) === 'failed')
+        if ((await acknowledgeGranted(current, purchase, ctx)) === 'failed')
           throw new AppError('PLATFORM_VERIFICATION_ERROR', 'Store acknowledgement failed; retry');
         outcome = 'applied';
       }
@@ -49,4 +60,27 @@ export async function handleStoreNotification(
     await ctx.journal.release(input.notificationId).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The subscription of a purchase that replaces a recorded one (Google plan change notified before
+ * the app sent it): owned by the replaced one's owner. A concurrent verify-receipt or duplicate
+ * notification may insert it first (unique store key): then theirs is the record.
+ * Undefined for a product the catalogue does not sell.
+ */
+async function recordSuccessor(
+  purchase: StorePurchase,
+  replaced: Subscription,
+  ctx: SubscriptionsContext,
+): Promise<Subscription | undefined> {
+  const plan = planForProduct(ctx.catalogue, purchase.productId);
+  if (!plan) return undefined;
+  const now = ctx.clock.now();
+  const owner = { userId: replaced.userId ?? undefined, deviceId: replaced.deviceId ?? undefined };
+  const sub = newSubscription(owner, replaced.platform, replaced.verifier, purchase, plan, now);
+  if (await ctx.subscriptions.insert(sub, [subscriptionCreated(sub, now)])) {
+    ctx.eventsStaged();
+    return sub;
+  }
+  return ctx.subscriptions.findByStoreKey(sub.storeKey);
 }

@@ -58,6 +58,11 @@ export interface Subscription extends Owner {
   /** Access was ended before the paid period by a cancellation, refund or revocation: it stays cancelled, never 'expires'. */
   endedEarly: boolean;
   appliedOfferId: string | null;
+  /**
+   * The subscription whose purchase replaced this one (Google plan change / re-signup: a new purchase
+   * token linked to this one). Once set, the store's later news about this purchase is not applied.
+   */
+  replacedBy?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -79,6 +84,11 @@ export interface StorePurchase {
   environment: string;
   /** The store refunds the purchase unless we acknowledge it once access is granted (Google: 3 days). */
   needsAcknowledgement?: boolean;
+  /**
+   * The purchase this one replaces (Google `linkedPurchaseToken`: upgrade, downgrade, re-signup); the
+   * old one stops renewing and this one carries the entitlement from now on.
+   */
+  replacesOriginalTransactionId?: string;
 }
 
 /** Premium while active or cancelled-at-period-end and the paid period has not ended. */
@@ -141,10 +151,17 @@ export const subscriptionUpdated = (
   change: string,
   previousStatus: SubscriptionStatus | undefined,
   now: Date,
+  /** The subscription that decides the owner's role, when not `s` (a replaced one: its successor). */
+  entitledBy: Subscription = s,
 ): AnyDomainEvent =>
   makeEvent(
     'subscription.updated',
-    { ...eventData(s, now), change, ...(previousStatus && { previousStatus }) },
+    {
+      ...eventData(s, now),
+      ...impliedUserState(entitledBy, now),
+      change,
+      ...(previousStatus && { previousStatus }),
+    },
     { now },
   );
 

@@ -5,6 +5,7 @@ import { acknowledgeGranted } from './acknowledge-purchase';
 import { type Plan, planForProduct } from './catalogue';
 import type { SubscriptionsContext } from './ports';
 import { type Caller, ownerOf } from './owner';
+import { endReplaced, findReplaced } from './plan-change.use-case';
 import {
   hasAccess,
   PREMIUM_FEATURES,
@@ -34,7 +35,7 @@ export interface VerifyReceiptResult {
 }
 
 /** Our record of a verified purchase (new subscription). */
-function newSubscription(
+export function newSubscription(
   caller: Caller,
   platform: Platform,
   verifier: Verifier,
@@ -87,11 +88,15 @@ function newSubscription(
 
 const sameOwner = (s: Subscription, caller: Caller) =>
   caller.userId ? s.userId === caller.userId : s.userId === null && s.deviceId === caller.deviceId;
+/** The caller owns the subscription, or is signing in on the device of a guest one (which it claims). */
+const mayClaim = (s: Subscription, caller: Caller) =>
+  sameOwner(s, caller) || (!!caller.userId && s.userId === null && s.deviceId === caller.deviceId);
 
 /**
  * Verifies a store receipt and activates the subscription. The same purchase never yields two
  * subscriptions (unique store key): sent again by its owner it is answered idempotently, by anyone
- * else it is a conflict. An owner with a subscription that still gives access gets 409.
+ * else it is a conflict. An owner with a subscription that still gives access gets 409. A purchase
+ * replacing a recorded one (Google plan change) takes that one's owner and ends it.
  */
 export async function verifyReceipt(
   raw: unknown,
@@ -99,7 +104,7 @@ export async function verifyReceipt(
   ctx: SubscriptionsContext,
 ): Promise<VerifyReceiptResult> {
   const input = parseInput(VerifyReceiptInput, raw);
-  const owner = ownerOf(caller);
+  ownerOf(caller); // guests must name their device
   const plan = planForProduct(ctx.catalogue, input.productId);
   if (!plan)
     throw new AppError('RECEIPT_INVALID', 'Unknown product', {
@@ -121,32 +126,43 @@ export async function verifyReceipt(
     throw new AppError('RECEIPT_INVALID', 'Purchase has expired');
 
   const storeKey = `${verifier}:${purchase.originalTransactionId}`;
+  // a plan change (Google): the new purchase takes over the replaced one's owner, then ends it
+  const replaced = await findReplaced(verifier, purchase, ctx);
+  if (replaced && !mayClaim(replaced, caller))
+    throw new AppError('SUBSCRIPTION_ALREADY_ACTIVE', 'This purchase is already linked to another account');
+  const buyer: Caller = replaced
+    ? {
+        userId: replaced.userId ?? caller.userId,
+        deviceId: replaced.deviceId ?? caller.deviceId,
+      }
+    : caller;
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await ctx.subscriptions.findByStoreKey(storeKey);
     if (existing) {
-      if (
-        !sameOwner(existing, caller) &&
-        !(caller.userId && existing.userId === null && existing.deviceId === caller.deviceId)
-      )
+      if (!mayClaim(existing, caller))
         throw new AppError(
           'SUBSCRIPTION_ALREADY_ACTIVE',
           'This purchase is already linked to another account',
         );
-      const updated = await applyPurchase(existing.id, purchase, 'receipt_reverified', ctx, caller.userId);
+      const updated =
+        (await applyPurchase(existing.id, purchase, 'receipt_reverified', ctx, caller.userId)) ?? existing;
+      // also finishes a plan change whose first request stopped between the two writes
+      if (replaced) await endReplaced(replaced.id, updated, ctx);
       // a repeat is also the app's retry of a purchase whose acknowledgement failed earlier
-      await acknowledgeGranted(updated ?? existing, purchase, ctx);
-      return { created: false, subscription: updated ?? existing, purchase, plan };
+      await acknowledgeGranted(updated, purchase, ctx);
+      return { created: false, subscription: updated, purchase, plan };
     }
-    const current = await ctx.subscriptions.latestFor(owner);
+    const current = await ctx.subscriptions.latestFor(ownerOf(buyer));
     // the same purchase, inserted meanwhile by a concurrent request: answer it as a repeat
     if (current?.storeKey === storeKey) continue;
-    if (current && hasAccess(current, now) && current.status === 'active')
+    if (current && current.id !== replaced?.id && hasAccess(current, now) && current.status === 'active')
       throw new AppError('SUBSCRIPTION_ALREADY_ACTIVE', 'A subscription is already active', {
         details: { subscription_id: current.id, expires_at: current.expiresAt.toISOString() },
       });
-    const sub = newSubscription(caller, input.platform, verifier, purchase, plan, now);
+    const sub = newSubscription(buyer, input.platform, verifier, purchase, plan, now);
     if (await ctx.subscriptions.insert(sub, [subscriptionCreated(sub, now)])) {
       ctx.eventsStaged();
+      if (replaced) await endReplaced(replaced.id, sub, ctx);
       // only once the entitlement is stored (Google refunds purchases left unacknowledged for 3 days)
       await acknowledgeGranted(sub, purchase, ctx);
       return { created: true, subscription: sub, purchase, plan };
@@ -170,6 +186,8 @@ export async function applyPurchase(
   const now = ctx.clock.now();
   let changed = false;
   const result = await ctx.subscriptions.mutate(id, (current) => {
+    // a replaced purchase's entitlement moved to its successor: the store's later news of it is history
+    if (current.replacedBy) return undefined;
     const { status, expiresAt } = statusFromStore(purchase, now);
     const newPayment =
       purchase.state !== 'refunded' &&

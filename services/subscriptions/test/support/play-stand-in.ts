@@ -15,6 +15,8 @@ export interface PlaySubscription {
   freeTrial?: boolean;
   /** Answered as acknowledgementState: PENDING until an acknowledge call succeeds. */
   acknowledged?: boolean;
+  /** The purchase token this one replaced (upgrade, downgrade or re-signup). */
+  linkedPurchaseToken?: string;
 }
 
 export interface AcknowledgeCall {
@@ -131,6 +133,7 @@ export async function startPlayStandIn(packageName: string) {
       startTime: p.startTime,
       subscriptionState: p.subscriptionState,
       latestOrderId: p.latestOrderId,
+      ...(p.linkedPurchaseToken && { linkedPurchaseToken: p.linkedPurchaseToken }),
       acknowledgementState: p.acknowledged
         ? 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED'
         : 'ACKNOWLEDGEMENT_STATE_PENDING',

@@ -5,12 +5,14 @@ import {
   type JWSTransactionDecodedPayload,
   type ResponseBodyV2DecodedPayload,
   SignedDataVerifier,
+  Status,
   VerificationException,
   VerificationStatus,
 } from '@apple/app-store-server-library';
 import { AppError } from '@lingua/errors';
 import type { ReceiptVerifier } from '../../domain/ports';
-import type { StorePurchase } from '../../domain/subscription';
+import type { StorePurchase, Subscription } from '../../domain/subscription';
+import type { AppStoreServerApi } from './app-store-server-api';
 
 export interface AppleSettings {
   /** DER or PEM contents of the trusted roots (Apple Root CA - G3 in production). */
@@ -18,6 +20,8 @@ export interface AppleSettings {
   bundleId: string;
   /** Needed to accept Production-signed data; without it only Sandbox data is accepted. */
   appAppleId?: number | undefined;
+  /** The App Store Server API, when its key is configured: `refresh` asks Apple (else it cannot). */
+  api?: AppStoreServerApi | undefined;
 }
 
 /** Reads root certificate files (DER, or PEM converted to DER). */
@@ -133,7 +137,29 @@ export function appleVerifier(settings: AppleSettings) {
         throw new AppError('RECEIPT_INVALID', 'transaction_id does not match the signed transaction');
       return toPurchase(tx, undefined);
     },
+    ...(settings.api && { refresh: (sub: Subscription) => currentState(settings.api!, sub) }),
   };
+
+  /**
+   * The subscription's state at Apple now (Get All Subscription Statuses): its latest transaction and
+   * renewal info, verified like any signed data (chain, bundle id, environment) before use.
+   */
+  async function currentState(api: AppStoreServerApi, sub: Subscription): Promise<StorePurchase | undefined> {
+    const item = await api.latestOf(sub.originalTransactionId);
+    if (!item?.signedTransactionInfo) return undefined;
+    const tx = await decodeTransaction(item.signedTransactionInfo);
+    if (tx.originalTransactionId !== sub.originalTransactionId)
+      throw new AppError('RECEIPT_INVALID', 'Apple answered for another subscription');
+    const renewal = item.signedRenewalInfo ? await decodeRenewal(item.signedRenewalInfo) : undefined;
+    const purchase = toPurchase(tx, renewal);
+    if (item.status === Status.EXPIRED || item.status === Status.BILLING_RETRY) purchase.state = 'expired';
+    // billing grace period: Apple keeps the service on while it retries the payment
+    if (item.status === Status.BILLING_GRACE_PERIOD && renewal?.gracePeriodExpiresDate)
+      purchase.expiresDate = new Date(
+        Math.max(purchase.expiresDate.getTime(), renewal.gracePeriodExpiresDate),
+      );
+    return purchase;
+  }
   return { ...verifier, decodeTransaction, decodeRenewal, decodeNotification };
 }
 export type AppleVerifier = ReturnType<typeof appleVerifier>;

@@ -128,7 +128,7 @@ function toPurchase(
     throw new AppError('RECEIPT_INVALID', 'Purchase was never completed');
   const expiresDate = new Date(item.expiryTime!);
   return {
-    // the purchase token identifies a Play subscription purchase (until an upgrade links a new one)
+    // the purchase token identifies a Play subscription purchase (a plan change issues a new, linked one)
     originalTransactionId: purchaseToken,
     transactionId:
       (sub as { latestOrderId?: string }).latestOrderId ?? item.latestSuccessfulOrderId ?? purchaseToken,
@@ -148,5 +148,7 @@ function toPurchase(
           : 'active',
     environment: sub.testPurchase ? 'test' : 'production',
     needsAcknowledgement: sub.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING',
+    // upgrade, downgrade or re-signup: Google issued this token in place of the linked one
+    ...(sub.linkedPurchaseToken && { replacesOriginalTransactionId: sub.linkedPurchaseToken }),
   };
 }

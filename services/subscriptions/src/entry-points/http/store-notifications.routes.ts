@@ -62,7 +62,7 @@ export function storeNotificationRoutes(
     const outcome = await handleStoreNotification(
       {
         notificationId: `apple:${n.notificationUUID}`,
-        storeKey: (p) => `apple:${p.originalTransactionId}`,
+        verifier: 'apple',
         resolve: async () => {
           if (!n.data?.signedTransactionInfo) return undefined;
           const tx = await apple.decodeTransaction(n.data.signedTransactionInfo);
@@ -121,7 +121,7 @@ export function storeNotificationRoutes(
         : await handleStoreNotification(
             {
               notificationId: `google:${messageId}`,
-              storeKey: () => `google:${token}`,
+              verifier: 'google',
               resolve: async () => {
                 // the notification only says "changed": the Play Developer API says what the state is now
                 const purchase = await google.purchaseFor(token, undefined);
