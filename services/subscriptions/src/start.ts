@@ -1,4 +1,4 @@
-import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
+import { periodicTask, type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import { authenticate, createAccessTokens, createTokenBlacklist } from '@lingua/auth';
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
@@ -162,7 +162,6 @@ export function defineSubscriptionsService(
       app.use(dialoguesRoutes(c, auth, docs));
       app.use(adminRoutes(c, auth, docs));
       serveApiDocs(app, docs);
-      startExpirySweep(c, deps, config.subscriptions.SUBSCRIPTIONS_SWEEP_INTERVAL_MS);
     },
     grpc: (server, deps) =>
       registerEntitlementsGrpc(server, {
@@ -170,33 +169,16 @@ export function defineSubscriptionsService(
         now: () => clock.now(),
       }),
     consumers: (deps) => [userCreatedSubscriber(contextFor(deps)), userDeletedSubscriber(contextFor(deps))],
+    // safe on every replica: each subscription is expired under its document lock, exactly once
+    workers: (deps) => [
+      periodicTask(
+        'subscriptions expiry sweep',
+        config.subscriptions.SUBSCRIPTIONS_SWEEP_INTERVAL_MS,
+        () => expireSubscriptions(contextFor(deps)),
+        deps.logger,
+      ),
+    ],
   };
-}
-
-/**
- * Periodic expiry sweep. Bootstrap has no hook for background work, so the timer is unref'd and
- * stops itself once the service's database connection is closed (service stopped).
- */
-function startExpirySweep(
-  ctx: SubscriptionsContext,
-  deps: ServiceDeps<SubscriptionsConfig>,
-  intervalMs: number,
-) {
-  let running = false;
-  const timer: NodeJS.Timeout = setInterval(() => {
-    if (deps.mongo.connection.readyState !== 1) {
-      if (deps.mongo.connection.readyState === 0) clearInterval(timer);
-      return;
-    }
-    if (running) return;
-    running = true;
-    expireSubscriptions(ctx)
-      .catch((err) => deps.logger.warn({ err }, 'expiry sweep failed; will retry'))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
 }
 
 export const start = (config: SubscriptionsConfig, options?: SubscriptionsOptions) =>
