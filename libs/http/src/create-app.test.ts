@@ -141,3 +141,38 @@ describe('createApp envelopes and errors', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe('createApp access log sampling', () => {
+  const lines: { msg: string; res?: { statusCode: number }; accessLogSampleRate?: number }[] = [];
+  const logger = createLogger('http-sampling-test', {
+    level: 'info',
+    destination: new Writable({
+      write: (chunk: Buffer, _e, cb) => {
+        for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        cb();
+      },
+    }),
+  });
+  let sampled: RunningHttpServer;
+
+  beforeAll(async () => {
+    const app = createApp({ logger, accessLogSampleRate: 0 });
+    app.get('/api/ok', (_req, res) => sendSuccess(res, { ok: true }));
+    finishApp(app, logger);
+    sampled = await startHttpServer(app, { port: 0 });
+  });
+  afterAll(() => sampled.close());
+
+  it('When the sample rate is 0, Then successes leave no access line and failures still do', async () => {
+    const until = async (pred: () => boolean) => {
+      for (let i = 0; i < 50 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    expect((await fetch(`${sampled.url}/api/ok`)).status).toBe(200);
+    expect((await fetch(`${sampled.url}/api/missing`)).status).toBe(404);
+    await until(() => lines.some((l) => l.res?.statusCode === 404));
+    const access = lines.filter((l) => l.res);
+    expect(access).toEqual([
+      expect.objectContaining({ msg: 'request completed', res: { statusCode: 404 }, accessLogSampleRate: 0 }),
+    ]);
+  });
+});

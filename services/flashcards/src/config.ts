@@ -21,6 +21,8 @@ export const flashcardsOwnEnv = z.object({
     .default(7 * 86_400),
   /** How long a due read waits for another request's rebuild before answering from MongoDB. */
   FLASHCARDS_DUE_INDEX_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
+  /** Share (0..1) of requests given the full access log; the others log only failures (4xx, 5xx). */
+  FLASHCARDS_ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
 });
 
 export const flashcardsConfigSchema = z
@@ -36,6 +38,7 @@ export const flashcardsConfigSchema = z
       ...base.data,
       devAnonymousUser: own.data.FLASHCARDS_DEV_ANONYMOUS_USER && base.data.NODE_ENV !== 'production',
       devUserId: own.data.FLASHCARDS_DEV_USER_ID,
+      accessLogSampleRate: own.data.FLASHCARDS_ACCESS_LOG_SAMPLE_RATE,
       dueIndex: {
         enabled: own.data.FLASHCARDS_DUE_INDEX,
         ttlSeconds: own.data.FLASHCARDS_DUE_INDEX_TTL_S,

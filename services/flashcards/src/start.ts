@@ -1,4 +1,4 @@
-import { createAccessTokens, createTokenBlacklist, systemClock, type Clock } from '@lingua/auth';
+import { createAccessTokens, systemClock, type Clock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
@@ -15,6 +15,8 @@ import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscr
 import { registerFlashcardsGrpc } from './entry-points/grpc/flashcards.grpc';
 import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
+import { mirroredBlacklist } from './entry-points/http/mirrored-blacklist';
+import { rememberedTokens } from './entry-points/http/remembered-tokens';
 import { registerHttpRoutes } from './entry-points/http';
 
 export interface FlashcardsOptions {
@@ -42,6 +44,17 @@ function cardLockFor(deps: ServiceDeps<FlashcardsConfig>): WithLock | undefined 
   return cardLocks.get(deps);
 }
 
+/** Revoked tokens mirrored in memory, one mirror per running service (stopped with its workers). */
+const blacklists = new WeakMap<
+  ServiceDeps<FlashcardsConfig>,
+  ReturnType<typeof mirroredBlacklist> | undefined
+>();
+function blacklistFor(deps: ServiceDeps<FlashcardsConfig>, clock: Clock) {
+  if (!blacklists.has(deps))
+    blacklists.set(deps, deps.redis && mirroredBlacklist(deps.redis.client, clock, deps.logger));
+  return blacklists.get(deps);
+}
+
 /** Builds the routes' dependencies once per running service (the same object reaches routes, gRPC and consumers). */
 export function flashcardsDeps(
   deps: ServiceDeps<FlashcardsConfig>,
@@ -49,8 +62,8 @@ export function flashcardsDeps(
   achievements?: AchievementHook,
 ): FlashcardsDeps {
   const connection = deps.mongo.connection;
-  const tokens = createAccessTokens(deps.config.jwtSecret, clock);
-  const blacklist = deps.redis ? createTokenBlacklist(deps.redis.client, clock) : undefined;
+  const tokens = rememberedTokens(createAccessTokens(deps.config.jwtSecret, clock), clock);
+  const blacklist = blacklistFor(deps, clock);
   const identity = identityMiddleware({
     tokens,
     blacklist,
@@ -101,6 +114,7 @@ export function defineFlashcardsService(
   return {
     config,
     useRedis: true,
+    accessLogSampleRate: config.accessLogSampleRate,
     http: (app, deps) => {
       const d = depsOf(deps);
       registerHttpRoutes(app, d);
@@ -110,6 +124,10 @@ export function defineFlashcardsService(
     grpc: (server, deps) =>
       registerFlashcardsGrpc(server, { cards: cardCounter(deps.mongo.connection), now: () => clock.now() }),
     consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],
+    workers: (deps) => {
+      const blacklist = blacklistFor(deps, clock);
+      return blacklist ? [blacklist] : [];
+    },
     outboxCollections: (deps) => {
       const cards = cardModel(deps.mongo.connection).collection;
       const lock = cardLockFor(deps);

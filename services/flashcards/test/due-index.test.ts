@@ -4,7 +4,7 @@ import { connectRedis } from '@lingua/redis';
 import { redisUrl, silentLogger, type TestClock, waitFor } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
 import { cardRepository, dueIndexSource } from '../src/data-access/card.repository';
-import { createDueIndex, dueIndexKeys } from '../src/data-access/due-index';
+import { createDueIndex, decodedCardMemo, dueIndexKeys } from '../src/data-access/due-index';
 import { DAY, newUserClient, publish, sampleCard, startFlashcards, stopFlashcards } from './support';
 
 let service: RunningService;
@@ -295,5 +295,22 @@ describe('due read model (Redis)', () => {
     const due = await cards.due(userId, { to: new Date(now.getTime() + 2 * DAY), limit: 10 });
     expect(due.map((c) => c.word)).toEqual(['sooner', 'later']);
     expect(await cards.countDue(userId, now)).toBe(1);
+  });
+});
+
+describe('decoded card memo', () => {
+  it('When the same cached text is read again, Then the same frozen card is reused; other text, or an evicted entry, decodes anew', () => {
+    const decode = decodedCardMemo(2);
+    const text = (word: string) =>
+      JSON.stringify({ id: 'c1', word, nextReviewDate: '2026-05-10T00:00:00.000Z', tags: ['x'] });
+    const a = decode(text('a'));
+    expect(a.nextReviewDate).toEqual(new Date('2026-05-10T00:00:00.000Z'));
+    expect(Object.isFrozen(a) && Object.isFrozen(a.tags)).toBe(true);
+    expect(decode(text('a'))).toBe(a);
+    expect(decode(text('b'))).not.toBe(a);
+    decode(text('c')); // a is the oldest of three: evicted
+    const again = decode(text('a'));
+    expect(again).not.toBe(a);
+    expect(again).toEqual(a);
   });
 });

@@ -32,10 +32,11 @@ describe('Group B /api/flashcards: identity', () => {
     });
     expect(forged.status).toBe(401);
     const { token, auth } = tokenFor(service, clock);
-    await service.deps.redis!.client.set(
-      `${(await import('@lingua/auth')).BLACKLIST_KEY_PREFIX}${(await import('@lingua/auth')).tokenFingerprint(token)}`,
-      '1',
-      { expiration: { type: 'EX', value: 60 } },
+    // revoked the way the identity service revokes (key, index and announcement), as a logout does
+    const { createTokenBlacklist } = await import('@lingua/auth');
+    await createTokenBlacklist(service.deps.redis!.client, clock).add(
+      token,
+      Math.floor(clock.now().getTime() / 1000) + 60,
     );
     const revoked = await call(service, 'GET', '/api/flashcards', { headers: auth });
     expect(revoked.status).toBe(401);

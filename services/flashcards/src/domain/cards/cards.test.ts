@@ -1,6 +1,7 @@
 import { contentUpdate, newCard, synonymsFromText } from './card-fields';
 import { difficultyOfLevel } from './cefr';
-import { dueWindow, reviewStatus } from './review-status';
+import { daysBetween, utcDay } from '../learning/streak';
+import { dueWindow, reviewStatus, utcDayDiff } from './review-status';
 
 const now = new Date('2026-05-10T15:00:00Z');
 
@@ -25,6 +26,22 @@ describe('review status', () => {
       status: 'upcoming',
       daysUntilDue: 2,
     });
+  });
+
+  it('When day differences are counted in whole ms days, Then they equal the UTC calendar-date difference', () => {
+    const instants = [
+      '1969-12-31T23:59:59.999Z',
+      '1970-01-01T00:00:00Z',
+      '2024-02-29T12:00:00Z',
+      '2026-05-09T23:59:59.999Z',
+      '2026-05-10T00:00:00Z',
+      '2026-12-31T23:59:59.999Z',
+      '2027-01-01T00:00:00.001Z',
+    ].map((t) => new Date(t));
+    for (let i = 0; i < 200; i++)
+      instants.push(new Date(Date.UTC(2020, 0, 1) + Math.floor(Math.random() * 4e11)));
+    for (const a of instants)
+      for (const b of instants) expect(utcDayDiff(a, b)).toBe(daysBetween(utcDay(a), utcDay(b)));
   });
 
   it('When includeToday / includeOverdue are combined, Then the window covers today, the past, both or nothing', () => {

@@ -1,4 +1,4 @@
-import { startOfUtcDay, utcDay, daysBetween } from '../learning/streak';
+import { startOfUtcDay } from '../learning/streak';
 
 export type ReviewStatusKind = 'overdue' | 'due_today' | 'upcoming';
 
@@ -13,9 +13,19 @@ export interface ReviewStatus {
   label: string;
 }
 
+const DAY_MS = 86_400_000;
+
+/** Whole UTC calendar days from `now`'s day to `date`'s day (negative: earlier). */
+export const utcDayDiff = (now: Date, date: Date) =>
+  Math.floor(date.getTime() / DAY_MS) - Math.floor(now.getTime() / DAY_MS);
+
 /** A card's review status on the UTC calendar: overdue by N days, due today, or due in N days. Pure. */
 export function reviewStatus(nextReviewDate: Date, now: Date): ReviewStatus {
-  const diff = daysBetween(utcDay(now), utcDay(nextReviewDate));
+  return reviewStatusIn(utcDayDiff(now, nextReviewDate));
+}
+
+/** The review status of a card due `diff` UTC days from today. */
+export function reviewStatusIn(diff: number): ReviewStatus {
   if (diff < 0) {
     const n = -diff;
     return {

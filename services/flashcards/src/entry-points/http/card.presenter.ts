@@ -1,5 +1,6 @@
 import type { Card } from '../../data-access/card.repository';
 import { synonymsFromText } from '../../domain/cards/card-fields';
+import { reviewStatusIn, utcDayDiff } from '../../domain/cards/review-status';
 
 /** Group B public fields of a Flashcard (lists). */
 export function flashcardPublic(card: Card) {
@@ -34,6 +35,40 @@ export function flashcardFull(card: Card) {
     lastReviewedAt: card.lastReviewedAt,
     filledQuestionText: card.filledQuestionText,
   };
+}
+
+const fullJsonOfShared = new WeakMap<Card, string>();
+
+/**
+ * flashcardFull as JSON. Remembered for shared, frozen cards (the due read model's decoded cache):
+ * they cannot change, so a hot due list is rendered once, not on every read.
+ */
+export function flashcardFullJson(card: Card): string {
+  if (!Object.isFrozen(card)) return JSON.stringify(flashcardFull(card));
+  let json = fullJsonOfShared.get(card);
+  if (json === undefined) fullJsonOfShared.set(card, (json = JSON.stringify(flashcardFull(card))));
+  return json;
+}
+
+const statusJsonByDays = new Map<number, string>();
+
+/** The review status of a card due `days` UTC days from today, as JSON (a handful of distinct values). */
+function reviewStatusJson(days: number): string {
+  let json = statusJsonByDays.get(days);
+  if (json === undefined) {
+    if (statusJsonByDays.size >= 10_000) statusJsonByDays.clear();
+    statusJsonByDays.set(days, (json = JSON.stringify(reviewStatusIn(days))));
+  }
+  return json;
+}
+
+/**
+ * A Group B due card as JSON: the same text as
+ * JSON.stringify({...flashcardFull(card), reviewStatus: reviewStatus(card.nextReviewDate, now)}).
+ */
+export function dueCardJson(card: Card, now: Date): string {
+  const status = reviewStatusJson(utcDayDiff(now, card.nextReviewDate));
+  return `${flashcardFullJson(card).slice(0, -1)},"reviewStatus":${status}}`;
 }
 
 /** Group C card. */

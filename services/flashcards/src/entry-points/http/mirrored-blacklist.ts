@@ -1,0 +1,50 @@
+import {
+  type BlacklistMirror,
+  type Clock,
+  createBlacklistMirror,
+  createTokenBlacklist,
+  type TokenBlacklist,
+} from '@lingua/auth';
+import type { Logger } from '@lingua/logger';
+import type { RedisClient } from '@lingua/redis';
+
+/**
+ * The token blacklist as the gateway reads it: revocations mirrored in memory (createBlacklistMirror:
+ * pub/sub plus the index, asking Redis itself whenever the mirror is not known to be complete), so a
+ * request costs no Redis round trip for it — that round trip was a visible share of a due request.
+ * Until the mirror is up (and if it cannot start) every check asks Redis, as before.
+ */
+export function mirroredBlacklist(
+  redis: RedisClient,
+  clock: Clock,
+  logger: Logger,
+): TokenBlacklist & { stop(): Promise<void> } {
+  const direct = createTokenBlacklist(redis, clock);
+  let mirror: BlacklistMirror | undefined;
+  let stopped = false;
+  const starting = createBlacklistMirror(redis, {
+    clock,
+    onError: (err) =>
+      logger.warn({ err }, 'token blacklist mirror: Redis unavailable; checking Redis directly'),
+  })
+    .then(async (m) => {
+      if (stopped) await m.stop();
+      else mirror = m;
+    })
+    .catch((err) =>
+      logger.warn({ err }, 'token blacklist mirror not started; checking Redis on every request'),
+    );
+  return {
+    add: (token, expiresAtSeconds) => direct.add(token, expiresAtSeconds),
+    addFingerprint: (fingerprint, expiresAtSeconds) => direct.addFingerprint(fingerprint, expiresAtSeconds),
+    has: (token) => (mirror ?? direct).has(token),
+    async stop() {
+      stopped = true;
+      // a mirror still connecting stops itself once it is up (above)
+      await Promise.race([starting, new Promise((r) => setTimeout(r, 1_000).unref())]);
+      const m = mirror;
+      mirror = undefined;
+      await m?.stop();
+    },
+  };
+}
