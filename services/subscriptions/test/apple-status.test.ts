@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { type ApplePki, makeApplePki } from './support/apple-pki';
 import { type AppStoreStandIn, startAppStoreStandIn } from './support/app-store-stand-in';
-import { DAY, type Harness, PRODUCT, startSubscriptions, tx, until } from './harness';
+import { DAY, type Harness, PRODUCT, renewalInfo, startSubscriptions, tx, until } from './harness';
 
 const BUNDLE = 'com.lingua.test';
 const BASE = '/api/v1/subscriptions';
@@ -49,14 +49,6 @@ const transaction = (original: string, id: string, start: number, days = 30) => 
   price: 9990,
   currency: 'USD',
 });
-const renewal = (original: string, autoRenew = true) => ({
-  originalTransactionId: original,
-  autoRenewProductId: PRODUCT,
-  productId: PRODUCT,
-  autoRenewStatus: autoRenew ? 1 : 0,
-  signedDate: Date.now(),
-  environment: 'Sandbox',
-});
 
 /** A user who bought a 30-day subscription now; Apple knows of it. */
 async function subscribed() {
@@ -64,7 +56,7 @@ async function subscribed() {
   const original = tx();
   const start = h.clock.now().getTime();
   const first = transaction(original, original, start);
-  apple.subscriptions.set(original, { status: 1, transaction: first, renewal: renewal(original) });
+  apple.subscriptions.set(original, { status: 1, transaction: first, renewal: renewalInfo(original) });
   const res = await h.post(
     `${BASE}/verify-receipt`,
     { platform: 'ios', receipt_data: await pki.sign(first), transaction_id: original, product_id: PRODUCT },
@@ -86,7 +78,7 @@ describe('GET status?check_renewal=true asks the App Store Server API (Get All S
     // our record lapsed (the expiry sweep may already have applied it)
     expect((await h.get(`${BASE}/status`, user.auth)).body.data.subscription_status.is_active).toBe(false);
     const renewed = transaction(original, `${original}-r1`, start + 30 * DAY);
-    apple.subscriptions.set(original, { status: 1, transaction: renewed, renewal: renewal(original) });
+    apple.subscriptions.set(original, { status: 1, transaction: renewed, renewal: renewalInfo(original) });
 
     const s = await status(user);
     expect(s).toMatchObject({ renewal_checked: true, is_active: true, status: 'active', days_remaining: 29 });
@@ -112,7 +104,7 @@ describe('GET status?check_renewal=true asks the App Store Server API (Get All S
     apple.subscriptions.set(original, {
       status: 1,
       transaction: transaction(original, original, start),
-      renewal: renewal(original, false),
+      renewal: renewalInfo(original, false),
     });
     expect(await status(user)).toMatchObject({
       renewal_checked: true,
@@ -128,7 +120,7 @@ describe('GET status?check_renewal=true asks the App Store Server API (Get All S
     apple.subscriptions.set(original, {
       status: 1,
       transaction: transaction(original, `${original}-r1`, start + 30 * DAY),
-      renewal: renewal(original),
+      renewal: renewalInfo(original),
     });
     apple.failing.add(original);
     expect(await status(user)).toMatchObject({ renewal_checked: false, is_active: true, expires_at: cached });

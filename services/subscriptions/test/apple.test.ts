@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ApplePki, makeApplePki } from './support/apple-pki';
-import { DAY, type Harness, PRODUCT, startSubscriptions, tx, until } from './harness';
+import { DAY, type Harness, PRODUCT, renewalInfo, startSubscriptions, tx, until } from './harness';
 
 const BUNDLE = 'com.lingua.test';
 const BASE = '/api/v1/subscriptions';
@@ -57,15 +57,6 @@ function transaction(o: {
     ...(o.revoked && { revocationDate: o.revoked, revocationReason: 0 }),
   };
 }
-
-const renewalInfo = (original: string, autoRenew: boolean) => ({
-  originalTransactionId: original,
-  autoRenewProductId: PRODUCT,
-  productId: PRODUCT,
-  autoRenewStatus: autoRenew ? 1 : 0,
-  signedDate: Date.now(),
-  environment: 'Sandbox',
-});
 
 async function notify(
   type: string,

@@ -95,6 +95,16 @@ let n = 0;
 export const tx = () =>
   `tx${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
+/** Apple's renewal info (JWSRenewalInfoDecodedPayload) of a Sandbox purchase of PRODUCT. */
+export const renewalInfo = (originalTransactionId: string, autoRenew = true) => ({
+  originalTransactionId,
+  autoRenewProductId: PRODUCT,
+  productId: PRODUCT,
+  autoRenewStatus: autoRenew ? 1 : 0,
+  signedDate: Date.now(),
+  environment: 'Sandbox',
+});
+
 export const sandboxReceipt = (scenario: string, id = tx()) => ({
   platform: 'ios',
   receipt_data: `sandbox_${scenario}_${id}`,

@@ -1,21 +1,15 @@
 import { shouldAcknowledge } from './acknowledge-purchase';
+import { storePurchase } from './purchase.fixture';
 import { DAY_MS, type StorePurchase, type Subscription } from './subscription';
 
 const now = new Date('2026-06-01T00:00:00Z');
-const purchase = (o: Partial<StorePurchase> = {}): StorePurchase => ({
-  originalTransactionId: 'token-1',
-  transactionId: 'GPA.1',
-  productId: 'premium_monthly',
-  purchaseDate: now,
-  expiresDate: new Date(now.getTime() + 30 * DAY_MS),
-  autoRenew: true,
-  isTrial: false,
-  price: undefined,
-  state: 'active',
-  environment: 'test',
-  needsAcknowledgement: true,
-  ...o,
-});
+const purchase = (o: Partial<StorePurchase> = {}): StorePurchase =>
+  storePurchase(now, {
+    originalTransactionId: 'token-1',
+    transactionId: 'GPA.1',
+    needsAcknowledgement: true,
+    ...o,
+  });
 const sub = (o: Partial<Subscription> = {}) =>
   ({
     originalTransactionId: 'token-1',

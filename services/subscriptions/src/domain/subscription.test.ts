@@ -1,3 +1,4 @@
+import { storePurchase } from './purchase.fixture';
 import { featureAccess } from './access';
 import { offerIneligibility } from './plans-offers.use-case';
 import {
@@ -10,19 +11,7 @@ import {
 } from './subscription';
 
 const now = new Date('2026-06-01T00:00:00Z');
-const purchase = (o: Partial<StorePurchase> = {}): StorePurchase => ({
-  originalTransactionId: 'o1',
-  transactionId: 't1',
-  productId: 'p',
-  purchaseDate: now,
-  expiresDate: new Date(now.getTime() + 30 * DAY_MS),
-  autoRenew: true,
-  isTrial: false,
-  price: undefined,
-  state: 'active',
-  environment: 'test',
-  ...o,
-});
+const purchase = (o: Partial<StorePurchase> = {}): StorePurchase => storePurchase(now, o);
 
 describe('statusFromStore', () => {
   it('When the store says active with auto-renew, Then active until the store expiry', () => {
