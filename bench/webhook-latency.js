@@ -1,9 +1,19 @@
 #!/usr/bin/env node
 // Webhook latency: time from publishing user.created on NATS to the webhook receiver getting the
 // signed request, at a steady rate (default 200 events/s). The notifications service runs in a
-// child process (its own event loop) on an isolated stream and database; this process publishes
-// and receives on loopback. Prints p50/p95/p99/max. Needs `npm run build` and the local infrastructure.
-//   node bench/webhook-latency.js            BENCH_RATE=200 BENCH_SECONDS=10
+// child process (its own event loop) on an isolated stream, with a private FerretDB (a process of
+// this bench on a temporary directory: the shared one crashed three times under this load while
+// the bench's database was being created); this process publishes and receives on loopback.
+// Collections and indexes exist before the load starts. Prints p50/p95/p99/max and the sustained
+// delivery rate. Needs `npx tsc -b` and the local NATS and Redis (deploy/local/infra.sh up).
+// What the measured path does, and the figures before and after the hot path (send first, then one
+// grouped insert): services/notifications/README.md, "Benchmark". 22 Nov 2026, load average ~3:
+// 200/s → p50 3.0–3.9 ms, p95 21–44 ms, p99 40–74 ms (previous design: 11 deliveries/s, p50 25 s);
+// the machine is shared, so run "before" and "after" alternately and note the load average.
+//   flock /tmp/bench.lock node bench/webhook-latency.js     BENCH_RATE=200 BENCH_SECONDS=10
+//   BENCH_SHARED_DB=1: use MONGO_URL / the shared FerretDB instead of a private one
+//   BENCH_NOTIFICATIONS_DIST=<dir>: run another build of the service (before/after comparisons)
+//   BENCH_DEBUG=1: the service prints consumed events, deliveries stored and succeeded every 2 s
 const http = require('node:http');
 const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
@@ -29,26 +39,45 @@ const env = {
 /** Child mode: run the service and print its URL. */
 async function runService() {
   const { startService } = require('../libs/bootstrap/dist');
-  const { loadServiceConfig } = require('../services/notifications/dist/config');
-  const { defineNotificationsService } = require('../services/notifications/dist/start');
+  const { connectMongo } = require('../libs/mongo/dist');
+  // collections first, one at a time: FerretDB creates a table per collection, and creating them
+  // under load is what broke the shared server
+  const pre = await connectMongo(process.env.MONGO_URL, process.env.NOTIFICATIONS_MONGO_DB);
+  const collections = ['notifications', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'];
+  for (const name of collections) await pre.connection.createCollection(name).catch(() => undefined);
+  await pre.close();
+  // BENCH_NOTIFICATIONS_DIST: another build of the service, to compare two versions in the same conditions
+  const dist = process.env.BENCH_NOTIFICATIONS_DIST ?? path.join(__dirname, '../services/notifications/dist');
+  const { loadServiceConfig } = require(`${dist}/config`);
+  const { defineNotificationsService } = require(`${dist}/start`);
   const service = await startService(
     defineNotificationsService(loadServiceConfig(process.env), { mailer: { send: async () => undefined } }),
   );
+  // the repositories create their indexes at boot, in the background: let them finish before the load
+  await new Promise((r) => setTimeout(r, 1000));
   console.log(`ready ${service.httpUrl}`);
+  let debugTimer;
   if (process.env.BENCH_DEBUG) {
     // where the backlog sits: consumed events, queued deliveries, sent deliveries
     const db = service.deps.mongo.connection;
-    const timer = setInterval(async () => {
-      const [n, d, ok] = await Promise.all([
+    debugTimer = setInterval(async () => {
+      const counts = Promise.all([
         db.collection('notifications').countDocuments({}),
         db.collection('webhook_deliveries').countDocuments({}),
         db.collection('webhook_deliveries').countDocuments({ status: 'succeeded' }),
+        service.deps.nats.jsm.consumers.info(process.env.EVENTS_STREAM, 'notifications'),
       ]);
-      console.error(`[service] notifications ${n} deliveries ${d} succeeded ${ok}`);
+      const [n, d, ok, consumer] = await counts.catch(() => []);
+      if (consumer === undefined) return; // shutting down
+      console.error(
+        `[service] stream: waiting ${consumer.num_pending} in flight ${consumer.num_ack_pending} redelivered ${consumer.num_redelivered};` +
+          ` notifications ${n} deliveries ${d} succeeded ${ok}`,
+      );
     }, 2000);
-    timer.unref();
+    debugTimer.unref();
   }
   process.on('SIGTERM', async () => {
+    clearInterval(debugTimer);
     // stop first, then clean up: dropping a database the service still writes to breaks FerretDB
     const { MONGO_URL, mongoDb, NATS_URL, EVENTS_STREAM } = service.deps.config;
     await service.stop();
@@ -64,9 +93,15 @@ async function runService() {
   });
 }
 
+let onFailure = async () => undefined;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main() {
+  // same binary and flags as deploy/local/infra.sh, on a temporary directory
+  const { startFerretDb } = require('../libs/testing/dist');
+  const ferret = process.env.BENCH_SHARED_DB ? undefined : await startFerretDb();
+  if (ferret) env.MONGO_URL = ferret.url;
+  onFailure = async () => ferret?.dispose();
   const child = spawn(process.execPath, [path.join(__dirname, 'webhook-latency.js'), 'service'], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -160,7 +195,13 @@ async function main() {
   receiver.close();
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+  await ferret?.dispose();
 }
 
 if (process.argv[2] === 'service') runService().catch((err) => (console.error(err), process.exit(1)));
-else main().catch((err) => (console.error(err), process.exit(1)));
+else
+  main().catch(async (err) => {
+    console.error(err);
+    await onFailure().catch(() => undefined);
+    process.exit(1);
+  });

@@ -26,6 +26,22 @@ export interface ConsumerOptions {
   /** How long the server waits for an ack before redelivering (a crashed handler). */
   ackWaitMs?: number;
   processed?: ProcessedEvents;
+  /**
+   * Messages handled at the same time (default 1: one after the other, in stream order). More is
+   * only for handlers that neither depend on the order of events nor on one event's work being
+   * finished before the next starts; each message is still acked only after its own handler.
+   */
+  concurrency?: number;
+  /**
+   * True (or true for an event) when the handler is idempotent per event id on its own: the
+   * processed-event record is then neither read nor written for it (two database round trips).
+   */
+  idempotent?: boolean | ((event: AnyDomainEvent) => boolean);
+  /**
+   * With concurrency: events with the same key (e.g. the user they are about) are still handled one
+   * after the other, in stream order, within this process. No key: no ordering.
+   */
+  orderingKey?: (event: AnyDomainEvent) => string | undefined;
 }
 
 export interface RunningConsumer {
@@ -63,7 +79,8 @@ async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: Consu
 }
 
 /**
- * A durable pull consumer: the event is validated, handled once (processed-event record), acked;
+ * A durable pull consumer: the event is validated, handled once (processed-event record, unless the
+ * handler is idempotent on its own), acked; up to `concurrency` messages are handled at a time;
  * a failure is retried after a back-off; after maxAttempts, or at once for a malformed message,
  * it is copied to the dead-letter stream with the reason, and terminated.
  */
@@ -76,8 +93,13 @@ export async function startDurableConsumer(
   const maxAttempts = opts.maxAttempts ?? 5;
   const backoff = opts.backoffMs ?? [1_000, 5_000, 30_000, 120_000];
   const wanted = opts.events === '*' ? undefined : new Set<string>(opts.events);
+  const concurrency = Math.max(1, opts.concurrency ?? 1);
+  const idempotent = opts.idempotent ?? false;
+  const recordsProcessed = (event: AnyDomainEvent) =>
+    opts.processed && !(typeof idempotent === 'function' ? idempotent(event) : idempotent);
   const consumer = await nats.js.consumers.get(cfg.streamName, opts.durable);
-  const messages = await consumer.consume({ max_messages: 16 });
+  // enough buffered for every slot to be refilled at once
+  const messages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
 
   const deadLetter = async (msg: JsMsg, reason: string) => {
     const h = natsHeaders();
@@ -93,15 +115,19 @@ export async function startDurableConsumer(
     opts.logger.error({ subject: msg.subject, seq: msg.seq, reason }, 'event dead-lettered');
   };
 
-  const handle = async (msg: JsMsg) => {
-    let event: AnyDomainEvent;
+  const parse = (msg: JsMsg): AnyDomainEvent | Error => {
     try {
-      event = parseEvent(msg.json());
+      return parseEvent(msg.json());
     } catch (err) {
-      return deadLetter(msg, `malformed event: ${(err as Error).message}`);
+      return err as Error;
     }
+  };
+
+  const handle = async (msg: JsMsg, event: AnyDomainEvent | Error) => {
+    if (event instanceof Error) return deadLetter(msg, `malformed event: ${event.message}`);
     if (wanted && !wanted.has(event.event)) return msg.ack();
-    if (opts.processed && (await opts.processed.has(opts.durable, event.id))) return msg.ack();
+    const bookkeeping = recordsProcessed(event);
+    if (bookkeeping && (await opts.processed!.has(opts.durable, event.id))) return msg.ack();
     const get = (k: string) => msg.headers?.get(k) || undefined;
     const parent = extractTraceContext({ get, keys: () => msg.headers?.keys() ?? [] });
     const ctx = {
@@ -123,7 +149,7 @@ export async function startDurableConsumer(
         async () => {
           try {
             await opts.handler(event, { deliveryCount: msg.info.deliveryCount, subject: msg.subject });
-            await opts.processed?.add(opts.durable, event.id);
+            if (bookkeeping) await opts.processed!.add(opts.durable, event.id);
             msg.ack();
           } catch (err) {
             const attempt = msg.info.deliveryCount;
@@ -140,12 +166,26 @@ export async function startDurableConsumer(
     );
   };
 
+  const inFlight = new Set<Promise<void>>();
+  // the last task of each ordering key: the next event with that key starts after it
+  const tails = new Map<string, Promise<void>>();
   const loop = (async () => {
     for await (const msg of messages) {
-      await handle(msg).catch((err) => {
-        opts.logger.error({ err, subject: msg.subject }, 'event consumer failure');
-        msg.nak(backoff[0]);
+      const event = parse(msg);
+      const key = event instanceof Error ? undefined : opts.orderingKey?.(event);
+      const run = () =>
+        handle(msg, event).catch((err) => {
+          opts.logger.error({ err, subject: msg.subject }, 'event consumer failure');
+          msg.nak(backoff[0]);
+        });
+      const previous = key === undefined ? undefined : tails.get(key);
+      const task: Promise<void> = (previous ? previous.then(run) : run()).finally(() => {
+        inFlight.delete(task);
+        if (key !== undefined && tails.get(key) === task) tails.delete(key);
       });
+      if (key !== undefined) tails.set(key, task);
+      inFlight.add(task);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
   })();
 
@@ -153,6 +193,7 @@ export async function startDurableConsumer(
     async stop() {
       await messages.close();
       await loop.catch(() => undefined);
+      await Promise.allSettled(inFlight); // the messages already taken finish (and are acked)
     },
   };
 }

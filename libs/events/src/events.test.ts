@@ -144,4 +144,120 @@ describe('JetStream event bus', () => {
       await consumer.stop();
     }
   });
+  it('When concurrency is N, Then up to N messages are handled at once, each acked after its own handler; by default one at a time', async () => {
+    const cfg = isolatedBus();
+    await ensureStreams(nats.jsm, cfg);
+    const publisher = createEventPublisher(nats, cfg);
+    const run = async (durable: string, concurrency?: number) => {
+      let running = 0;
+      let peak = 0;
+      const done: string[] = [];
+      const consumer = await startDurableConsumer(nats, cfg, {
+        durable,
+        events: ['user.created'],
+        logger,
+        ...(concurrency && { concurrency }),
+        handler: async (e) => {
+          peak = Math.max(peak, ++running);
+          await new Promise((r) => setTimeout(r, 100));
+          running--;
+          done.push(e.id);
+        },
+      });
+      return { consumer, done, peak: () => peak };
+    };
+    const parallel = await run('parallel', 4);
+    const serial = await run('serial');
+    try {
+      const events = Array.from({ length: 8 }, (_, i) => userCreated(`p${i}`));
+      await Promise.all(events.map((e) => publisher.publish(e)));
+      await waitFor(() => expect(parallel.done).toHaveLength(8));
+      await waitFor(() => expect(serial.done).toHaveLength(8));
+      expect(parallel.peak()).toBe(4);
+      expect(serial.peak()).toBe(1);
+      expect(serial.done).toEqual(events.map((e) => e.id)); // stream order
+      // every message was acked: nothing is pending or redelivered
+      for (const durable of ['parallel', 'serial'])
+        await waitFor(async () => {
+          const info = await nats.jsm.consumers.info(cfg.streamName, durable);
+          expect(info.num_ack_pending + info.num_pending).toBe(0);
+        });
+    } finally {
+      await parallel.consumer.stop();
+      await serial.consumer.stop();
+    }
+  });
+
+  it('When events share an ordering key, Then they are handled one after the other in stream order, while other keys run alongside', async () => {
+    const cfg = isolatedBus();
+    await ensureStreams(nats.jsm, cfg);
+    const finished: string[] = [];
+    let running = 0;
+    let peak = 0;
+    const slowFirst: Record<string, number> = { a1: 150, a2: 50, a3: 0, b1: 100, c1: 100 };
+    const consumer = await startDurableConsumer(nats, cfg, {
+      durable: 'ordered',
+      events: ['user.created'],
+      logger,
+      concurrency: 8,
+      orderingKey: (e) => (e.data as { userId: string }).userId,
+      handler: async (e) => {
+        const name = (e.data as { username: string }).username;
+        peak = Math.max(peak, ++running);
+        await new Promise((r) => setTimeout(r, slowFirst[name]));
+        running--;
+        finished.push(name);
+      },
+    });
+    try {
+      const publisher = createEventPublisher(nats, cfg);
+      const ev = (user: string, name: string) =>
+        makeEvent('user.created', {
+          userId: user,
+          email: `${name}@x.io`,
+          username: name,
+          authProvider: 'password',
+        });
+      for (const e of [ev('A', 'a1'), ev('B', 'b1'), ev('A', 'a2'), ev('C', 'c1'), ev('A', 'a3')])
+        await publisher.publish(e);
+      await waitFor(() => expect(finished).toHaveLength(5));
+      expect(finished.filter((n) => n.startsWith('a'))).toEqual(['a1', 'a2', 'a3']);
+      expect(peak).toBeGreaterThanOrEqual(3); // a1, b1 and c1 at once
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('When a handler is declared idempotent for an event, Then no processed-event record is read or written for it', async () => {
+    const cfg = isolatedBus();
+    await ensureStreams(nats.jsm, cfg);
+    const lookedUp: string[] = [];
+    const processed = {
+      has: async (_c: string, id: string) => {
+        lookedUp.push(id);
+        return false;
+      },
+      add: async (_c: string, id: string) => void lookedUp.push(`add:${id}`),
+    };
+    const handled: string[] = [];
+    const consumer = await startDurableConsumer(nats, cfg, {
+      durable: 'partly-idempotent',
+      events: '*',
+      logger,
+      processed,
+      idempotent: (e) => e.event === 'user.created',
+      handler: async (e) => void handled.push(e.id),
+    });
+    try {
+      const publisher = createEventPublisher(nats, cfg);
+      const created = userCreated('dan');
+      const deleted = makeEvent('user.deleted', { userId: 'id-dan' });
+      await publisher.publish(created);
+      await publisher.publish(deleted);
+      await waitFor(() => expect(handled).toEqual([created.id, deleted.id]));
+      await waitFor(() => expect(lookedUp).toEqual([deleted.id, `add:${deleted.id}`]));
+    } finally {
+      await consumer.stop();
+    }
+  });
 });

@@ -16,6 +16,11 @@ export const notificationsFeatureEnv = z.object({
   WEBHOOK_LEASE_MS: env.int(60_000, 1_000, 3_600_000),
   /** Concurrent deliveries per worker. */
   WEBHOOK_CONCURRENCY: env.int(16, 1, 256),
+  /**
+   * Events the consumer handles at the same time per replica. Many: each waits for its grouped
+   * inserts before its ack, so a slow database must delay acks, not the next events' webhooks.
+   */
+  NOTIFICATIONS_CONSUMER_CONCURRENCY: env.int(1024, 1, 4096),
   /** An endpoint failing for this long without a single success is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER_MS: env.int(5 * 24 * 3_600_000, 60_000),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: env.int(10, 1, 1_000),

@@ -2,12 +2,13 @@ import { type Clock, systemClock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { NotificationsConfig } from './config';
 import { httpWebhookSender, resolveHost } from './data-access/http-webhook-sender';
+import { cachedEndpointStore } from './data-access/endpoint-cache';
 import { notificationRepository } from './data-access/notification.repository';
 import { redisLeaseStore } from './data-access/redis-lease.store';
 import { smtpMailer } from './data-access/smtp-mailer';
 import { webhookDeliveryRepository } from './data-access/webhook-delivery.repository';
 import { webhookEndpointRepository } from './data-access/webhook-endpoint.repository';
-import type { QueuedDelivery } from './domain/fan-out-event.use-case';
+import type { QueuedDelivery, SendFirst } from './domain/fan-out-event.use-case';
 import type { Mailer } from './domain/send-account-email.use-case';
 import { domainEventsSubscriber } from './entry-points/events/domain-events.subscriber';
 import { registerHttp } from './entry-points/http';
@@ -36,7 +37,11 @@ function buildFeatures(
   const connection = deps.mongo.connection;
   return {
     notifications: notificationRepository(connection),
-    endpoints: webhookEndpointRepository(connection),
+    endpoints: cachedEndpointStore(
+      webhookEndpointRepository(connection),
+      deps.redis!.client,
+      `notifications:${config.mongoDb}:webhook-endpoints:version`,
+    ),
     deliveries: webhookDeliveryRepository(connection),
     sender: httpWebhookSender({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -70,6 +75,8 @@ export function defineNotificationsService(
   let worker: RunningWebhookWorker | undefined;
   const kick = () => worker?.kick();
   const dispatch = (queued: QueuedDelivery[]) => worker?.dispatch(queued);
+  const sendFirst: SendFirst = (delivery, endpoint) =>
+    worker ? worker.sendFirst(delivery, endpoint) : Promise.resolve('queue');
   return {
     config,
     useRedis: true,
@@ -91,7 +98,15 @@ export function defineNotificationsService(
     },
     consumers: (deps) => {
       const f = featuresOf(deps);
-      return [domainEventsSubscriber({ ...f, clock, dispatchWebhooks: dispatch })];
+      return [
+        domainEventsSubscriber({
+          ...f,
+          clock,
+          dispatchWebhooks: dispatch,
+          sendFirst,
+          concurrency: config.NOTIFICATIONS_CONSUMER_CONCURRENCY,
+        }),
+      ];
     },
     workers: (deps) => {
       const f = featuresOf(deps);
@@ -106,6 +121,7 @@ export function defineNotificationsService(
         {
           endpoints: f.endpoints,
           deliveries: f.deliveries,
+          notifications: f.notifications,
           sender: f.sender,
           clock,
           logger: deps.logger,
@@ -118,6 +134,8 @@ export function defineNotificationsService(
           // a lease shorter than a request could expire mid-attempt and let another worker send it too
           leaseMs: Math.max(config.WEBHOOK_LEASE_MS, config.WEBHOOK_TIMEOUT_MS + 5_000),
           concurrency: config.WEBHOOK_CONCURRENCY,
+          // a slow endpoint may hold a quarter of the consumer's slots; its other events queue
+          firstSendsPerEndpoint: Math.max(8, Math.floor(config.NOTIFICATIONS_CONSUMER_CONCURRENCY / 4)),
         },
       );
       // stopped first: in-flight attempts finish, then the adapters close

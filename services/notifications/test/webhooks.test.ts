@@ -165,10 +165,20 @@ describe('webhook delivery', () => {
       xp: 0,
     });
 
-    await waitFor(() => expect(r.received.map((x) => x.headers['webhook-id'])).toContain(marker.id));
+    // events are handled concurrently: the marker may overtake the copies, so wait for every copy to be acked
+    await waitFor(() =>
+      expect(r.received.map((x) => x.headers['webhook-id'])).toEqual(
+        expect.arrayContaining([ev.id, marker.id]),
+      ),
+    );
+    await waitFor(async () => {
+      const info = await service.deps.nats.jsm.consumers.info(service.deps.bus.streamName, 'notifications');
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+    });
     await waitFor(async () =>
       expect((await deliveries(user, ep.id)).every((d) => d.status === 'succeeded')).toBe(true),
     );
+    await new Promise((res) => setTimeout(res, 300)); // a queued duplicate would be sent after its ack
     expect(r.received.filter((x) => x.headers['webhook-id'] === ev.id)).toHaveLength(1);
     expect((await deliveries(user, ep.id)).filter((d) => d.eventId === ev.id)).toHaveLength(1);
   });
@@ -273,6 +283,11 @@ describe('webhook delivery', () => {
     for (let i = 1; i <= 5; i++) {
       await call(service, 'POST', `/api/webhooks/${ep.id}/test`, { headers: user.auth });
       await waitFor(() => expect(r.received).toHaveLength(i));
+      // one failure at a time: FerretDB's $inc is not isolated, so overlapping failures could count once
+      await waitFor(async () => {
+        const e = await call(service, 'GET', `/api/webhooks/${ep.id}`, { headers: user.auth });
+        expect(e.body.data.circuit.consecutiveFailures).toBe(i);
+      });
     }
     await waitFor(async () => {
       const e = await call(service, 'GET', `/api/webhooks/${ep.id}`, { headers: user.auth });
@@ -326,6 +341,59 @@ describe('webhook delivery', () => {
     await waitFor(async () =>
       expect((await deliveries(user, ep.id))[0]).toMatchObject({ status: 'succeeded' }),
     );
+  });
+  it('When an account is deleted, Then its own endpoints are disabled and get nothing more, while scope-all endpoints get user.deleted', async () => {
+    const own = await receiver();
+    const partner = await receiver();
+    const user = tokenFor(service);
+    const admin = tokenFor(service, { role: 'admin' });
+    const mine = await register(user, own.url, { events: ['user.created', 'user.deleted'] });
+    await register(admin, partner.url, { events: ['user.deleted'], scope: 'all' });
+
+    const deleted = await publish(service, 'user.deleted', { userId: user.sub, reason: 'user request' });
+    await waitFor(() => expect(partner.received.map((x) => x.headers['webhook-id'])).toContain(deleted.id));
+    const e = await call(service, 'GET', `/api/webhooks/${mine.id}`, { headers: admin.auth });
+    expect(e.body.data).toMatchObject({ enabled: false, disabledReason: 'account_deleted' });
+    await userCreated(user.sub);
+    await new Promise((res) => setTimeout(res, 500));
+    expect(own.received).toHaveLength(0);
+    expect(await deliveries(admin, mine.id)).toEqual([]);
+  });
+
+  it('When an endpoint has failed for the disabling period without a success, Then it is disabled and its owner is told once, in the app', async () => {
+    const r = await receiver();
+    r.respondWith(() => ({ status: 500 }));
+    const user = tokenFor(service);
+    const ep = await register(user, r.url);
+    await userCreated(user.sub);
+    await waitFor(() => expect(r.received).toHaveLength(1));
+    await waitFor(async () => expect((await deliveries(user, ep.id))[0]).toMatchObject({ attempts: 1 }));
+
+    // five days on, the retry fails again: the endpoint goes
+    clock.advance(5 * 24 * 3_600_000);
+    await waitFor(async () => {
+      const e = await call(service, 'GET', `/api/webhooks/${ep.id}`, { headers: user.auth });
+      expect(e.body.data).toMatchObject({ enabled: false, disabledReason: 'persistent_failure' });
+    });
+    const notices = async () =>
+      (await call(service, 'GET', '/api/notifications?type=system', { headers: user.auth })).body.data
+        .notifications as Array<{ title: string; body: string; data: Record<string, unknown> }>;
+    await waitFor(async () =>
+      expect(await notices()).toEqual([
+        expect.objectContaining({
+          title: 'Webhook endpoint disabled',
+          body: expect.stringContaining(r.url),
+          data: { endpointId: ep.id, reason: 'persistent_failure' },
+        }),
+      ]),
+    );
+    // a later attempt finds it disabled: dead-lettered, and no second notice
+    await call(service, 'POST', `/api/webhooks/${ep.id}/test`, { headers: user.auth });
+    await waitFor(async () =>
+      expect((await deliveries(user, ep.id, '?status=failed')).length).toBeGreaterThanOrEqual(1),
+    );
+    expect(await notices()).toHaveLength(1);
+    expect(r.received).toHaveLength(2);
   });
 });
 
@@ -418,6 +486,54 @@ describe('webhook delivery across restarts and replicas', () => {
       );
       await new Promise((res) => setTimeout(res, 300));
       expect(r.received).toHaveLength(40);
+    } finally {
+      await b.service.stop();
+      await stopAndDrop(a.service);
+    }
+  });
+  it('When one replica changes an endpoint, Then events handled by either replica follow the change at once', async () => {
+    const env = isolatedServiceEnv();
+    const a = await startNotifications({}, env);
+    const b = await startNotifications({}, env);
+    try {
+      const before = await receiver();
+      const after = await receiver();
+      const admin = tokenFor(a.service, { role: 'admin' });
+      const ep = (
+        await call(a.service, 'POST', '/api/webhooks', {
+          headers: admin.auth,
+          body: { url: before.url, events: ['user.created'], scope: 'all' },
+        })
+      ).body.data as { id: string };
+      const burst = async (n: number) => {
+        const ids: string[] = [];
+        for (let i = 0; i < n; i++)
+          ids.push(
+            (
+              await publish(a.service, 'user.created', {
+                userId: randomUUID(),
+                email: `${i}@example.com`,
+                username: `c${i}`,
+                authProvider: 'password',
+              })
+            ).id,
+          );
+        return ids;
+      };
+      // both replicas handle some of these, so both hold the endpoint in their copies
+      const warm = await burst(20);
+      await waitFor(() => expect(before.received).toHaveLength(warm.length));
+
+      const moved = await call(b.service, 'PATCH', `/api/webhooks/${ep.id}`, {
+        headers: admin.auth,
+        body: { url: after.url },
+      });
+      expect(moved.status).toBe(200);
+      const later = await burst(20);
+      await waitFor(() =>
+        expect(after.received.map((x) => x.headers['webhook-id']).sort()).toEqual([...later].sort()),
+      );
+      expect(before.received).toHaveLength(warm.length);
     } finally {
       await b.service.stop();
       await stopAndDrop(a.service);

@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { InAppNotification, NotificationStore } from '../domain/in-app-notification';
 import { findPage } from '@lingua/mongo';
+import { batchedInserts } from './batched-inserts';
 
 type NotificationDoc = Omit<InAppNotification, 'id'> & { _id: string };
 
@@ -15,9 +16,11 @@ export function notificationRepository(connection: Connection) {
   const col = connection.collection<NotificationDoc>('notifications');
   // the list query: a user's notifications, newest first (optionally unread only)
   void col.createIndex({ userId: 1, read: 1, createdAt: -1 }).catch(() => undefined);
+  // insert-if-absent (the id derives from the event id), grouped with concurrent events' inserts
+  const inserts = batchedInserts(col);
   return {
     async upsert({ id, ...rest }) {
-      await col.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
+      await inserts.insert({ _id: id, ...rest });
     },
     async list(q) {
       const filter = {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { AttemptRecord, ClaimedDelivery, DeliveryStore, WebhookDelivery } from '../domain/webhook';
 import { findPage } from '@lingua/mongo';
+import { batchedInserts } from './batched-inserts';
 
 type DeliveryDoc = Omit<WebhookDelivery, 'id'> & { _id: string };
 type AttemptDoc = AttemptRecord & { _id: string };
@@ -21,13 +22,13 @@ export function webhookDeliveryRepository(connection: Connection): DeliveryStore
   void col.createIndex({ endpointId: 1, createdAt: -1 }).catch(() => undefined);
   // a delivery's attempt log
   void attempts.createIndex({ deliveryId: 1, at: -1 }).catch(() => undefined);
+  // inserts of concurrent events go to the database together (one statement per batch)
+  const deliveryInserts = batchedInserts(col);
+  const attemptInserts = batchedInserts(attempts);
 
   return {
-    async createIfAbsent({ id, ...rest }) {
-      // the _id is (endpoint, event): a redelivered or re-published event cannot queue it twice
-      const r = await col.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
-      return r.upsertedCount === 1;
-    },
+    // the _id is (endpoint, event): a redelivered or re-published event cannot queue it twice
+    createIfAbsent: ({ id, ...rest }) => deliveryInserts.insert({ _id: id, ...rest }),
     async get(id) {
       const doc = await col.findOne({ _id: id });
       return doc ? toDelivery(doc) : null;
@@ -85,7 +86,7 @@ export function webhookDeliveryRepository(connection: Connection): DeliveryStore
       return r.modifiedCount;
     },
     async recordAttempt(a) {
-      await attempts.insertOne({ _id: randomUUID(), ...a });
+      await attemptInserts.insert({ _id: randomUUID(), ...a });
     },
     async attemptsOf(deliveryId, limit) {
       const docs = await attempts.find({ deliveryId }).sort({ at: -1 }).limit(limit).toArray();

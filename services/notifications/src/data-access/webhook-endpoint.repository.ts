@@ -6,7 +6,9 @@ type EndpointDoc = Omit<WebhookEndpoint, 'id'> & { _id: string };
 
 const toEndpoint = ({ _id, ...d }: EndpointDoc): WebhookEndpoint => ({ ...d, id: _id });
 
-export function webhookEndpointRepository(connection: Connection): EndpointStore {
+export function webhookEndpointRepository(
+  connection: Connection,
+): EndpointStore & { listEnabled(): Promise<WebhookEndpoint[]> } {
   const col = connection.collection<EndpointDoc>('webhook_endpoints');
   // fan-out: enabled endpoints subscribed to an event name
   void col.createIndex({ enabled: 1, events: 1 }).catch(() => undefined);
@@ -38,6 +40,9 @@ export function webhookEndpointRepository(connection: Connection): EndpointStore
     async remove(id) {
       return (await col.deleteOne({ _id: id })).deletedCount === 1;
     },
+    async listEnabled() {
+      return (await col.find({ enabled: true }).toArray()).map(toEndpoint);
+    },
     async subscribers(eventName, subjectUserId) {
       const all = { scope: 'all' as const };
       const who = subjectUserId === null ? [all] : [all, { ownerId: subjectUserId }];
@@ -61,6 +66,13 @@ export function webhookEndpointRepository(connection: Connection): EndpointStore
         { returnDocument: 'after' },
       );
       return doc ? toEndpoint(doc) : null;
+    },
+    async disableAllOwnedBy(ownerId, reason, at) {
+      const r = await col.updateMany(
+        { ownerId, enabled: true },
+        { $set: { enabled: false, disabledReason: reason, updatedAt: at } },
+      );
+      return r.modifiedCount;
     },
     async claimProbe(id, now, reopenUntil) {
       const doc = await col.findOneAndUpdate(

@@ -13,8 +13,11 @@ import type {
   DeliveryStore,
   EndpointStore,
   LeaseStore,
+  WebhookDelivery,
   WebhookEndpoint,
 } from './webhook';
+import type { NotificationStore } from './in-app-notification';
+import { endpointDisabledNotification } from './notify-from-event.use-case';
 import { signedHeaders } from './webhook-signature';
 
 export interface SendResult {
@@ -38,6 +41,8 @@ export interface AttemptDeps {
   clock: Clock;
   logger: Logger;
   disableAfterMs: number;
+  /** Where the owner of an endpoint disabled by delivery is told (in-app). */
+  notifications?: NotificationStore;
   /** Picks the single half-open probe across replicas (the database's compare-and-set is not enough on FerretDB). */
   leases?: LeaseStore;
   random?: () => number;
@@ -131,12 +136,10 @@ export async function attemptDelivery(
   if (after) {
     const failingFor = after.failingSince ? now.getTime() - after.failingSince.getTime() : 0;
     if (gone || failingFor >= deps.disableAfterMs) {
-      await deps.endpoints.update(endpoint.id, {
-        enabled: false,
-        disabledReason: gone ? 'gone' : 'persistent_failure',
-        updatedAt: now,
-      });
+      const reason = gone ? 'gone' : 'persistent_failure';
+      await deps.endpoints.update(endpoint.id, { enabled: false, disabledReason: reason, updatedAt: now });
       deps.logger.warn({ endpointId: endpoint.id, gone, failingFor }, 'webhook endpoint disabled');
+      await deps.notifications?.upsert(endpointDisabledNotification(after, reason, now));
     } else if (after.consecutiveFailures >= CIRCUIT_THRESHOLD) {
       const until = new Date(now.getTime() + circuitCooldownMs(after.consecutiveFailures));
       await deps.endpoints.update(endpoint.id, { circuitOpenUntil: until });
@@ -165,4 +168,40 @@ export async function attemptDelivery(
     },
     now,
   );
+}
+
+/**
+ * The first attempt of a delivery that is not stored yet (the hot path: sent straight from the event
+ * consumer). The caller holds the attempt's lease. The outcome is stored by inserting the delivery
+ * in its resulting state (succeeded, pending its next retry, or dead-lettered): one write instead of
+ * an insert then an update. If a duplicate of the event stored the delivery meanwhile, the outcome is
+ * written over it, fenced by the version as for any attempt. A crash between sending and storing
+ * leaves the event unacknowledged: it is redelivered, queued, and sent again with the same
+ * `webhook-id` (at least once).
+ */
+export function sendFirstAttempt(d: ClaimedDelivery, endpoint: WebhookEndpoint, deps: AttemptDeps) {
+  const store = deps.deliveries;
+  // the attempt log and the delivery are written at the same time; both before the event is acked
+  let attemptLogged: Promise<void> = Promise.resolve();
+  const storeOutcome = async (stored: WebhookDelivery, overwrite: () => Promise<boolean>) => {
+    const [inserted] = await Promise.all([store.createIfAbsent(stored), attemptLogged]);
+    return inserted || overwrite();
+  };
+  const deliveries: DeliveryStore = {
+    ...store,
+    recordAttempt(a) {
+      attemptLogged = store.recordAttempt(a);
+      attemptLogged.catch(() => undefined); // awaited with the delivery's write
+      return Promise.resolve();
+    },
+    settle: (claimed, set, now) =>
+      storeOutcome({ ...claimed, ...set, updatedAt: now, version: claimed.version + 1 }, () =>
+        store.settle(claimed, set, now),
+      ),
+    postpone: (claimed, until, now) =>
+      storeOutcome({ ...claimed, nextAttemptAt: until, updatedAt: now, version: claimed.version + 1 }, () =>
+        store.postpone(claimed, until, now),
+      ),
+  };
+  return attemptDelivery(d, { ...deps, deliveries }, endpoint);
 }

@@ -1,6 +1,12 @@
 import { type AnyDomainEvent, PUBLIC_EVENT_NAMES } from '@lingua/contracts';
 import type { Clock } from '@lingua/auth';
-import type { DeliveryStore, EndpointStore, WebhookDelivery, WebhookEndpoint } from './webhook';
+import {
+  type DeliveryStore,
+  type EndpointStore,
+  isHealthy,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './webhook';
 import { webhookBody } from './webhook-signature';
 
 type Deps = { endpoints: EndpointStore; deliveries: DeliveryStore; clock: Clock };
@@ -18,17 +24,39 @@ export interface QueuedDelivery {
   created: boolean;
 }
 
-/** Queues one delivery of the event to one endpoint; the (endpoint, event) id makes it happen once. */
-export async function queueDelivery(
+/**
+ * A first send is claimed (Redis SET NX) for FIRST_SEND_CLAIM_MS, and only events at most
+ * FIRST_SEND_WINDOW_MS old (or early, for clock skew) take that path, so an earlier copy of the
+ * same event was necessarily claimed less than a claim's lifetime ago: a duplicate or a replay of
+ * an older event finds its claim, or takes the queue, whose (endpoint, event) insert finds the
+ * stored delivery. The claims stay small: at 200 events/s, about 240 000 keys.
+ */
+export const FIRST_SEND_WINDOW_MS = 5 * 60_000;
+export const FIRST_SEND_CLAIM_MS = 2 * FIRST_SEND_WINDOW_MS;
+
+/** A healthy endpoint and a recent event: the first attempt may be sent before the delivery is stored. */
+export function maySendFirst(endpoint: WebhookEndpoint, event: { timestamp: string }, now: Date): boolean {
+  const age = now.getTime() - Date.parse(event.timestamp);
+  return isHealthy(endpoint) && Math.abs(age) < FIRST_SEND_WINDOW_MS;
+}
+
+/**
+ * Sends the first attempt of a new delivery at once, before storing it: 'sent' (stored in its
+ * resulting state), 'exists' (this (endpoint, event) delivery was stored before: nothing to do), or
+ * 'queue' (not taken now: queue it the usual way).
+ */
+export type SendFirst = (
+  delivery: WebhookDelivery,
   endpoint: WebhookEndpoint,
-  event: { id: string; event: string; timestamp: string; data: unknown },
-  deps: Deps,
-): Promise<QueuedDelivery> {
-  const now = deps.clock.now();
-  const id = `${endpoint.id}:${event.id}`;
+) => Promise<'sent' | 'exists' | 'queue'>;
+
+type EventLike = { id: string; event: string; timestamp: string; data: unknown };
+
+/** The delivery of an event to an endpoint, not yet attempted; the body is fixed here. */
+export function newDelivery(endpoint: WebhookEndpoint, event: EventLike, now: Date): WebhookDelivery {
   const current = endpoint.secrets[0]!.secret;
-  const delivery: WebhookDelivery = {
-    id,
+  return {
+    id: `${endpoint.id}:${event.id}`,
     endpointId: endpoint.id,
     ownerId: endpoint.ownerId,
     eventId: event.id,
@@ -44,14 +72,41 @@ export async function queueDelivery(
     completedAt: null,
     version: 0,
   };
+}
+
+/** Queues one delivery of the event to one endpoint; the (endpoint, event) id makes it happen once. */
+export async function queueDelivery(
+  endpoint: WebhookEndpoint,
+  event: EventLike,
+  deps: Deps,
+): Promise<QueuedDelivery> {
+  const delivery = newDelivery(endpoint, event, deps.clock.now());
   const created = await deps.deliveries.createIfAbsent(delivery);
   return { delivery, endpoint, created };
 }
 
-/** A public domain event → one pending delivery per subscribed endpoint; returns the new ones. */
-export async function fanOutEvent(event: AnyDomainEvent, deps: Deps): Promise<QueuedDelivery[]> {
+/**
+ * A public domain event → one delivery per subscribed endpoint; returns the newly queued ones. On
+ * the event's first delivery, a healthy endpoint's first attempt is sent at once (`sendFirst`); a
+ * redelivered event (something failed before), an old event and unhealthy endpoints take the queue,
+ * where the circuit breaker and retries live.
+ */
+export async function fanOutEvent(
+  event: AnyDomainEvent,
+  deps: Deps & { sendFirst?: SendFirst | undefined },
+  firstDelivery = false,
+): Promise<QueuedDelivery[]> {
   if (!PUBLIC_EVENT_NAMES.includes(event.event)) return [];
   const endpoints = await deps.endpoints.subscribers(event.event, subjectUserOf(event));
-  const queued = await Promise.all(endpoints.map((endpoint) => queueDelivery(endpoint, event, deps)));
-  return queued.filter((q) => q.created);
+  const queued = await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const now = deps.clock.now();
+      if (firstDelivery && deps.sendFirst && maySendFirst(endpoint, event, now)) {
+        const outcome = await deps.sendFirst(newDelivery(endpoint, event, now), endpoint);
+        if (outcome !== 'queue') return null;
+      }
+      return queueDelivery(endpoint, event, deps);
+    }),
+  );
+  return queued.filter((q): q is QueuedDelivery => q !== null && q.created);
 }

@@ -70,3 +70,30 @@ export async function notifyFromEvent(event: AnyDomainEvent, deps: { notificatio
   const notification = notificationFor(event);
   if (notification) await deps.notifications.upsert(notification);
 }
+
+/**
+ * The notice an endpoint's owner gets when delivery disables it; one per disabling (the id names the
+ * failure episode, so replicas disabling it at the same time notify once).
+ */
+export function endpointDisabledNotification(
+  endpoint: { id: string; ownerId: string; url: string; failingSince: Date | null },
+  reason: 'gone' | 'persistent_failure',
+  at: Date,
+): InAppNotification {
+  const since = endpoint.failingSince ?? at;
+  return {
+    id: `webhook-disabled:${endpoint.id}:${since.getTime()}`,
+    userId: endpoint.ownerId,
+    type: 'system',
+    title: 'Webhook endpoint disabled',
+    body:
+      reason === 'gone'
+        ? `${endpoint.url} answered 410 Gone, so we stopped sending to it. Re-enable it to receive events again.`
+        : `${endpoint.url} has been failing since ${since.toISOString()} without a single success, so we ` +
+          'stopped sending to it. Fix it, re-enable it, and replay the failed deliveries.',
+    data: { endpointId: endpoint.id, reason },
+    read: false,
+    readAt: null,
+    createdAt: at,
+  };
+}

@@ -65,6 +65,20 @@ export interface WebhookDelivery {
   version: number;
 }
 
+/** Who may receive an event: an enabled endpoint subscribed to it, with scope all or owned by the event's user. */
+export function isSubscriber(endpoint: WebhookEndpoint, eventName: string, subjectUserId: string | null) {
+  return (
+    endpoint.enabled &&
+    (endpoint.events as string[]).includes(eventName) &&
+    (endpoint.scope === 'all' || (subjectUserId !== null && endpoint.ownerId === subjectUserId))
+  );
+}
+
+/** No failure since its last success: its first attempt may be sent straight from the event consumer. */
+export function isHealthy(endpoint: WebhookEndpoint) {
+  return endpoint.enabled && endpoint.consecutiveFailures === 0 && !endpoint.circuitOpenUntil;
+}
+
 /** A delivery whose current attempt this worker holds the lease of. */
 export type ClaimedDelivery = WebhookDelivery;
 
@@ -98,10 +112,12 @@ export interface EndpointStore {
   recordFailure(id: string, at: Date): Promise<WebhookEndpoint | null>;
   /** Half-open probe: true for the one caller that re-arms an expired circuit. */
   claimProbe(id: string, now: Date, reopenUntil: Date): Promise<boolean>;
+  /** Disables every enabled endpoint of an account; returns how many. */
+  disableAllOwnedBy(ownerId: string, reason: string, at: Date): Promise<number>;
 }
 
 export interface DeliveryStore {
-  /** Inserts unless a delivery with this id exists; true when inserted. */
+  /** Inserts unless a delivery with this id exists (in whatever state); true when inserted. */
   createIfAbsent(d: WebhookDelivery): Promise<boolean>;
   get(id: string): Promise<WebhookDelivery | null>;
   list(

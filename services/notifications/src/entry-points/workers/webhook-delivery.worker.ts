@@ -1,5 +1,14 @@
-import { type AttemptDeps, attemptDelivery } from '../../domain/attempt-delivery.use-case';
-import type { QueuedDelivery } from '../../domain/fan-out-event.use-case';
+import {
+  type AttemptDeps,
+  attemptDelivery,
+  sendFirstAttempt,
+  type WebhookSender,
+} from '../../domain/attempt-delivery.use-case';
+import {
+  FIRST_SEND_CLAIM_MS,
+  type QueuedDelivery,
+  type SendFirst,
+} from '../../domain/fan-out-event.use-case';
 import type { LeaseStore, WebhookDelivery, WebhookEndpoint } from '../../domain/webhook';
 
 export interface WebhookWorkerOptions {
@@ -7,6 +16,8 @@ export interface WebhookWorkerOptions {
   /** Lease of one attempt; longer than the request timeout, so a live worker never loses it mid-attempt. */
   leaseMs: number;
   concurrency: number;
+  /** An endpoint's requests in flight beyond which its new deliveries queue instead of being sent from the consumer. */
+  firstSendsPerEndpoint?: number;
 }
 
 export interface RunningWebhookWorker {
@@ -14,6 +25,8 @@ export interface RunningWebhookWorker {
   kick(): void;
   /** Sends just-queued deliveries at once (no polling round trip); beyond capacity they wait for the poll. */
   dispatch(queued: QueuedDelivery[]): void;
+  /** Sends a new delivery's first attempt now, before it is stored (see sendFirstAttempt). */
+  sendFirst: SendFirst;
   stop(): Promise<void>;
 }
 
@@ -28,6 +41,23 @@ export function startWebhookWorker(
   options: WebhookWorkerOptions,
 ): RunningWebhookWorker {
   const inFlight = new Map<string, Promise<void>>();
+  // first sends run in the event consumer's slots, not in this worker's; a slow endpoint may hold only some
+  const firstSends = new Set<Promise<unknown>>();
+  const requestsTo = new Map<string, number>();
+  const maxFirstSends = options.firstSendsPerEndpoint ?? 32;
+  /** The sender, counting this endpoint's requests in flight (a slow endpoint's events go to the queue). */
+  const countedSender = (endpointId: string): WebhookSender => ({
+    async send(...args) {
+      requestsTo.set(endpointId, (requestsTo.get(endpointId) ?? 0) + 1);
+      try {
+        return await deps.sender.send(...args);
+      } finally {
+        const left = requestsTo.get(endpointId)! - 1;
+        if (left === 0) requestsTo.delete(endpointId);
+        else requestsTo.set(endpointId, left);
+      }
+    },
+  });
   let stopping = false;
   let pumping = false;
   let again = false;
@@ -49,14 +79,22 @@ export function startWebhookWorker(
       launch(delivery, endpoint);
   };
 
+  // due candidates of the last scan not tried yet: a freed slot takes the next one instead of
+  // scanning again (a scan reads the whole collection on FerretDB; one per finished attempt made a
+  // backlog quadratic). Each is re-read before it is sent, so a stale candidate is harmless.
+  let ready: WebhookDelivery[] = [];
   const claimBatch = async (): Promise<number> => {
-    const free = options.concurrency - inFlight.size;
-    if (free <= 0) return 0;
-    // more candidates than free slots: others may be leased by other replicas right now
-    const candidates = await deps.deliveries.due(deps.clock.now(), options.concurrency * 4);
     let started = 0;
-    for (const c of candidates) {
-      if (stopping || inFlight.size >= options.concurrency) break;
+    let scanned = false;
+    while (!stopping && inFlight.size < options.concurrency) {
+      if (ready.length === 0) {
+        if (scanned) break;
+        // more candidates than free slots: others may be leased by other replicas right now
+        ready = await deps.deliveries.due(deps.clock.now(), options.concurrency * 4);
+        scanned = true;
+        if (ready.length === 0) break;
+      }
+      const c = ready.shift()!;
       if (inFlight.has(c.id)) continue;
       if (!(await deps.leases.acquire(`${c.id}:${c.version}`, options.leaseMs))) continue;
       const fresh = await deps.deliveries.get(c.id);
@@ -86,6 +124,30 @@ export function startWebhookWorker(
     }
   };
 
+  const sendFirst: SendFirst = async (delivery, endpoint) => {
+    if (stopping || (requestsTo.get(endpoint.id) ?? 0) >= maxFirstSends) return 'queue';
+    const task = (async () => {
+      try {
+        // claimed before: an earlier copy of the event (re-published, or a consumer replay) sent it
+        if (!(await deps.leases.acquire(`first:${delivery.id}`, FIRST_SEND_CLAIM_MS)))
+          return 'exists' as const;
+        // held by whoever is sending this attempt right now: queue it (it is fenced by the version)
+        if (!(await deps.leases.acquire(`${delivery.id}:${delivery.version}`, options.leaseMs)))
+          return 'queue' as const;
+      } catch {
+        return 'queue' as const; // Redis unavailable: stored and sent once it is back
+      }
+      await sendFirstAttempt(delivery, endpoint, { ...deps, sender: countedSender(endpoint.id) });
+      return 'sent' as const;
+    })();
+    firstSends.add(task);
+    try {
+      return await task;
+    } finally {
+      firstSends.delete(task);
+    }
+  };
+
   const timer = setInterval(() => void pump(), options.pollMs);
   timer.unref();
   void pump();
@@ -97,10 +159,11 @@ export function startWebhookWorker(
           deps.logger.warn({ err, deliveryId: q.delivery.id }, 'webhook dispatch failed'),
         );
     },
+    sendFirst,
     async stop() {
       stopping = true;
       clearInterval(timer);
-      await Promise.allSettled([...inFlight.values()]);
+      await Promise.allSettled([...inFlight.values(), ...firstSends]);
     },
   };
 }
