@@ -18,12 +18,15 @@
 // load swings hit both alike; one table per build is printed, plus the after/before ratios.
 // "CPU ms/req" is the service process's own CPU time (Linux /proc) per answered request: the cost
 // that latency at 50 connections follows once the two cores are saturated, and steadier than latency.
+// After the services start, the bench waits until the local FerretDB is idle: their start-up work on it
+// (the outbox relay's first safety-net scan reads all 111k cards on FerretDB v1, ~15 s of a core) would
+// otherwise run inside the measurement. The scan repeats every ~150 s and can still overlap a window.
 // The service runs with LOG_LEVEL=warn; its own variables (e.g. FLASHCARDS_ACCESS_LOG_SAMPLE_RATE) pass through.
 // Last measured 2026-11-22 on the shared 2-core machine (figures in services/flashcards/README.md): before the
-// hot-path work 1556-1839 req/s, p95 44-58 ms, 0.50-0.53 CPU ms/req; after 2161-2632 req/s, p95 40-54 ms,
-// 0.31-0.35 CPU ms/req; 100k/1k p95 ratio 0.73x. p95 < 20 ms at 50 connections is not reached there.
+// hot-path work 1556-1839 req/s, p95 44-58 ms, 0.50-0.53 CPU ms/req (busy machine); on a quiet machine, with
+// FLASHCARDS_ACCESS_LOG_SAMPLE_RATE=0.01: 4322-4811 req/s, p95 16.5-19.0 ms, 0.18-0.20 CPU ms/req; ratio 0.93-0.98x.
 const path = require('node:path');
-const { freePort, percentile, startProcess } = require('./support');
+const { freePort, percentile, startProcess, waitForQuietDatabase } = require('./support');
 const autocannon = require('autocannon');
 const { MongoClient } = require('mongodb');
 const mongoose = require('mongoose');
@@ -286,6 +289,9 @@ async function main() {
   try {
     for (const b of builds)
       services.push(await startService(b.script, `flashcards service ${b.label}`.trim()));
+    console.error(
+      `waited ${((await waitForQuietDatabase()) / 1000).toFixed(0)} s for the database to settle`,
+    );
     const notes = {};
     for (const size of SIZES) for (const svc of services) notes[size] ??= await check(svc.url, size);
     // the sizes (and builds) take turns, round after round, so a change in the shared machine's load hits them alike

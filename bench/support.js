@@ -47,4 +47,59 @@ async function startProcess({
 /** The p-th percentile of an ascending array. */
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-module.exports = { freePort, startProcess, percentile };
+/** Pids of the processes whose command line contains `needle` (Linux /proc; [] elsewhere). */
+function pidsMatching(needle) {
+  const fs = require('node:fs');
+  try {
+    return fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)
+      .filter((d) => {
+        try {
+          return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle);
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU time (user + system) of the processes so far, in ms. */
+function cpuMsOf(pids) {
+  const fs = require('node:fs');
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/**
+ * Waits until the local FerretDB has been nearly idle for a second (at most `maxMs`). A service's
+ * start-up work on it (index checks, the outbox relay's first safety-net scan, which reads every
+ * document on FerretDB v1: about 15 s over 111k cards) would otherwise land inside the measurement.
+ * Returns how long it waited, in ms.
+ */
+async function waitForQuietDatabase(maxMs = 60_000, needle = 'ferretdb') {
+  const pids = pidsMatching(needle);
+  const started = Date.now();
+  if (pids.length === 0) return 0;
+  let last = cpuMsOf(pids);
+  while (Date.now() - started < maxMs) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const now = cpuMsOf(pids);
+    if (now - last < 100) break; // under 10 % of a core
+    last = now;
+  }
+  return Date.now() - started;
+}
+
+module.exports = { freePort, startProcess, percentile, waitForQuietDatabase };

@@ -299,18 +299,23 @@ describe('due read model (Redis)', () => {
 });
 
 describe('decoded card memo', () => {
-  it('When the same cached text is read again, Then the same frozen card is reused; other text, or an evicted entry, decodes anew', () => {
+  it('When the cached text of a card is read again, Then the same frozen card is reused; changed text, or an evicted entry, decodes anew', () => {
     const decode = decodedCardMemo(2);
     const text = (word: string) =>
       JSON.stringify({ id: 'c1', word, nextReviewDate: '2026-05-10T00:00:00.000Z', tags: ['x'] });
-    const a = decode(text('a'));
+    const a = decode('c1', text('a'));
     expect(a.nextReviewDate).toEqual(new Date('2026-05-10T00:00:00.000Z'));
     expect(Object.isFrozen(a) && Object.isFrozen(a.tags)).toBe(true);
-    expect(decode(text('a'))).toBe(a);
-    expect(decode(text('b'))).not.toBe(a);
-    decode(text('c')); // a is the oldest of three: evicted
-    const again = decode(text('a'));
-    expect(again).not.toBe(a);
-    expect(again).toEqual(a);
+    expect(decode('c1', text('a'))).toBe(a);
+    // the card changed in the cache: its new text decodes anew and replaces the old entry
+    const b = decode('c1', text('b'));
+    expect(b).not.toBe(a);
+    expect(b.word).toBe('b');
+    expect(decode('c1', text('b'))).toBe(b);
+    decode('c2', text('c'));
+    decode('c3', text('d')); // c1 is the oldest of three: evicted
+    const again = decode('c1', text('b'));
+    expect(again).not.toBe(b);
+    expect(again).toEqual(b);
   });
 });
