@@ -31,6 +31,8 @@ export function notificationFor(event: AnyDomainEvent): InAppNotification | null
     case 'subscription.created':
     case 'subscription.updated': {
       if (!event.data.userId) return null; // a guest's subscription: no account to notify yet
+      // a plan change ends the old purchase ('replaced'); the new one's subscription.created speaks for it
+      if (event.event === 'subscription.updated' && event.data.change === 'replaced') return null;
       const text = SUBSCRIPTION_TEXT[event.data.status] ?? SUBSCRIPTION_TEXT.active!;
       return {
         ...base,
