@@ -26,14 +26,13 @@
 // hot-path work 1556-1839 req/s, p95 44-58 ms, 0.50-0.53 CPU ms/req (busy machine); on a quiet machine, with
 // FLASHCARDS_ACCESS_LOG_SAMPLE_RATE=0.01: 4322-4811 req/s, p95 16.5-19.0 ms, 0.18-0.20 CPU ms/req; ratio 0.93-0.98x.
 const path = require('node:path');
-const { freePort, percentile, startProcess, waitForQuietDatabase } = require('./support');
+const { cpuMsOf, freePort, percentile, startProcess, waitForQuietDatabase } = require('./support');
 const autocannon = require('autocannon');
 const { MongoClient } = require('mongodb');
 const mongoose = require('mongoose');
 const { createClient } = require('redis');
 const { createAccessTokens } = require('../libs/auth/dist');
 const { createDueIndex, dueIndexKeys } = require('../services/flashcards/dist/data-access/due-index');
-const fs = require('node:fs');
 const { dueIndexSource } = require('../services/flashcards/dist/data-access/card.repository');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -155,16 +154,6 @@ async function startService(script, name) {
   });
 }
 
-/** CPU time (user + system) of a process so far, in ms; null where /proc is missing. */
-function cpuMs(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return null;
-  }
-}
-
 async function stopService(svc) {
   // a service still waiting on the database gets its grace period, then goes
   await new Promise((resolve) => {
@@ -219,9 +208,9 @@ async function load(svc, size) {
   const times = [];
   const instance = autocannon({ ...opts, duration: DURATION_S });
   instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
-  const cpuBefore = cpuMs(svc.child.pid);
+  const cpuBefore = cpuMsOf([svc.child.pid]);
   const result = await instance;
-  const cpuAfter = cpuMs(svc.child.pid);
+  const cpuAfter = cpuMsOf([svc.child.pid]);
   return {
     times,
     seconds: DURATION_S,

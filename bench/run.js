@@ -11,12 +11,12 @@
 // reachable Redis. All load goes to 127.0.0.1 and is time-bounded.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
+const { cpuMsOf, freePort } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -27,19 +27,8 @@ const children = [];
 /** Server URL → the pids doing its work (for CPU per request). */
 const pidsOf = new Map();
 
-/** utime + stime of the processes, in µs (procfs clock ticks of 10 ms). */
-function cpuMicros(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      /* gone or not Linux */
-    }
-  }
-  return ticks * 10_000;
-}
+/** utime + stime of the processes, in µs. */
+const cpuMicros = (pids) => (cpuMsOf(pids) ?? 0) * 1000;
 
 /** Starts one server process and resolves with its URL. */
 function server(kind, ...args) {
@@ -56,14 +45,6 @@ function server(kind, ...args) {
     });
   });
 }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 /** nginx in the foreground from a generated config in a temp dir, as the current user. */
 async function nginx(upstream) {

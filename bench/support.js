@@ -67,19 +67,21 @@ function pidsMatching(needle) {
   }
 }
 
-/** CPU time (user + system) of the processes so far, in ms. */
+/** CPU time (user + system) of the processes so far, in ms; null when none could be read (no /proc). */
 function cpuMsOf(pids) {
   const fs = require('node:fs');
   let ticks = 0;
+  let read = 0;
   for (const pid of pids) {
     try {
       const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       ticks += Number(f[11]) + Number(f[12]);
+      read++;
     } catch {
-      /* gone */
+      /* gone or not Linux */
     }
   }
-  return ticks * 10; // USER_HZ is 100 on Linux
+  return read === 0 ? null : ticks * 10; // USER_HZ is 100 on Linux
 }
 
 /**
@@ -102,4 +104,4 @@ async function waitForQuietDatabase(maxMs = 60_000, needle = 'ferretdb') {
   return Date.now() - started;
 }
 
-module.exports = { freePort, startProcess, percentile, waitForQuietDatabase };
+module.exports = { freePort, startProcess, percentile, waitForQuietDatabase, cpuMsOf };

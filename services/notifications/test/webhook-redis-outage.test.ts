@@ -1,4 +1,4 @@
-import { isolatedServiceEnv, startRestartableProcess } from '@lingua/testing';
+import { isolatedServiceEnv, startPrivateRedis } from '@lingua/testing';
 import { webhookDeliveryRepository } from '../src/data-access/webhook-delivery.repository';
 import { call, publish, startNotifications, startReceiver, stopAndDrop, tokenFor, waitFor } from './support';
 
@@ -7,16 +7,7 @@ jest.setTimeout(90_000);
 // Redis holds the first-send claims and the attempt leases: without it the hot path cannot be
 // taken, and the event must still end up delivered, never dead-lettered.
 it('When Redis is down as an event arrives, Then the delivery is stored pending and sent once Redis is back', async () => {
-  const redis = await startRestartableProcess('redis-server', (port, dir) => [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--dir',
-    dir,
-  ]);
+  const redis = await startPrivateRedis();
   const receiver = await startReceiver();
   const { service } = await startNotifications(
     {},
