@@ -5,6 +5,7 @@
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
+const { startMailSink } = require('./mail-sink');
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEPLOYABLES = [
@@ -38,7 +39,13 @@ async function waitReady(url, timeoutMs) {
 }
 
 /** Starts infrastructure, services and gateway; resolves once the gateway reports every part healthy. */
-async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutMs = 90_000 } = {}) {
+async function startStack({
+  env = {},
+  infra = true,
+  quiet = false,
+  readyTimeoutMs = 90_000,
+  mailSink = true,
+} = {}) {
   const fullEnv = { ...process.env, ...env };
   /** Parts this launcher starts itself; Ctrl-C stops only those, never infrastructure that was already up. */
   let startedInfra = [];
@@ -54,6 +61,21 @@ async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutM
     });
     if (r.status !== 0) throw new Error(`infrastructure failed to start: ${r.stderr ?? ''}`);
   }
+  // e-mails of the local stack go to a sink that prints them (unless SMTP points elsewhere or the port is taken)
+  const smtpHost = fullEnv.SMTP_HOST ?? '127.0.0.1';
+  const sink =
+    mailSink && ['127.0.0.1', 'localhost'].includes(smtpHost)
+      ? await startMailSink({
+          port: Number(fullEnv.SMTP_PORT ?? 1025),
+          onMail: (m) =>
+            !quiet &&
+            console.log(
+              `\x1b[35m[mail]\x1b[0m to ${m.to}: ${m.subject}${m.links.map((l) => `\n       ${l}`).join('')}`,
+            ),
+        })
+      : undefined;
+  if (mailSink && !sink && !quiet)
+    console.log('[mail] SMTP port in use: e-mails go to the server already there');
   const children = DEPLOYABLES.map(([name, dir], i) => {
     const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: path.join(ROOT, dir),
@@ -83,6 +105,7 @@ async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutM
             }),
       ),
     );
+    await sink?.close(); // after the services: notifications may still be sending
   };
   const crashed = new Promise((_, reject) => {
     for (const { name, child } of children)
@@ -100,7 +123,7 @@ async function startStack({ env = {}, infra = true, quiet = false, readyTimeoutM
     await stop();
     throw err;
   }
-  return { url, children, stop, startedInfra };
+  return { url, children, stop, startedInfra, mails: sink?.mails };
 }
 
 module.exports = { startStack };

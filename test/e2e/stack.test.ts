@@ -1,15 +1,15 @@
 import { createAccessTokens } from '@lingua/auth';
-import { freePort, isolatedServiceEnv } from '@lingua/testing';
+import { freePort, isolatedServiceEnv, waitFor } from '@lingua/testing';
 import { checkAgainstDocument, type Recorded } from './openapi-conformance';
 
 // The launcher is plain CommonJS (it runs before anything is built), so it is required as is.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startStack } = require('../../deploy/local/start-stack.js') as {
-  startStack(o: {
-    env: Record<string, string>;
-    infra: boolean;
-    quiet: boolean;
-  }): Promise<{ url: string; stop(): Promise<void> }>;
+  startStack(o: { env: Record<string, string>; infra: boolean; quiet: boolean }): Promise<{
+    url: string;
+    stop(): Promise<void>;
+    mails?: { to: string; subject: string; links: string[] }[];
+  }>;
 };
 
 // The development secret every part uses when JWT_SECRET is unset (NODE_ENV=test).
@@ -26,7 +26,7 @@ const authorization = `Bearer ${
 
 // The whole stack as `npm start` runs it: five services and the gateway as separate processes
 // from their built dist/, on free ports, against the infrastructure npm test started.
-let stack: { url: string; stop(): Promise<void> };
+let stack: { url: string; stop(): Promise<void>; mails?: { to: string; subject: string; links: string[] }[] };
 /** Every JSON response of this suite, checked against the OpenAPI document at the end. */
 const recorded: Recorded[] = [];
 
@@ -44,7 +44,12 @@ async function call(path: string, init: RequestInit = {}) {
 }
 
 beforeAll(async () => {
-  const env = isolatedServiceEnv({ LOG_LEVEL: 'warn', GATEWAY_PORT: String(await freePort()) });
+  const env = isolatedServiceEnv({
+    LOG_LEVEL: 'warn',
+    GATEWAY_PORT: String(await freePort()),
+    // the launcher's development mail sink listens there
+    SMTP_PORT: String(await freePort()),
+  });
   for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS']) {
     env[`${svc}_HTTP_PORT`] = String(await freePort());
     env[`${svc}_GRPC_PORT`] = String(await freePort());
@@ -56,6 +61,21 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 describe('the whole stack', () => {
+  it('When someone registers, Then the verification e-mail reaches the development mail sink with its link', async () => {
+    const email = `mail${Date.now()}@example.com`;
+    const { res } = await call('/api/v1/auth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'Secret123', username: `m_${Date.now().toString(36)}` }),
+    });
+    expect(res.status).toBe(201);
+    await waitFor(() => expect(stack.mails?.find((m) => m.to.includes(email))).toBeDefined(), {
+      timeoutMs: 30_000,
+    });
+    const mail = stack.mails!.find((m) => m.to.includes(email))!;
+    expect(mail.links.some((l) => /token=/.test(l))).toBe(true);
+  }, 60_000);
+
   it('When booted, Then the gateway reports every part healthy in the spec formats', async () => {
     const { body: health } = await call('/health');
     expect(health).toMatchObject({
