@@ -1,9 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
@@ -12,9 +7,8 @@ import { setRepository } from '../src/data-access/set.repository';
 import { newCard } from '../src/domain/cards/card-fields';
 import { portabilityStore } from '../src/entry-points/http/export-import.store';
 import { flashcardsDeps } from '../src/start';
+import { readWithAnkiReader } from './anki-reader';
 import { DAY, startFlashcards, stopFlashcards, tokenFor } from './support';
-
-const run = promisify(execFile);
 
 // the machine is shared and often loaded: generous per-test time, no timing assertions
 jest.setTimeout(120_000);
@@ -119,23 +113,6 @@ async function upload(
 
 const activeCards = (userId: string) =>
   cardModel(conn()).find({ userId, isArchived: false }).sort({ createdAt: 1, _id: 1 }).lean();
-
-async function readWithAnkiReader(bytes: Uint8Array) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'apkg-'));
-  const file = path.join(dir, 'deck.apkg');
-  writeFileSync(file, bytes);
-  const { stdout } = await run(
-    process.execPath,
-    [path.join(__dirname, 'portability.anki-reader.mjs'), file],
-    {
-      cwd: path.join(__dirname, '..'),
-    },
-  );
-  return JSON.parse(stdout) as {
-    version: number;
-    decks: { name: string; cards: { fields: Record<string, string> }[] }[];
-  };
-}
 
 describe('GET /api/export/cards', () => {
   it('When a user exports as JSON, Then the file holds their active cards only, with download headers and the quota left', async () => {

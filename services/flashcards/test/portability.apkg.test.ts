@@ -1,9 +1,4 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { zstdCompressSync } from 'node:zlib';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { readApkg } from '../src/domain/portability/apkg.reader';
@@ -11,10 +6,10 @@ import { fieldChecksum, writeApkg } from '../src/domain/portability/apkg.writer'
 import { LINGUA_MODEL_FIELDS } from '../src/domain/portability/anki-schema';
 import { MalformedFileError, type PortableCard } from '../src/domain/portability/portable-card';
 import { sqlJs } from '../src/domain/portability/sql-js';
+import { readWithAnkiReader } from './anki-reader';
 
 // anki-reader runs in a child process: slow on a loaded machine
 jest.setTimeout(90_000);
-const run = promisify(execFile);
 const MAX = 50 * 1024 * 1024;
 const now = new Date('2026-03-01T10:00:00Z');
 
@@ -33,36 +28,6 @@ const cards: PortableCard[] = [
   },
   { word: 'Straße', translation: 'street', synonyms: [], tags: [] },
 ];
-
-/** What the independent reader (anki-reader, in a child process) sees in a package. */
-async function readWithAnkiReader(bytes: Uint8Array) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'apkg-'));
-  const file = path.join(dir, 'deck.apkg');
-  writeFileSync(file, bytes);
-  const { stdout } = await run(
-    process.execPath,
-    [path.join(__dirname, 'portability.anki-reader.mjs'), file],
-    {
-      cwd: path.join(__dirname, '..'),
-    },
-  );
-  return JSON.parse(stdout) as {
-    version: number;
-    tags: unknown;
-    media: string[];
-    decks: {
-      name: string;
-      description: string;
-      cards: {
-        fields: Record<string, string>;
-        front: string;
-        back: string;
-        model: string;
-        questions: number;
-      }[];
-    }[];
-  };
-}
 
 async function openCollection(apkg: Uint8Array, name = 'collection.anki2') {
   const SQL = await sqlJs();
