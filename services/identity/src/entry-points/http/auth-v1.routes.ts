@@ -1,4 +1,4 @@
-import { type RequestHandler, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import { bearerToken, currentUser } from '@lingua/auth';
 import { AppError, parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
@@ -7,7 +7,7 @@ import type { IdentityDeps } from '../../domain/identity-deps';
 import { registerUser } from '../../domain/register-user.use-case';
 import { issueSession, refreshSession, revokeRefreshToken } from '../../domain/sessions';
 import { signIn } from '../../domain/sign-in.use-case';
-import { socialSignIn } from '../../domain/social-sign-in.use-case';
+import { socialSignIn, type SocialSignInResult } from '../../domain/social-sign-in.use-case';
 import {
   AppleBody,
   AuthData,
@@ -117,6 +117,16 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
     response: LogoutData,
   });
 
+  /** Apple and Google answer alike: the session cookies and the auth data with isNewUser and the provider. */
+  const answerSocialSignIn = (res: Response, result: SocialSignInResult, provider: 'apple' | 'google') => {
+    setSessionCookies(res, result.session, secure);
+    sendSuccess(res, {
+      ...authData(result.user, result.session),
+      isNewUser: result.isNewUser,
+      authProvider: provider,
+    });
+  };
+
   router.post(`${P}/apple`, async (req, res) => {
     const body = parseInput(AppleBody, req.body ?? {});
     const name = [body.fullName?.givenName, body.fullName?.familyName].filter(Boolean).join(' ').trim();
@@ -132,12 +142,7 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
       },
       deps,
     );
-    setSessionCookies(res, result.session, secure);
-    sendSuccess(res, {
-      ...authData(result.user, result.session),
-      isNewUser: result.isNewUser,
-      authProvider: 'apple',
-    });
+    answerSocialSignIn(res, result, 'apple');
   });
   docs.route({
     method: 'post',
@@ -155,12 +160,7 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
       { provider: 'google', token: body.idToken, nonce: body.nonce, deviceId: body.deviceId },
       deps,
     );
-    setSessionCookies(res, result.session, secure);
-    sendSuccess(res, {
-      ...authData(result.user, result.session),
-      isNewUser: result.isNewUser,
-      authProvider: 'google',
-    });
+    answerSocialSignIn(res, result, 'google');
   });
   docs.route({
     method: 'post',
