@@ -5,6 +5,7 @@ import { redisUrl, silentLogger, type TestClock, waitFor } from '@lingua/testing
 import { cardModel } from '../src/data-access/card.model';
 import { cardRepository, dueIndexSource } from '../src/data-access/card.repository';
 import { createDueIndex, decodedCardMemo, dueIndexKeys } from '../src/data-access/due-index';
+import { newCard } from '../src/domain/cards/card-fields';
 import { DAY, newUserClient, publish, sampleCard, startFlashcards, stopFlashcards } from './support';
 
 let service: RunningService;
@@ -257,40 +258,12 @@ describe('due read model (Redis)', () => {
     await handle.close(); // every Redis command of this index now fails at once
     const userId = randomUUID();
     const now = clock.now();
-    const base = {
-      userId,
-      setId: null,
-      definition: '',
-      partOfSpeech: null,
-      pronunciation: null,
-      example: null,
-      exampleTranslation: null,
-      synonyms: '[]',
-      tags: [],
-      difficultyLevel: null,
-      difficulty: null,
-      masteryLevel: 0,
-      timesReviewed: 0,
-      timesCorrect: 0,
-      isFavorite: false,
-      isArchived: false,
-      easinessFactor: 2.5,
-      repetitions: 0,
-      intervalDays: 1,
-      lastReviewedAt: null,
-      fsrs: null,
-      filledQuestionText: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await cards.insert({
-      ...base,
-      id: randomUUID(),
-      word: 'later',
-      translation: 't',
-      nextReviewDate: new Date(now.getTime() + DAY),
+    const card = (word: string, nextReviewDate: Date) => ({
+      ...newCard({ word, translation: 't' }, { id: randomUUID(), userId, setId: null }, now),
+      nextReviewDate,
     });
-    await cards.insert({ ...base, id: randomUUID(), word: 'sooner', translation: 't', nextReviewDate: now });
+    await cards.insert(card('later', new Date(now.getTime() + DAY)));
+    await cards.insert(card('sooner', now));
 
     const due = await cards.due(userId, { to: new Date(now.getTime() + 2 * DAY), limit: 10 });
     expect(due.map((c) => c.word)).toEqual(['sooner', 'later']);
