@@ -1,19 +1,9 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import { outboxFields } from '@lingua/events';
+import type { FsrsMemory } from '../domain/scheduling/schedule-state';
 
 /** The cards collection (also named in outbox hints). */
 export const CARDS_COLLECTION = 'cards';
-
-/** FSRS memory state, kept only for users who schedule with FSRS (ts-fsrs `Card` without `due`). */
-export interface FsrsState {
-  stability: number;
-  difficulty: number;
-  scheduledDays: number;
-  learningSteps: number;
-  reps: number;
-  lapses: number;
-  state: number;
-}
 
 /**
  * One card model for both API faces: Group B cards have `setId: null`, Group C cards belong to a set.
@@ -48,7 +38,8 @@ export interface CardDoc {
   intervalDays: number;
   lastReviewedAt: Date | null;
   nextReviewDate: Date;
-  fsrs: FsrsState | null;
+  /** FSRS memory state, kept only for users who schedule with FSRS (ts-fsrs `Card` without `due`). */
+  fsrs: FsrsMemory | null;
   filledQuestionText: string | null;
   createdAt: Date;
   updatedAt: Date;
