@@ -1,12 +1,17 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import { type AccessClaims, type AccessTokens, bearerToken, type BlacklistMirror } from '@lingua/auth';
+import {
+  type AccessClaims,
+  type AccessTokens,
+  bearerToken,
+  type BlacklistMirror,
+  rememberedVerifier,
+} from '@lingua/auth';
 import { AppError, isAppError } from '@lingua/errors';
 import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
 import { hashApiKey, isUsable, scopeAllows } from '../domain/api-keys';
 import { type Caller, isPremium } from '../domain/caller';
 import { bucketFor } from '../domain/rate-plans';
-import { cachedVerifier } from '../domain/verified-tokens';
 import type { ApiKeyStore } from '../data-access/api-key-store';
 import { serviceFor } from '../routes';
 import { type RateLimiters, type RateState, setRateHeaders, tooManyRequests } from './rate-limit';
@@ -63,7 +68,7 @@ export interface EdgeAuthDeps {
  * Then the verified identity goes to the services as X-User-* headers (they still verify the token).
  */
 export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Promise<void> {
-  const verify = cachedVerifier(deps.tokens);
+  const verify = rememberedVerifier(deps.tokens);
 
   async function apiKeyCaller(req: IncomingMessage, path: string, key: string): Promise<Caller> {
     const record = await deps.apiKeys.findByHash(hashApiKey(key));

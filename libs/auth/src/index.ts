@@ -12,6 +12,8 @@ export {
   BLACKLIST_CHANNEL,
 } from './token-blacklist';
 export { createBlacklistMirror } from './blacklist-mirror';
+export { rememberedTokens, rememberedVerifier } from './remembered-tokens';
+export type { VerifiedToken } from './remembered-tokens';
 export type { BlacklistMirror, BlacklistMirrorOptions } from './blacklist-mirror';
 export type { TokenBlacklist } from './token-blacklist';
 export { authenticate, bearerToken, currentUser, optionalUser, requireRole } from './authenticate';

@@ -1,4 +1,4 @@
-import { createAccessTokens, systemClock, type Clock } from '@lingua/auth';
+import { createAccessTokens, rememberedTokens, systemClock, type Clock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
@@ -16,7 +16,6 @@ import { registerFlashcardsGrpc } from './entry-points/grpc/flashcards.grpc';
 import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { mirroredBlacklist } from './entry-points/http/mirrored-blacklist';
-import { rememberedTokens } from './entry-points/http/remembered-tokens';
 import { registerHttpRoutes } from './entry-points/http';
 
 export interface FlashcardsOptions {

@@ -1,4 +1,4 @@
-import { createAccessTokens } from '@lingua/auth';
+import { createAccessTokens } from './access-tokens';
 import { rememberedTokens } from './remembered-tokens';
 
 const SECRET = 'x'.repeat(32);
