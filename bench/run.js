@@ -16,11 +16,13 @@ const path = require('node:path');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
-const { cpuMsOf, freePort } = require('./support');
+const { cpuMsOf, fixedRate, freePort, percentile } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Offered loads (req/s) of the open-loop phase; empty to skip it. */
+const FIXED_RATES = (process.env.BENCH_FIXED_RATES ?? '1000,3000').split(',').filter(Boolean).map(Number);
 const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
 const children = [];
@@ -240,6 +242,60 @@ async function main() {
     perRound((r) => r['3d gateway + token, express path'].latency.p99 - r[svc].latency.p99),
     (v) => v.toFixed(1),
   );
+  if (FIXED_RATES.length) await openLoop({ service, gateway, proxy, auth });
+}
+
+/**
+ * At saturation (above) every scenario queues 50 requests and its latency is 50 / throughput
+ * (Little's law): the added p99 there restates the throughput ratio. The latency a proxy adds is
+ * measured at a fixed offered load that all of them sustain: open loop (bench/support.js fixedRate),
+ * 50 connections, interleaved rounds, thousands of samples per round and rate.
+ */
+async function openLoop({ service, gateway, proxy, auth }) {
+  const P = '/api/flashcards/1';
+  const scenarios = [
+    ['2 service direct', service],
+    ['3 gateway + token (log 1%)', gateway, auth],
+    ...(proxy ? [['4 nginx → service', proxy]] : []),
+  ];
+  console.log(
+    `\nOpen loop: fixed offered load, ${CONNECTIONS} connections, ${DURATION_S} s per scenario and round, ${ROUNDS} interleaved rounds (medians)\n`,
+  );
+  console.log(
+    'rate   scenario                             p50     p90     p99 (ms)   added p50 / p99 vs service',
+  );
+  for (const rate of FIXED_RATES) {
+    const rounds = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const results = {};
+      for (const [name, front, headers] of scenarios) {
+        const url = `${front}${P}`;
+        // a warm-up before every window: a node server that sat idle while the others ran lets V8
+        // shrink its young generation, and the first seconds of load regrow it (page faults, 15-170 ms p99)
+        await fixedRate({ url, headers, rate, seconds: 2, connections: CONNECTIONS });
+        const r = await fixedRate({ url, headers, rate, seconds: DURATION_S, connections: CONNECTIONS });
+        if (r.errors) console.error(`${name} at ${rate}/s: ${r.errors} errors`);
+        results[name] = {
+          p50: percentile(r.latencies, 50),
+          p90: percentile(r.latencies, 90),
+          p99: percentile(r.latencies, 99),
+        };
+      }
+      rounds.push(results);
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const med = (name, k) => median(rounds.map((r) => r[name][k]));
+    const added = (name, k) => median(rounds.map((r) => r[name][k] - r['2 service direct'][k]));
+    for (const [name] of scenarios) {
+      const extra =
+        name === '2 service direct'
+          ? ''
+          : `${added(name, 'p50').toFixed(2).padStart(10)} / ${added(name, 'p99').toFixed(2)}   (p99 rounds: ${rounds.map((r) => (r[name].p99 - r['2 service direct'].p99).toFixed(2)).join(', ')})`;
+      console.log(
+        `${String(rate).padEnd(6)} ${name.padEnd(34)} ${med(name, 'p50').toFixed(2).padStart(6)} ${med(name, 'p90').toFixed(2).padStart(7)} ${med(name, 'p99').toFixed(2).padStart(7)}   ${extra}`,
+      );
+    }
+  }
 }
 
 main()

@@ -1,6 +1,7 @@
 // Plumbing shared by the benchmarks: free ports, a built service in its own process, percentiles.
 const net = require('node:net');
 const { spawn } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
 
 const freePort = () =>
   new Promise((resolve, reject) => {
@@ -104,4 +105,50 @@ async function waitForQuietDatabase(maxMs = 60_000, needle = 'ferretdb') {
   return Date.now() - started;
 }
 
-module.exports = { freePort, startProcess, percentile, waitForQuietDatabase, cpuMsOf };
+/**
+ * Open-loop load: `rate` requests per second to `url` for `seconds`, over at most `connections`
+ * keep-alive connections (undici Pool), whatever the server's pace. Unlike autocannon's closed loop,
+ * a slow answer does not delay the next request. Each latency runs from the moment the request is
+ * handed to the pool, so time spent waiting for a free connection counts; the generator's own timer
+ * lateness does not (timers here wake up to a few ms late, which would swamp sub-ms differences).
+ * Resolves with { sent, ok, errors, latencies (ms, ascending) }.
+ */
+async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 }) {
+  const { Pool } = require('undici');
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections, pipelining: 1 });
+  const total = Math.round(rate * seconds);
+  const latencies = [];
+  let sent = 0;
+  let ok = 0;
+  let errors = 0;
+  const started = performance.now();
+  const one = async () => {
+    const start = performance.now();
+    try {
+      const r = await pool.request({ path: target.pathname + target.search, method: 'GET', headers });
+      await r.body.dump();
+      if (r.statusCode < 400) ok++;
+      else errors++;
+    } catch {
+      errors++;
+    }
+    latencies.push(performance.now() - start);
+  };
+  const inFlight = [];
+  await new Promise((resolve) => {
+    const tick = () => {
+      // every request due by now (timers fire late, so several may be due at once)
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
+      for (; sent < due; sent++) inFlight.push(one());
+      if (sent < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(inFlight);
+  await pool.close();
+  return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
+}
+
+module.exports = { freePort, startProcess, percentile, waitForQuietDatabase, cpuMsOf, fixedRate };
