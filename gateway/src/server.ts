@@ -18,7 +18,14 @@ import { gatewayRoutes } from './entry-points/http/gateway.routes';
 import { healthRoutes } from './health.routes';
 import { fastPathListener } from './fast-path';
 import { accessLog, accessLogger } from './middleware/access-log';
-import { apiConventions, bodyLimits, compress, corsFor, securityHeaders } from './middleware/conventions';
+import {
+  apiConventions,
+  apiSecurityHeaders,
+  bodyLimits,
+  compress,
+  corsFor,
+  securityHeaders,
+} from './middleware/conventions';
 import { createAdmission, edgeAuth } from './middleware/edge-auth';
 import { leanForwarder } from './middleware/lean-proxy';
 import { proxyRoutes, upstreamAgent } from './middleware/proxy';
@@ -135,7 +142,7 @@ export async function startGateway(
         admit: createAdmission(admission),
         forward: forwarder,
         track: accessLogger(logger, config.ACCESS_LOG_SAMPLE_RATE),
-        securityHeaders,
+        securityHeaders: apiSecurityHeaders,
         compress,
         corsOrigins: config.corsOrigins,
       })

@@ -120,14 +120,36 @@ describe('API conventions at the gateway', () => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('When any response is sent, Then it carries the security headers and the API version', async () => {
-    const res = await fetch(`${gateway.url}/api/v1/subscriptions/plans`);
-    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('strict-transport-security')).toMatch(/max-age=/);
+  it.each([
+    ['proxied on the fast path', '/api/flashcards/small'],
+    ['proxied on the express path', '/api/v1/subscriptions/plans'],
+    ["the gateway's own", '/api/v1/status'],
+  ])(
+    'When an API response (%s) is sent, Then it carries the API security headers and the API version',
+    async (_kind, path) => {
+      const res = await fetch(`${gateway.url}${path}`);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('strict-transport-security')).toMatch(/max-age=/);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('cross-origin-resource-policy')).toBe('same-site');
+      // helmet's HTML-only headers stay off JSON
+      expect(res.headers.get('x-xss-protection')).toBeNull();
+      expect(res.headers.get('x-download-options')).toBeNull();
+      expect(res.headers.get('api-version')).toBe('v1');
+      expect(res.headers.get('x-powered-by')).toBeNull();
+    },
+  );
+
+  it('When the docs page is sent, Then it carries the HTML security headers that let Swagger UI run', async () => {
+    const res = await fetch(`${gateway.url}/docs/`);
+    expect(res.status).toBe(200);
     expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
-    expect(res.headers.get('api-version')).toBe('v1');
-    expect(res.headers.get('x-powered-by')).toBeNull();
+    expect(res.headers.get('content-security-policy')).toMatch(
+      /default-src 'self'.*style-src 'self' 'unsafe-inline'/,
+    );
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('When a JSON body carries markup, Then the service receives it cleaned, except secrets which stay verbatim', async () => {

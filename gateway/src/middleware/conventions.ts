@@ -45,8 +45,8 @@ export function corsFor(origins: string[]): RequestHandler {
   });
 }
 
-/** helmet's defaults, with a CSP that lets the local Swagger UI at /docs run (its own inline bits). */
-export const securityHeaders = helmet({
+/** helmet's defaults, with a CSP that lets the local Swagger UI at /docs run (its own inline bits): for the HTML pages. */
+const pageSecurityHeaders = helmet({
   contentSecurityPolicy: {
     directives: {
       'default-src': ["'self'"],
@@ -59,6 +59,35 @@ export const securityHeaders = helmet({
   },
   crossOriginResourcePolicy: { policy: 'same-site' },
 });
+
+/**
+ * JSON responses get the set the OWASP REST Security Cheat Sheet gives for APIs, stricter where it
+ * matters (nothing may load, frame or be framed by an API response) and without helmet's headers
+ * that only act on HTML documents (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
+ * X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection): six headers instead of
+ * twelve, about 400 bytes less on every API response.
+ */
+export const apiSecurityHeaders = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] },
+  },
+  crossOriginResourcePolicy: { policy: 'same-site' },
+  xFrameOptions: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+});
+
+/** Paths that serve HTML (the Swagger UI and its assets). */
+const isPagePath = (path: string) => path === '/docs' || path.startsWith('/docs/');
+
+/** The HTML set on /docs, the API set on everything else. */
+export const securityHeaders: RequestHandler = (req, res, next) =>
+  (isPagePath(req.path) ? pageSecurityHeaders : apiSecurityHeaders)(req, res, next);
 
 const compressor = compression({ threshold: 1024 });
 /** gzip / deflate / br as the client accepts (nothing to negotiate without Accept-Encoding); bodies under 1 KB are not worth it. */
