@@ -4,7 +4,7 @@ import { errorHandler, requestIdMiddleware, tracingMiddleware } from '@lingua/ht
 import type { Logger } from '@lingua/logger';
 import type { accessLogger } from './middleware/access-log';
 import { checkConventions, defaultCacheControl } from './middleware/conventions';
-import { type AdmissionRequest, asOutage } from './middleware/edge-auth';
+import { type Admit, admitThen } from './middleware/edge-auth';
 import type { ForwardRequest } from './middleware/lean-proxy';
 import { matchesPrefix, type ServiceName, serviceFor } from './routes';
 
@@ -17,9 +17,10 @@ export interface FastPathDeps {
   /** The full express app: every request the fast path does not take. */
   app: Express;
   logger: Logger;
-  admit: (a: AdmissionRequest) => Promise<void>;
+  admit: Admit;
   forward: ForwardRequest;
   track: ReturnType<typeof accessLogger>;
+  /** The security headers of API (JSON) responses: the fast path serves no HTML. */
   securityHeaders: RequestHandler;
   compress: RequestHandler;
   corsOrigins: string[];
@@ -92,7 +93,9 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
     const admitAndForward = () => {
       const error = checkConventions(req, path, res);
       if (error) return fail(req, res, error);
-      deps.admit({ req, path, ip: clientIp(req), res, locals }).then(
+      admitThen(
+        deps.admit,
+        { req, path, ip: clientIp(req), res, locals },
         () => {
           try {
             deps.forward(req, res, service, cacheControl);
@@ -100,9 +103,9 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
             fail(req, res, err); // as express would: a 500, never an unhandled rejection
           }
         },
-        (err: unknown) => {
+        (err) => {
           cacheControl(res);
-          fail(req, res, asOutage(err));
+          fail(req, res, err);
         },
       );
     };

@@ -14,7 +14,13 @@ import { type Caller, isPremium } from '../domain/caller';
 import { bucketFor } from '../domain/rate-plans';
 import type { ApiKeyStore } from '../data-access/api-key-store';
 import { serviceFor } from '../routes';
-import { type RateLimiters, type RateState, setRateHeaders, tooManyRequests } from './rate-limit';
+import {
+  type RateDecision,
+  type RateLimiters,
+  type RateState,
+  setRateHeaders,
+  tooManyRequests,
+} from './rate-limit';
 
 /** Headers through which the gateway tells services who called; whatever a client sends in them is dropped. */
 export const IDENTITY_HEADERS = {
@@ -52,10 +58,25 @@ export interface AdmissionRequest {
 export interface EdgeAuthDeps {
   tokens: AccessTokens;
   /** Revoked tokens, answered from memory while the mirror is live. */
-  blacklist: Pick<BlacklistMirror, 'hasFingerprint'>;
+  blacklist: Pick<BlacklistMirror, 'hasFingerprint' | 'revokedNow'>;
   apiKeys: ApiKeyStore;
   limiters: RateLimiters;
   maintenance: boolean;
+}
+
+/**
+ * Admission: undefined when it finished at once (memory answered everything), a promise when it
+ * waits on Redis (an API key look-up, a new lease, the blacklist while the mirror is not live).
+ * A refusal is thrown, or rejects the promise.
+ */
+export type Admit = (a: AdmissionRequest) => Promise<void> | undefined;
+
+/** Who calls and what the operation asks, known before any shared state is consulted. */
+interface Identified {
+  policy: AccessPolicy;
+  caller: Caller;
+  token?: string;
+  fingerprint?: string;
 }
 
 /**
@@ -63,11 +84,13 @@ export interface EdgeAuthDeps {
  * 1. who calls: a bearer access token (HS256, exact claims, expiry; @lingua/auth), an API key
  *    (X-API-Key + X-Client-ID), or a guest where the operation allows one;
  * 2. the token blacklist (in memory: @lingua/auth's mirror), the sign-in budget per IP and the caller's
- *    hourly budget (leased points, else one Redis round trip for both);
+ *    hourly budget (leased points, else one Redis round trip for all that memory could not answer);
  * 3. in that order: 401 (revoked), 403 (role gates), 429 (budget spent).
  * Then the verified identity goes to the services as X-User-* headers (they still verify the token).
+ * The common case (a known token, a live mirror, a lease with points left) completes without a
+ * promise: at thousands of requests per second, each promise and microtask is visible.
  */
-export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Promise<void> {
+export function createAdmission(deps: EdgeAuthDeps): Admit {
   const verify = rememberedVerifier(deps.tokens);
 
   async function apiKeyCaller(req: IncomingMessage, path: string, key: string): Promise<Caller> {
@@ -92,39 +115,41 @@ export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Pr
       throw new AppError('SUBSCRIPTION_REQUIRED', 'This feature needs a subscription');
   }
 
-  return async function admit({ req, path, ip, res, locals }: AdmissionRequest): Promise<void> {
+  function identify({ req, path, ip, locals }: AdmissionRequest): Identified | Promise<Identified> {
     stripIdentityHeaders(req.headers);
-    const method = req.method ?? 'GET';
-    const policy = accessPolicyFor(method, path);
+    const policy = accessPolicyFor(req.method ?? 'GET', path);
     locals.policy = policy;
     if (deps.maintenance && policy.family !== 'none' && path !== '/api/v1/status')
       throw new AppError('SERVICE_UNAVAILABLE', 'The API is in maintenance', {
         headers: { 'Retry-After': '300' },
       });
-
-    let caller: Caller = { kind: 'anonymous', ip };
-    let token: string | undefined;
-    let fingerprint: string | undefined;
     const apiKey = req.headers['x-api-key'];
     const checksToken = policy.auth === 'access' || policy.auth === 'optional';
     if (checksToken && typeof apiKey === 'string' && !req.headers.authorization)
-      caller = await apiKeyCaller(req, path, apiKey);
-    else if (checksToken) {
-      token = bearerToken(req as Request); // throws TOKEN_INVALID for a header that is not "Bearer <token>"
+      return apiKeyCaller(req, path, apiKey).then((caller) => ({ policy, caller }));
+    if (checksToken) {
+      const token = bearerToken(req as Request); // throws TOKEN_INVALID for a header that is not "Bearer <token>"
       if (token) {
         const verified = verify(token);
-        caller = { kind: 'user', claims: verified.claims };
-        fingerprint = verified.fingerprint;
-      } else if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
+        return {
+          policy,
+          caller: { kind: 'user', claims: verified.claims },
+          token,
+          fingerprint: verified.fingerprint,
+        };
+      }
+      if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
     }
+    return { policy, caller: { kind: 'anonymous', ip } };
+  }
 
-    // one round trip: node-redis pipelines commands issued in the same tick
-    const bucket = bucketFor(policy.family, caller);
-    const [revoked, login, budget] = await Promise.all([
-      fingerprint ? deps.blacklist.hasFingerprint(fingerprint) : false,
-      policy.login ? deps.limiters.consume('login', `ip:${ip}`) : undefined,
-      bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined,
-    ]);
+  function conclude(
+    { req, res, locals }: AdmissionRequest,
+    { policy, caller, token }: Identified,
+    revoked: boolean,
+    login: RateDecision | undefined,
+    budget: RateDecision | undefined,
+  ) {
     if (revoked) throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
     gate(policy, caller);
     if (login?.exceeded) throw tooManyRequests(setRateHeaders(res, login, 60), 'Too many sign-in attempts');
@@ -133,7 +158,6 @@ export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Pr
       if (budget.exceeded) throw tooManyRequests(reset, 'Rate limit exceeded');
       locals.rateLimit = budget satisfies RateState;
     }
-
     if (caller.kind === 'user') {
       const claims: AccessClaims = caller.claims;
       locals.user = claims; // as @lingua/auth's authenticate() leaves it (currentUser())
@@ -143,16 +167,55 @@ export function createAdmission(deps: EdgeAuthDeps): (a: AdmissionRequest) => Pr
       req.headers[IDENTITY_HEADERS.subscriptionStatus] = claims.subscription_status;
     }
     locals.caller = caller;
+  }
+
+  /** Blacklist and budgets: from memory where it can answer, else one Redis round trip for the rest. */
+  function check(a: AdmissionRequest, known: Identified): Promise<void> | undefined {
+    const { policy, caller, fingerprint } = known;
+    const bucket = bucketFor(policy.family, caller);
+    const loginKey = `ip:${a.ip}`;
+    const revoked = fingerprint ? deps.blacklist.revokedNow(fingerprint) : false;
+    const login = policy.login ? deps.limiters.consumeLocally('login', loginKey) : undefined;
+    const budget = bucket ? deps.limiters.consumeLocally(bucket.bucket, bucket.key) : undefined;
+    if (revoked !== undefined && (login || !policy.login) && (budget || !bucket))
+      return void conclude(a, known, revoked, login, budget);
+    // node-redis pipelines commands issued in the same tick
+    return Promise.all([
+      revoked ?? deps.blacklist.hasFingerprint(fingerprint!),
+      login ?? (policy.login ? deps.limiters.consume('login', loginKey) : undefined),
+      budget ?? (bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined),
+    ]).then(([r, l, b]) => conclude(a, known, r, l, b));
+  }
+
+  return (a) => {
+    const known = identify(a);
+    return known instanceof Promise ? known.then((k) => check(a, k)) : check(a, known);
   };
+}
+
+/**
+ * Runs admission and then exactly one of `admitted` or `refused` (with an outage for anything but
+ * our own errors): at once when memory answered, after Redis otherwise.
+ */
+export function admitThen(
+  admit: Admit,
+  a: AdmissionRequest,
+  admitted: () => void,
+  refused: (err: unknown) => void,
+): void {
+  let pending: Promise<void> | undefined;
+  try {
+    pending = admit(a);
+  } catch (err) {
+    return refused(asOutage(err));
+  }
+  if (pending) pending.then(admitted, (err: unknown) => refused(asOutage(err)));
+  else admitted();
 }
 
 /** The express face of admission (requests that do not take the fast path). */
 export function edgeAuth(deps: EdgeAuthDeps): RequestHandler {
   const admit = createAdmission(deps);
-  return (req, res, next) => {
-    admit({ req, path: req.path, ip: req.ip ?? 'unknown', res, locals: res.locals }).then(
-      () => next(),
-      (err: unknown) => next(asOutage(err)),
-    );
-  };
+  return (req, res, next) =>
+    admitThen(admit, { req, path: req.path, ip: req.ip ?? 'unknown', res, locals: res.locals }, next, next);
 }

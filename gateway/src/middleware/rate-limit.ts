@@ -18,6 +18,9 @@ export interface RateState {
   resetAt: Date;
 }
 
+/** A point taken, or refused (`exceeded`) when the budget is spent. */
+export type RateDecision = RateState & { exceeded: boolean };
+
 /**
  * One Redis limiter per bucket, shared by every gateway replica (atomic INCRBY + TTL in Redis).
  * A busy caller's points are leased in batches (domain/rate-lease.ts): one Redis round trip per
@@ -69,11 +72,7 @@ export function createRateLimiters(
   sweep.unref();
 
   /** Takes a new lease from Redis and serves one request from it. */
-  async function takeLease(
-    bucket: BucketName,
-    key: string,
-    id: string,
-  ): Promise<RateState & { exceeded: boolean }> {
+  async function takeLease(bucket: BucketName, key: string, id: string): Promise<RateDecision> {
     const limit = specs[bucket].points;
     const previous = leases.get(id);
     if (previous) giveBack(id, previous);
@@ -101,21 +100,27 @@ export function createRateLimiters(
     return { limit, remaining: remainingReported(lease), resetAt: new Date(resetAt), exceeded: false };
   }
 
+  /** One point from the caller's lease, when it holds one; undefined when Redis must be asked. */
+  function consumeLocally(bucket: BucketName, key: string): RateDecision | undefined {
+    const lease = leases.get(leaseKey(bucket, key));
+    if (!canServeLocally(lease, Date.now())) return undefined;
+    lease.points--;
+    return {
+      limit: lease.limit,
+      remaining: remainingReported(lease),
+      resetAt: new Date(lease.resetAt),
+      exceeded: false,
+    };
+  }
+
   return {
+    consumeLocally,
     /** Takes one point; resolves with the state, or `exceeded` when the budget is spent. */
-    async consume(bucket: BucketName, key: string): Promise<RateState & { exceeded: boolean }> {
+    async consume(bucket: BucketName, key: string): Promise<RateDecision> {
       const id = leaseKey(bucket, key);
       for (;;) {
-        const lease = leases.get(id);
-        if (canServeLocally(lease, Date.now())) {
-          lease.points--;
-          return {
-            limit: lease.limit,
-            remaining: remainingReported(lease),
-            resetAt: new Date(lease.resetAt),
-            exceeded: false,
-          };
-        }
+        const local = consumeLocally(bucket, key);
+        if (local) return local;
         const inFlight = pending.get(id);
         if (inFlight) {
           await inFlight.catch(() => undefined); // then try the lease it brought

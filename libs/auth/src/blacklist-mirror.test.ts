@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { redisUrl, startPrivateRedis, TestClock, waitFor } from '@lingua/testing';
 import { type BlacklistMirror, createBlacklistMirror } from './blacklist-mirror';
+import { tokenFingerprint } from './access-tokens';
 import { createTokenBlacklist } from './token-blacklist';
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
@@ -37,6 +38,9 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
     expect(mirror.live).toBe(true);
     await expect(mirror.has(early)).resolves.toBe(true);
     await expect(mirror.has(someToken())).resolves.toBe(false);
+    // the same answers without a promise, while live
+    expect(mirror.revokedNow(tokenFingerprint(early))).toBe(true);
+    expect(mirror.revokedNow(tokenFingerprint(someToken()))).toBe(false);
   });
 
   it('When another client revokes a token, Then the mirror answers true from memory, without asking Redis', async () => {
@@ -82,6 +86,7 @@ describe('blacklist mirror when Redis goes away', () => {
       await server.stop();
       await eventually(() => !mirror.live, 5_000);
       await expect(mirror.has(someToken())).rejects.toThrow();
+      expect(mirror.revokedNow(tokenFingerprint(someToken()))).toBeUndefined(); // no answer from memory
 
       await server.start();
       await eventually(() => mirror.live, 15_000);
