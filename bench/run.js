@@ -66,6 +66,8 @@ http {
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
   upstream svc { server ${up.host}; keepalive 64; }
+  # nginx closes a client connection after 1000 requests by default, which autocannon counts as errors
+  keepalive_requests 1000000;
   server {
     listen 127.0.0.1:${port};
     location / {
