@@ -1,4 +1,5 @@
-// Telemetry first: the SDK must run before anything creates spans.
+// V8 settings first, then telemetry: the SDK must run before anything creates spans.
+import './v8-flags';
 import '@lingua/telemetry/register';
 import { createLogger } from '@lingua/logger';
 import { loadGatewayConfig } from './config';
