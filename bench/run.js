@@ -21,6 +21,11 @@ const { cpuMsOf, fixedRate, freePort, percentile } = require('./support');
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The route every scenario calls, and the names both phases compare. */
+const P = '/api/flashcards/1';
+const SVC = '2 service direct';
+const GW = '3 gateway + token (log 1%)';
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Offered loads (req/s) of the open-loop phase; empty to skip it. */
 const FIXED_RATES = (process.env.BENCH_FIXED_RATES ?? '1000,3000').split(',').filter(Boolean).map(Number);
 const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
@@ -131,12 +136,11 @@ async function main() {
   // the same gateway with every request on the express stack (GATEWAY_FAST_PATH=false): before/after in one run
   const gatewayExpress = await server('gateway', service, '0.01', 'false');
   const proxy = await nginx(service);
-  const P = '/api/flashcards/1';
   // [name, front server, headers]
   const scenarios = [
     ['1 bare node:http', bare],
-    ['2 service direct', service],
-    ['3 gateway + token (log 1%)', gateway, auth],
+    [SVC, service],
+    [GW, gateway, auth],
     ['3b gateway + token (log all)', gatewayFullLog, auth],
     ['3c gateway, guest (no token)', gateway],
     ['3d gateway + token, express path', gatewayExpress, auth],
@@ -162,7 +166,6 @@ async function main() {
     }
     rounds.push(results);
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const med = (name, pick) => median(rounds.map((r) => pick(r[name])));
   console.log(
     `\n${CONNECTIONS} connections, ${DURATION_S} s per scenario and round, ${ROUNDS} interleaved rounds (medians), after a ${DURATION_S} s warm-up\n`,
@@ -181,44 +184,42 @@ async function main() {
     console.log(`${label.padEnd(46)} ${fmt(median(values))}   (rounds: ${values.map(fmt).join(', ')})`);
   const x2 = (v) => v.toFixed(2);
   const pct = (v) => `${(v * 100).toFixed(1)} %`;
-  const svc = '2 service direct';
-  const gw = '3 gateway + token (log 1%)';
   console.log('');
   show(
     'ratio service/bare',
-    perRound((r) => rps(r, svc) / rps(r, '1 bare node:http')),
+    perRound((r) => rps(r, SVC) / rps(r, '1 bare node:http')),
     x2,
   );
   show(
     'ratio gateway+token/service (target >= 0.6)',
-    perRound((r) => rps(r, gw) / rps(r, svc)),
+    perRound((r) => rps(r, GW) / rps(r, SVC)),
     x2,
   );
   if (proxy)
     show(
       'ratio nginx/service',
-      perRound((r) => rps(r, '4 nginx → service') / rps(r, svc)),
+      perRound((r) => rps(r, '4 nginx → service') / rps(r, SVC)),
       x2,
     );
   show(
     'ratio express path/service (before the fast path)',
-    perRound((r) => rps(r, '3d gateway + token, express path') / rps(r, svc)),
+    perRound((r) => rps(r, '3d gateway + token, express path') / rps(r, SVC)),
     x2,
   );
   show(
     'token verification cost (target < 10 %)',
-    perRound((r) => 1 - rps(r, gw) / rps(r, '3c gateway, guest (no token)')),
+    perRound((r) => 1 - rps(r, GW) / rps(r, '3c gateway, guest (no token)')),
     pct,
   );
   show(
     'cost of logging every request',
-    perRound((r) => 1 - rps(r, '3b gateway + token (log all)') / rps(r, gw)),
+    perRound((r) => 1 - rps(r, '3b gateway + token (log all)') / rps(r, GW)),
     pct,
   );
   // CPU per request is steadier than req/s on a shared machine: the gateway's own cost against the service's
   show(
     'CPU per request gateway+token/service',
-    perRound((r) => r[gw].frontCpu / r[gw].serviceCpu),
+    perRound((r) => r[GW].frontCpu / r[GW].serviceCpu),
     x2,
   );
   show(
@@ -231,17 +232,17 @@ async function main() {
   );
   show(
     'CPU per request guest/token (1 - ratio)',
-    perRound((r) => 1 - r['3c gateway, guest (no token)'].frontCpu / r[gw].frontCpu),
+    perRound((r) => 1 - r['3c gateway, guest (no token)'].frontCpu / r[GW].frontCpu),
     pct,
   );
   show(
     'gateway added p99, ms (target < 3)',
-    perRound((r) => r[gw].latency.p99 - r[svc].latency.p99),
+    perRound((r) => r[GW].latency.p99 - r[SVC].latency.p99),
     (v) => v.toFixed(1),
   );
   show(
     'express path added p99, ms',
-    perRound((r) => r['3d gateway + token, express path'].latency.p99 - r[svc].latency.p99),
+    perRound((r) => r['3d gateway + token, express path'].latency.p99 - r[SVC].latency.p99),
     (v) => v.toFixed(1),
   );
   if (FIXED_RATES.length) await openLoop({ service, gateway, proxy, auth });
@@ -254,12 +255,7 @@ async function main() {
  * 50 connections, interleaved rounds, thousands of samples per round and rate.
  */
 async function openLoop({ service, gateway, proxy, auth }) {
-  const P = '/api/flashcards/1';
-  const scenarios = [
-    ['2 service direct', service],
-    ['3 gateway + token (log 1%)', gateway, auth],
-    ...(proxy ? [['4 nginx → service', proxy]] : []),
-  ];
+  const scenarios = [[SVC, service], [GW, gateway, auth], ...(proxy ? [['4 nginx → service', proxy]] : [])];
   console.log(
     `\nOpen loop: fixed offered load, ${CONNECTIONS} connections, ${DURATION_S} s per scenario and round, ${ROUNDS} interleaved rounds (medians)\n`,
   );
@@ -285,14 +281,13 @@ async function openLoop({ service, gateway, proxy, auth }) {
       }
       rounds.push(results);
     }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const med = (name, k) => median(rounds.map((r) => r[name][k]));
-    const added = (name, k) => median(rounds.map((r) => r[name][k] - r['2 service direct'][k]));
+    const added = (name, k) => median(rounds.map((r) => r[name][k] - r[SVC][k]));
     for (const [name] of scenarios) {
       const extra =
-        name === '2 service direct'
+        name === SVC
           ? ''
-          : `${added(name, 'p50').toFixed(2).padStart(10)} / ${added(name, 'p99').toFixed(2)}   (p99 rounds: ${rounds.map((r) => (r[name].p99 - r['2 service direct'].p99).toFixed(2)).join(', ')})`;
+          : `${added(name, 'p50').toFixed(2).padStart(10)} / ${added(name, 'p99').toFixed(2)}   (p99 rounds: ${rounds.map((r) => (r[name].p99 - r[SVC].p99).toFixed(2)).join(', ')})`;
       console.log(
         `${String(rate).padEnd(6)} ${name.padEnd(34)} ${med(name, 'p50').toFixed(2).padStart(6)} ${med(name, 'p90').toFixed(2).padStart(7)} ${med(name, 'p99').toFixed(2).padStart(7)}   ${extra}`,
       );
