@@ -38,4 +38,18 @@ describe('createLogger', () => {
     expect(line).not.toMatch(/Secret123|r\.t\.x|BASE64|Bearer abc/);
     expect(lines[0]).toMatchObject({ password: '[REDACTED]', req: { headers: { accept: 'json' } } });
   });
+
+  it('When a nested object, a child logger or an error carries a secret, Then it is redacted one level down', () => {
+    const { lines, logger } = capture();
+    const failure = Object.assign(new Error('store refused'), { token: 'tok-in-error' });
+    logger.info({ user: { email: 'a@example.com', apiKey: 'key-123' }, note: 'n' }, 'nested');
+    logger.child({ partner: { secret: 'shh-456', name: 'acme' } }).info('from child');
+    logger.error({ err: failure }, 'failed');
+    const text = lines.map((l) => JSON.stringify(l)).join('\n');
+    expect(text).not.toMatch(/key-123|shh-456|tok-in-error/);
+    expect(lines[0]).toMatchObject({ user: { email: 'a@example.com', apiKey: '[REDACTED]' }, note: 'n' });
+    expect(lines[1]).toMatchObject({ partner: { secret: '[REDACTED]', name: 'acme' } });
+    expect(lines[2]).toMatchObject({ err: { type: 'Error', message: 'store refused', token: '[REDACTED]' } });
+    expect(String((lines[2]!.err as { stack: string }).stack)).toMatch(/store refused/);
+  });
 });

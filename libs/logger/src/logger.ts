@@ -22,10 +22,17 @@ const SECRET_KEYS = [
   'apiKey',
 ];
 
-/** Secrets never reach a log line, at the top level, one level down, or in request headers. */
+const CENSOR = '[REDACTED]';
+const SECRET_KEY_SET = new Set(SECRET_KEYS);
+
+/**
+ * Secrets never reach a log line: at the top level and in request headers by pino's redaction
+ * paths, one level down (`{ body: { password } }`) by `censorNested`. pino's wildcard paths
+ * (`*.password`) did the latter at about 16 µs per line on this machine's kind (21 µs a line
+ * against 5 without them); the check below costs well under one.
+ */
 export const REDACTED_PATHS = [
   ...SECRET_KEYS,
-  ...SECRET_KEYS.map((k) => `*.${k}`),
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-api-key"]',
@@ -33,6 +40,39 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
   'headers.authorization',
 ];
+
+type Fields = Record<string, unknown>;
+
+/** A copy with the same prototype and own properties: an error keeps its type, message and stack. */
+function copyOf(value: object): Fields {
+  const copy = Object.create(
+    Object.getPrototypeOf(value) as object | null,
+    Object.getOwnPropertyDescriptors(value),
+  );
+  // V8's stack accessor reads the original's hidden state: take its value
+  if (value instanceof Error) Object.defineProperty(copy, 'stack', { value: value.stack, writable: true });
+  return copy as Fields;
+}
+
+/** The object with each secret key of its nested objects censored; the object itself when none. */
+function censorNested(obj: Fields): Fields {
+  let out = obj;
+  for (const key in obj) {
+    const value = obj[key];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    let inner: Fields | undefined;
+    for (const k in value)
+      if (SECRET_KEY_SET.has(k) && (value as Fields)[k] !== undefined) {
+        inner ??= copyOf(value);
+        inner[k] = CENSOR;
+      }
+    if (inner) {
+      if (out === obj) out = { ...obj };
+      out[key] = inner;
+    }
+  }
+  return out;
+}
 
 /**
  * JSON logger for a service. Each line carries the service name, the request and correlation ids of
@@ -42,13 +82,13 @@ export function createLogger(
   service: string,
   options: { level?: string; destination?: pino.DestinationStream } = {},
 ): Logger {
-  return pino(
+  const logger = pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? 'info',
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
-      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: CENSOR },
+      formatters: { level: (label) => ({ level: label }), log: censorNested },
       mixin() {
         const ctx = currentRequestContext();
         const span = trace.getActiveSpan()?.spanContext();
@@ -60,4 +100,13 @@ export function createLogger(
     },
     options.destination,
   );
+  // pino gives child loggers no bindings formatter, so their bindings are censored here; children
+  // are created from this instance's prototype chain and inherit this `child`
+  type ChildFn = (this: unknown, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => unknown;
+  const child = logger.child as unknown as ChildFn;
+  const censoredChild: ChildFn = function (bindings, childOptions) {
+    return child.call(this, censorNested(bindings), childOptions);
+  };
+  logger.child = censoredChild as unknown as Logger['child'];
+  return logger;
 }
