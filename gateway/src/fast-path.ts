@@ -1,8 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { errorHandler, requestIdMiddleware, tracingMiddleware } from '@lingua/http';
+import { type accessLogger, errorHandler, requestIdMiddleware, tracingMiddleware } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
-import type { accessLogger } from './middleware/access-log';
 import { checkConventions, defaultCacheControl } from './middleware/conventions';
 import { type Admit, admitThen } from './middleware/edge-auth';
 import type { ForwardRequest } from './middleware/lean-proxy';

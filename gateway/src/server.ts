@@ -1,6 +1,8 @@
 import express, { type RequestHandler } from 'express';
 import { createAccessTokens, createBlacklistMirror } from '@lingua/auth';
 import {
+  accessLog,
+  accessLogger,
   envelopeStyleFor,
   finishApp,
   requestIdMiddleware,
@@ -17,7 +19,6 @@ import { docsRoutes } from './entry-points/http/docs.routes';
 import { gatewayRoutes } from './entry-points/http/gateway.routes';
 import { healthRoutes } from './health.routes';
 import { fastPathListener } from './fast-path';
-import { accessLog, accessLogger } from './middleware/access-log';
 import {
   apiConventions,
   apiSecurityHeaders,
@@ -87,7 +88,7 @@ export async function startGateway(
   app.set('trust proxy', 'loopback');
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
-  app.use(accessLog(logger, config.ACCESS_LOG_SAMPLE_RATE));
+  app.use(accessLog(logger, { sampleRate: config.ACCESS_LOG_SAMPLE_RATE }));
   app.use((req, res, next) => {
     res.locals.envelopeStyle = envelopeStyleFor(req.path);
     next();
@@ -141,7 +142,7 @@ export async function startGateway(
         logger,
         admit: createAdmission(admission),
         forward: forwarder,
-        track: accessLogger(logger, config.ACCESS_LOG_SAMPLE_RATE),
+        track: accessLogger(logger, { sampleRate: config.ACCESS_LOG_SAMPLE_RATE }),
         securityHeaders: apiSecurityHeaders,
         compress,
         corsOrigins: config.corsOrigins,

@@ -142,10 +142,23 @@ describe('createApp envelopes and errors', () => {
   });
 });
 
-describe('createApp access log sampling', () => {
-  const lines: { msg: string; res?: { statusCode: number }; accessLogSampleRate?: number }[] = [];
-  const logger = createLogger('http-sampling-test', {
-    level: 'info',
+interface AccessLine {
+  msg: string;
+  level: string;
+  method?: string;
+  path?: string;
+  status?: number;
+  ms?: number;
+  request_id?: string;
+  correlation_id?: string;
+  sampled?: number;
+}
+
+/** A server built by createApp whose log lines are collected. */
+function loggedServer(options: { accessLogSampleRate?: number; level?: string }) {
+  const lines: AccessLine[] = [];
+  const logger = createLogger('http-access-test', {
+    level: options.level ?? 'info',
     destination: new Writable({
       write: (chunk: Buffer, _e, cb) => {
         for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
@@ -153,26 +166,75 @@ describe('createApp access log sampling', () => {
       },
     }),
   });
-  let sampled: RunningHttpServer;
-
-  beforeAll(async () => {
-    const app = createApp({ logger, accessLogSampleRate: 0 });
-    app.get('/api/ok', (_req, res) => sendSuccess(res, { ok: true }));
-    finishApp(app, logger);
-    sampled = await startHttpServer(app, { port: 0 });
+  const app = createApp({
+    logger,
+    ...(options.accessLogSampleRate !== undefined && { accessLogSampleRate: options.accessLogSampleRate }),
   });
-  afterAll(() => sampled.close());
+  app.get('/api/ok', (_req, res) => sendSuccess(res, { ok: true }));
+  finishApp(app, logger);
+  return { lines, start: () => startHttpServer(app, { port: 0 }) };
+}
+
+const accessLines = (lines: AccessLine[]) => lines.filter((l) => l.msg === 'request');
+async function until(pred: () => boolean) {
+  for (let i = 0; i < 50 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe('createApp access log', () => {
+  it('When a request finishes, Then one line gives method, path, status, time and ids, and no header', async () => {
+    const { lines, start } = loggedServer({});
+    const srv = await start();
+    try {
+      const secret = 'Bearer eyJhbGciOiJIUzI1NiJ9.secret-token';
+      const ok = await fetch(`${srv.url}/api/ok?x=1`, {
+        headers: { authorization: secret, cookie: 'sid=secret-cookie', 'x-correlation-id': 'corr-1' },
+      });
+      expect(ok.status).toBe(200);
+      expect((await fetch(`${srv.url}/health`)).status).toBe(404); // quiet path: no line even on failure
+      await until(() => accessLines(lines).length > 0);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(accessLines(lines)).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          method: 'GET',
+          path: '/api/ok',
+          status: 200,
+          request_id: ok.headers.get('x-request-id'),
+          correlation_id: 'corr-1',
+        }),
+      ]);
+      expect(accessLines(lines)[0]!.ms).toBeGreaterThanOrEqual(0);
+      expect(JSON.stringify(lines)).not.toMatch(/secret-token|secret-cookie/);
+    } finally {
+      await srv.close();
+    }
+  });
 
   it('When the sample rate is 0, Then successes leave no access line and failures still do', async () => {
-    const until = async (pred: () => boolean) => {
-      for (let i = 0; i < 50 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
-    };
-    expect((await fetch(`${sampled.url}/api/ok`)).status).toBe(200);
-    expect((await fetch(`${sampled.url}/api/missing`)).status).toBe(404);
-    await until(() => lines.some((l) => l.res?.statusCode === 404));
-    const access = lines.filter((l) => l.res);
-    expect(access).toEqual([
-      expect.objectContaining({ msg: 'request completed', res: { statusCode: 404 }, accessLogSampleRate: 0 }),
-    ]);
+    const { lines, start } = loggedServer({ accessLogSampleRate: 0 });
+    const srv = await start();
+    try {
+      expect((await fetch(`${srv.url}/api/ok`)).status).toBe(200);
+      expect((await fetch(`${srv.url}/api/missing`)).status).toBe(404);
+      await until(() => accessLines(lines).some((l) => l.status === 404));
+      expect(accessLines(lines)).toEqual([
+        expect.objectContaining({ level: 'warn', path: '/api/missing', status: 404 }),
+      ]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('When the log level is warn, Then successes leave no line and failures still do', async () => {
+    const { lines, start } = loggedServer({ level: 'warn' });
+    const srv = await start();
+    try {
+      expect((await fetch(`${srv.url}/api/ok`)).status).toBe(200);
+      expect((await fetch(`${srv.url}/api/missing`)).status).toBe(404);
+      await until(() => accessLines(lines).some((l) => l.status === 404));
+      expect(accessLines(lines).map((l) => [l.path, l.status])).toEqual([['/api/missing', 404]]);
+    } finally {
+      await srv.close();
+    }
   });
 });

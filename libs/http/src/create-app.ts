@@ -1,6 +1,6 @@
-import express, { type Express, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
+import express, { type Express } from 'express';
 import type { Logger } from '@lingua/logger';
+import { accessLog } from './access-log';
 import { envelopeStyleFor } from './envelope-style';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { requestIdMiddleware } from './request-id';
@@ -12,13 +12,9 @@ export interface CreateAppOptions {
   jsonLimit?: string;
   /** false for the gateway, which streams bodies to services instead of parsing them. */
   parseJson?: boolean;
-  /** Skip access logs for these paths (health probes would drown the rest). */
+  /** Skip access logs for these paths (default: the health probes). */
   quietPaths?: string[];
-  /**
-   * Share (0..1, default 1) of requests that get the full pino-http access log (and `req.log`). The
-   * others pay for no per-request child logger: only their failures (4xx, 5xx) are logged, with a
-   * short line. For hot routes, where the access log was a visible share of each request's CPU.
-   */
+  /** Share (0..1, default 1) of successful requests that get an access line; failures always do. */
   accessLogSampleRate?: number;
 }
 
@@ -32,44 +28,18 @@ export function createApp(options: CreateAppOptions): Express {
   app.set('trust proxy', 'loopback');
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
-  const quiet = new Set(options.quietPaths ?? ['/health', '/health/live', '/health/ready', '/api/health']);
-  const accessLog = pinoHttp({
-    logger: options.logger,
-    genReqId: (req) => String(req.headers['x-request-id']),
-    autoLogging: { ignore: (req) => quiet.has((req.url ?? '').split('?')[0] ?? '') },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    quietReqLogger: true,
-  });
-  const rate = options.accessLogSampleRate ?? 1;
-  app.use(rate >= 1 ? accessLog : sampledAccessLog(accessLog, rate, options.logger));
+  app.use(
+    accessLog(options.logger, {
+      sampleRate: options.accessLogSampleRate ?? 1,
+      ...(options.quietPaths && { quietPaths: options.quietPaths }),
+    }),
+  );
   if (options.parseJson !== false) app.use(express.json({ limit: options.jsonLimit ?? '100kb' }));
   app.use((req, res, next) => {
     res.locals.envelopeStyle = envelopeStyleFor(req.path);
     next();
   });
   return app;
-}
-
-/** The full access log for a `rate` share of requests; the rest log only their failures, briefly. */
-function sampledAccessLog(full: RequestHandler, rate: number, logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    if (rate > 0 && Math.random() < rate) return full(req, res, next);
-    const started = Date.now();
-    res.once('finish', () => {
-      const status = res.statusCode;
-      if (status < 400) return;
-      const line = {
-        req: { id: req.headers['x-request-id'], method: req.method, url: req.originalUrl },
-        res: { statusCode: status },
-        responseTime: Date.now() - started,
-        accessLogSampleRate: rate,
-      };
-      if (status >= 500) logger.error(line, 'request errored');
-      else logger.warn(line, 'request completed');
-    });
-    next();
-  };
 }
 
 /** 404 for unknown routes and the single error mapper, both in the route's envelope family. */

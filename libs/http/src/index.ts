@@ -1,3 +1,5 @@
+export { accessLog, accessLogger, DEFAULT_QUIET_PATHS } from './access-log';
+export type { AccessLogOptions } from './access-log';
 export { createApp, finishApp } from './create-app';
 export type { CreateAppOptions } from './create-app';
 export { envelopeStyleFor, API_VERSION } from './envelope-style';
