@@ -5,6 +5,7 @@
 //   3. that endpoint through our gateway with a bearer token (verify, blacklist mirror, leased rate limit),
 //      with the access log sampled at 1 % (the default path) and, for comparison, logging every request,
 //      and without a token (guest: no verification, still rate limited) to price token verification,
+//      and through a minimal node:http + undici proxy with none of the gateway's features (the floor),
 //   4. that endpoint through nginx (Debian) as a reverse-proxy peer (1 worker, upstream keep-alive).
 // Each server runs in its own process (bench/servers.js, nginx), the load generator in this one.
 // Prints req/s and latency percentiles per scenario and the ratios. Needs `npm run build` and a
@@ -13,10 +14,11 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { performance } = require('node:perf_hooks');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
-const { cpuMsOf, fixedRate, freePort, percentile } = require('./support');
+const { cpuMsOf, fixedRate, freePort, percentile, runQueueMsOf } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -25,6 +27,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const P = '/api/flashcards/1';
 const SVC = '2 service direct';
 const GW = '3 gateway + token (log 1%)';
+const FLOOR = '3e minimal node proxy (floor)';
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Offered loads (req/s) of the open-loop phase; empty to skip it. */
 const FIXED_RATES = (process.env.BENCH_FIXED_RATES ?? '1000,3000').split(',').filter(Boolean).map(Number);
@@ -135,6 +138,7 @@ async function main() {
   const gatewayFullLog = await server('gateway', service, '1');
   // the same gateway with every request on the express stack (GATEWAY_FAST_PATH=false): before/after in one run
   const gatewayExpress = await server('gateway', service, '0.01', 'false');
+  const floor = await server('minimal-proxy', service);
   const proxy = await nginx(service);
   // [name, front server, headers]
   const scenarios = [
@@ -144,6 +148,7 @@ async function main() {
     ['3b gateway + token (log all)', gatewayFullLog, auth],
     ['3c gateway, guest (no token)', gateway],
     ['3d gateway + token, express path', gatewayExpress, auth],
+    [FLOOR, floor, auth],
     ...(proxy ? [['4 nginx → service', proxy]] : []),
   ];
   // Rounds interleave the scenarios (round 1 runs each once, then round 2...), so a burst of load
@@ -193,6 +198,16 @@ async function main() {
   show(
     'ratio gateway+token/service (target >= 0.6)',
     perRound((r) => rps(r, GW) / rps(r, SVC)),
+    x2,
+  );
+  show(
+    'ratio minimal node proxy/service (the floor)',
+    perRound((r) => rps(r, FLOOR) / rps(r, SVC)),
+    x2,
+  );
+  show(
+    'ratio gateway+token/minimal node proxy',
+    perRound((r) => rps(r, GW) / rps(r, FLOOR)),
     x2,
   );
   if (proxy)
@@ -245,7 +260,7 @@ async function main() {
     perRound((r) => r['3d gateway + token, express path'].latency.p99 - r[SVC].latency.p99),
     (v) => v.toFixed(1),
   );
-  if (FIXED_RATES.length) await openLoop({ service, gateway, proxy, auth });
+  if (FIXED_RATES.length) await openLoop({ service, gateway, floor, proxy, auth });
 }
 
 /**
@@ -254,13 +269,18 @@ async function main() {
  * measured at a fixed offered load that all of them sustain: open loop (bench/support.js fixedRate),
  * 50 connections, interleaved rounds, thousands of samples per round and rate.
  */
-async function openLoop({ service, gateway, proxy, auth }) {
-  const scenarios = [[SVC, service], [GW, gateway, auth], ...(proxy ? [['4 nginx → service', proxy]] : [])];
+async function openLoop({ service, gateway, floor, proxy, auth }) {
+  const scenarios = [
+    [SVC, service],
+    [GW, gateway, auth],
+    [FLOOR, floor, auth],
+    ...(proxy ? [['4 nginx → service', proxy]] : []),
+  ];
   console.log(
     `\nOpen loop: fixed offered load, ${CONNECTIONS} connections, ${DURATION_S} s per scenario and round, ${ROUNDS} interleaved rounds (medians)\n`,
   );
   console.log(
-    'rate   scenario                             p50     p90     p99 (ms)   added p50 / p99 vs service',
+    'rate   scenario                             p50     p90     p99 (ms)   CPU wait %: front service load   added p50 / p99 vs service',
   );
   for (const rate of FIXED_RATES) {
     const rounds = [];
@@ -271,17 +291,24 @@ async function openLoop({ service, gateway, proxy, auth }) {
         // a warm-up before every window: a node server that sat idle while the others ran lets V8
         // shrink its young generation, and the first seconds of load regrow it (page faults, 15-170 ms p99)
         await fixedRate({ url, headers, rate, seconds: 2, connections: CONNECTIONS });
+        const waiting = [pidsOf.get(front), front === service ? [] : pidsOf.get(service), [process.pid]];
+        const waitedBefore = waiting.map((pids) => runQueueMsOf(pids) ?? 0);
+        const started = performance.now();
         const r = await fixedRate({ url, headers, rate, seconds: DURATION_S, connections: CONNECTIONS });
+        const wall = performance.now() - started;
         if (r.errors) console.error(`${name} at ${rate}/s: ${r.errors} errors`);
         results[name] = {
           p50: percentile(r.latencies, 50),
           p90: percentile(r.latencies, 90),
           p99: percentile(r.latencies, 99),
+          // share of the window the processes' threads spent runnable but without a CPU
+          waits: waiting.map((pids, i) => ((runQueueMsOf(pids) ?? 0) - waitedBefore[i]) / wall),
         };
       }
       rounds.push(results);
     }
     const med = (name, k) => median(rounds.map((r) => r[name][k]));
+    const waited = (name, i) => `${(median(rounds.map((r) => r[name].waits[i])) * 100).toFixed(0)}`;
     const added = (name, k) => median(rounds.map((r) => r[name][k] - r[SVC][k]));
     for (const [name] of scenarios) {
       const extra =
@@ -289,7 +316,7 @@ async function openLoop({ service, gateway, proxy, auth }) {
           ? ''
           : `${added(name, 'p50').toFixed(2).padStart(10)} / ${added(name, 'p99').toFixed(2)}   (p99 rounds: ${rounds.map((r) => (r[name].p99 - r[SVC].p99).toFixed(2)).join(', ')})`;
       console.log(
-        `${String(rate).padEnd(6)} ${name.padEnd(34)} ${med(name, 'p50').toFixed(2).padStart(6)} ${med(name, 'p90').toFixed(2).padStart(7)} ${med(name, 'p99').toFixed(2).padStart(7)}   ${extra}`,
+        `${String(rate).padEnd(6)} ${name.padEnd(34)} ${med(name, 'p50').toFixed(2).padStart(6)} ${med(name, 'p90').toFixed(2).padStart(7)} ${med(name, 'p99').toFixed(2).padStart(7)}   ${waited(name, 0).padStart(15)} ${(name === SVC ? '' : waited(name, 1)).padStart(7)} ${waited(name, 2).padStart(4)}   ${extra}`,
       );
     }
   }

@@ -86,6 +86,34 @@ function cpuMsOf(pids) {
 }
 
 /**
+ * Time the processes' threads have spent runnable but waiting for a CPU so far, in ms (the second
+ * field of /proc/<pid>/task/<tid>/schedstat); null when none could be read. On a machine with fewer
+ * cores than busy processes this is where latency goes that no profile of the process shows.
+ */
+function runQueueMsOf(pids) {
+  const fs = require('node:fs');
+  let ns = 0;
+  let read = 0;
+  for (const pid of pids) {
+    let tasks;
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone or not Linux
+    }
+    for (const tid of tasks) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+        read++;
+      } catch {
+        /* the thread ended meanwhile */
+      }
+    }
+  }
+  return read === 0 ? null : ns / 1e6;
+}
+
+/**
  * Waits until the local FerretDB has been nearly idle for a second (at most `maxMs`). A service's
  * start-up work on it (index checks, the outbox relay's first safety-net scan, which reads every
  * document on FerretDB v1: about 15 s over 111k cards) would otherwise land inside the measurement.
@@ -151,4 +179,12 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
   return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
 }
 
-module.exports = { freePort, startProcess, percentile, waitForQuietDatabase, cpuMsOf, fixedRate };
+module.exports = {
+  freePort,
+  startProcess,
+  percentile,
+  waitForQuietDatabase,
+  cpuMsOf,
+  runQueueMsOf,
+  fixedRate,
+};
