@@ -25,6 +25,7 @@
 // Last measured 2026-11-22 on the shared 2-core machine (figures in services/flashcards/README.md): before the
 // hot-path work 1556-1839 req/s, p95 44-58 ms, 0.50-0.53 CPU ms/req (busy machine); on a quiet machine, with
 // FLASHCARDS_ACCESS_LOG_SAMPLE_RATE=0.01: 4322-4811 req/s, p95 16.5-19.0 ms, 0.18-0.20 CPU ms/req; ratio 0.93-0.98x.
+// Since the access log change (no pino-http), the default (every request): 4721-5083 req/s, p95 16.2-18.0 ms.
 const path = require('node:path');
 const { cpuMsOf, freePort, percentile, startProcess, waitForQuietDatabase } = require('./support');
 const autocannon = require('autocannon');
