@@ -45,8 +45,10 @@ describe('createLogger', () => {
     logger.info({ user: { email: 'a@example.com', apiKey: 'key-123' }, note: 'n' }, 'nested');
     logger.child({ partner: { secret: 'shh-456', name: 'acme' } }).info('from child');
     logger.error({ err: failure }, 'failed');
+    logger.info({ frozen: Object.freeze({ password: 'frozen-pw', id: 7 }) }, 'frozen');
     const text = lines.map((l) => JSON.stringify(l)).join('\n');
-    expect(text).not.toMatch(/key-123|shh-456|tok-in-error/);
+    expect(text).not.toMatch(/key-123|shh-456|tok-in-error|frozen-pw/);
+    expect(lines[3]).toMatchObject({ frozen: { password: '[REDACTED]', id: 7 } });
     expect(lines[0]).toMatchObject({ user: { email: 'a@example.com', apiKey: '[REDACTED]' }, note: 'n' });
     expect(lines[1]).toMatchObject({ partner: { secret: '[REDACTED]', name: 'acme' } });
     expect(lines[2]).toMatchObject({ err: { type: 'Error', message: 'store refused', token: '[REDACTED]' } });

@@ -43,15 +43,20 @@ export const REDACTED_PATHS = [
 
 type Fields = Record<string, unknown>;
 
-/** A copy with the same prototype and own properties: an error keeps its type, message and stack. */
+/**
+ * A copy with the same prototype and own properties, all of them redefinable (the original may be
+ * frozen): an error keeps its type, message and stack.
+ */
 function copyOf(value: object): Fields {
-  const copy = Object.create(
-    Object.getPrototypeOf(value) as object | null,
-    Object.getOwnPropertyDescriptors(value),
-  );
+  const descriptors = Object.getOwnPropertyDescriptors(value);
+  for (const d of Object.values(descriptors)) {
+    d.configurable = true;
+    if ('value' in d) d.writable = true;
+  }
+  const copy = Object.create(Object.getPrototypeOf(value) as object | null, descriptors) as Fields;
   // V8's stack accessor reads the original's hidden state: take its value
   if (value instanceof Error) Object.defineProperty(copy, 'stack', { value: value.stack, writable: true });
-  return copy as Fields;
+  return copy;
 }
 
 /** The object with each secret key of its nested objects censored; the object itself when none. */
@@ -64,7 +69,12 @@ function censorNested(obj: Fields): Fields {
     for (const k in value)
       if (SECRET_KEY_SET.has(k) && (value as Fields)[k] !== undefined) {
         inner ??= copyOf(value);
-        inner[k] = CENSOR;
+        Object.defineProperty(inner, k, {
+          value: CENSOR,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     if (inner) {
       if (out === obj) out = { ...obj };
