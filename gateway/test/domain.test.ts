@@ -7,6 +7,7 @@ import {
   grantedPoints,
   type Lease,
   nextLeaseSize,
+  shouldTopUp,
   remainingReported,
 } from '../src/domain/rate-lease';
 import { SUBSCRIBER, USER } from './harness';
@@ -124,6 +125,16 @@ describe('rate-limit leases (slow start)', () => {
   it('When a lease is used up within its life, Then the next one doubles, up to the maximum', () => {
     expect(nextLeaseSize(lease({ size: 8 }), 1_000, policy)).toBe(16);
     expect(nextLeaseSize(lease({ size: 64 }), 1_000, policy)).toBe(100);
+  });
+
+  it('When a busy lease is down to a quarter within its life, Then it is topped up once, and the top-up doubles', () => {
+    expect(shouldTopUp(lease({ size: 8, points: 2 }), 1_000, policy)).toBe(true);
+    expect(nextLeaseSize(lease({ size: 8, points: 2 }), 1_000, policy)).toBe(16);
+    expect(shouldTopUp(lease({ size: 8, points: 3 }), 1_000, policy)).toBe(false); // more than a quarter left
+    expect(shouldTopUp(lease({ size: 2, points: 0 }), 1_000, policy)).toBe(false); // a caller still counted closely
+    expect(shouldTopUp(lease({ size: 8, points: 2, expiresAt: 900 }), 1_000, policy)).toBe(false); // expired
+    expect(shouldTopUp(lease({ size: 8, points: 2, resetAt: 1_500 }), 1_000, policy)).toBe(false); // window ends first
+    expect(shouldTopUp(lease({ size: 8, points: 2, toppingUp: true }), 1_000, policy)).toBe(false); // asked already
   });
 
   it('When a lease expires with points left, Then the next one halves', () => {

@@ -5,6 +5,8 @@
  * caller at a human pace is counted exactly, request by request), doubling while each lease is used
  * up within its lifetime, never above `max` nor a small share of what is left of the budget (so
  * near the limit every replica is exact again). Points unused when a lease expires go back to Redis.
+ * A busy lease is topped up ahead of need (at a quarter left), so its caller's requests do not
+ * wait for the Redis round trip each time a lease runs out.
  */
 export interface LeasePolicy {
   /** Most points taken at once; 1 turns leasing off (every request asks Redis). */
@@ -30,16 +32,31 @@ export interface Lease {
   resetAt: number;
   /** End of the lease's life (ms): later, unused points go back. */
   expiresAt: number;
+  /** A top-up was asked for this lease (at most one: a refused one is not retried per request). */
+  toppingUp?: boolean;
 }
 
 /** True when the request can be served from the lease without asking Redis. */
 export const canServeLocally = (lease: Lease | undefined, now: number): lease is Lease =>
   lease !== undefined && lease.points > 0 && now < lease.expiresAt && now < lease.resetAt;
 
+/**
+ * True when a busy lease should be topped up now: it was big enough to be leased in batches, a
+ * quarter or less of it is left within its life, and the window outlives the top-up's lease (so
+ * the points still held and the new ones belong to the same window).
+ */
+export const shouldTopUp = (lease: Lease, now: number, policy: LeasePolicy): boolean =>
+  !lease.toppingUp &&
+  lease.size >= 4 &&
+  lease.points <= lease.size / 4 &&
+  now < lease.expiresAt &&
+  now + policy.lifetimeMs < lease.resetAt;
+
 /** The size of the next lease, after `previous` (absent: the caller is new here). */
 export function nextLeaseSize(previous: Lease | undefined, now: number, policy: LeasePolicy): number {
   if (!previous || policy.max <= 1 || now >= previous.resetAt) return 1;
-  const usedUpInTime = previous.points === 0 && now < previous.expiresAt;
+  // used up, or topped up at a quarter left, within its life
+  const usedUpInTime = previous.points <= previous.size / 4 && now < previous.expiresAt;
   const wanted = usedUpInTime ? previous.size * 2 : Math.floor(previous.size / 2);
   const share = Math.floor(previous.remainingAfter / policy.remainingShareDivisor);
   return Math.max(1, Math.min(wanted, policy.max, share));

@@ -9,6 +9,7 @@ import {
   type LeasePolicy,
   nextLeaseSize,
   remainingReported,
+  shouldTopUp,
 } from '../domain/rate-lease';
 import { type BucketName, bucketSpecs, type RateLimits } from '../domain/rate-plans';
 
@@ -24,7 +25,8 @@ export type RateDecision = RateState & { exceeded: boolean };
 /**
  * One Redis limiter per bucket, shared by every gateway replica (atomic INCRBY + TTL in Redis).
  * A busy caller's points are leased in batches (domain/rate-lease.ts): one Redis round trip per
- * lease, exact again near the limit, unused points returned when the lease expires.
+ * lease, exact again near the limit, unused points returned when the lease expires, a busy lease
+ * topped up in the background before it runs out.
  * When Redis is down, each replica falls back to an in-memory limiter with the same budget
  * (insurance) rather than refusing all traffic or letting everything through.
  */
@@ -71,19 +73,23 @@ export function createRateLimiters(
   }, policy.lifetimeMs);
   sweep.unref();
 
+  /** Takes `size` points of the caller's budget from Redis: the decision, refused or not. */
+  async function take(bucket: BucketName, key: string, size: number): Promise<RateLimiterRes> {
+    try {
+      return await limiters[bucket].consume(key, size);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return rejection;
+    }
+  }
+
   /** Takes a new lease from Redis and serves one request from it. */
   async function takeLease(bucket: BucketName, key: string, id: string): Promise<RateDecision> {
     const limit = specs[bucket].points;
     const previous = leases.get(id);
     if (previous) giveBack(id, previous);
     const size = nextLeaseSize(previous, Date.now(), policy);
-    let res: RateLimiterRes;
-    try {
-      res = await limiters[bucket].consume(key, size);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      res = rejection;
-    }
+    const res = await take(bucket, key, size);
     const now = Date.now();
     const resetAt = now + Math.max(0, res.msBeforeNext);
     const granted = grantedPoints(size, res.consumedPoints, limit);
@@ -100,11 +106,47 @@ export function createRateLimiters(
     return { limit, remaining: remainingReported(lease), resetAt: new Date(resetAt), exceeded: false };
   }
 
+  /**
+   * Tops a busy lease up in the background: a new lease whose points join those still held, so
+   * the caller's next requests are served from memory while Redis answers. Nothing granted (the
+   * budget is spent): the lease runs out and the next request asks Redis as usual.
+   */
+  async function topUp(bucket: BucketName, key: string, id: string, current: Lease): Promise<void> {
+    const limit = specs[bucket].points;
+    const size = nextLeaseSize(current, Date.now(), policy);
+    const res = await take(bucket, key, size);
+    const now = Date.now();
+    const granted = grantedPoints(size, res.consumedPoints, limit);
+    if (granted === 0) return;
+    const resetAt = now + Math.max(0, res.msBeforeNext);
+    // the points still held count only if the lease is still there (not swept: its points went back)
+    // and in the same window (not when Redis started a new one, e.g. after losing the key)
+    const sameWindow = Math.abs(resetAt - current.resetAt) <= policy.lifetimeMs;
+    const held = leases.get(id) === current && sameWindow ? current.points : 0;
+    leases.set(id, {
+      points: held + granted,
+      size,
+      remainingAfter: Math.max(0, res.remainingPoints),
+      limit,
+      resetAt,
+      expiresAt: now + policy.lifetimeMs,
+    });
+  }
+
   /** One point from the caller's lease, when it holds one; undefined when Redis must be asked. */
   function consumeLocally(bucket: BucketName, key: string): RateDecision | undefined {
-    const lease = leases.get(leaseKey(bucket, key));
-    if (!canServeLocally(lease, Date.now())) return undefined;
+    const id = leaseKey(bucket, key);
+    const lease = leases.get(id);
+    const now = Date.now();
+    if (!canServeLocally(lease, now)) return undefined;
     lease.points--;
+    if (shouldTopUp(lease, now, policy) && !pending.has(id)) {
+      lease.toppingUp = true;
+      const topping = topUp(bucket, key, id, lease)
+        .catch(onError) // the lease runs out and the next request asks Redis, which reports the outage
+        .finally(() => pending.delete(id));
+      pending.set(id, topping);
+    }
     return {
       limit: lease.limit,
       remaining: remainingReported(lease),

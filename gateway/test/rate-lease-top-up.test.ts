@@ -1,0 +1,50 @@
+import { connectRedis, type RedisHandle } from '@lingua/redis';
+import { redisUrl, uniqueName } from '@lingua/testing';
+import type { RateLimits } from '../src/domain/rate-plans';
+import { createRateLimiters } from '../src/middleware/rate-limit';
+
+// The limiters on the real Redis, without HTTP: what a busy caller's requests wait for.
+const limits: RateLimits = {
+  sharedFree: 100,
+  sharedSubscriber: 500,
+  apiKey: 1000,
+  catalogueFree: 10_000,
+  cataloguePremium: 10_000,
+  loginPerMinute: 5,
+};
+const policy = { max: 64, lifetimeMs: 1_000, remainingShareDivisor: 16 };
+let redis: RedisHandle;
+
+beforeAll(async () => {
+  redis = await connectRedis(redisUrl());
+});
+afterAll(() => redis.close());
+
+describe('a busy caller served from memory while its lease is topped up', () => {
+  it('When a caller sends requests one after another, Then after the first few none waits for Redis, and every point is counted once', async () => {
+    const prefix = uniqueName('gw-rl-topup');
+    const limiters = createRateLimiters(redis.client, limits, prefix, policy);
+    let waitedForRedis = 0;
+    let served = 0;
+    for (let i = 0; i < 400; i++) {
+      let decision = limiters.consumeLocally('catalogue-free', 'user-1');
+      if (!decision) {
+        waitedForRedis++;
+        decision = await limiters.consume('catalogue-free', 'user-1');
+      }
+      if (!decision.exceeded) served++;
+      // a request arrives every millisecond or so: a top-up has time to land between them
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(served).toBe(400);
+    // leases of 1 and 2 points, then (at 4 and more) topped up ahead of need; without top-ups a
+    // lease running out every 64 requests would make it at least 10
+    expect(waitedForRedis).toBeLessThanOrEqual(3);
+
+    // the points held are given back on release: Redis has counted exactly the 400 served
+    limiters.release();
+    await new Promise((r) => setTimeout(r, 100));
+    const consumed = Number(await redis.client.get(`${prefix}:catalogue-free:user-1`));
+    expect(consumed).toBe(400);
+  });
+});
