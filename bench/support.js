@@ -68,21 +68,32 @@ function pidsMatching(needle) {
   }
 }
 
-/** CPU time (user + system) of the processes so far, in ms; null when none could be read (no /proc). */
-function cpuMsOf(pids) {
+/** The sum of `parse` over the procfs files that could be read; null when none could (gone, or not Linux). */
+function sumOverProcFiles(files, parse) {
   const fs = require('node:fs');
-  let ticks = 0;
+  let sum = 0;
   let read = 0;
-  for (const pid of pids) {
+  for (const file of files) {
     try {
-      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
+      sum += parse(fs.readFileSync(file, 'utf8'));
       read++;
     } catch {
-      /* gone or not Linux */
+      /* the process or thread is gone, or this is not Linux */
     }
   }
-  return read === 0 ? null : ticks * 10; // USER_HZ is 100 on Linux
+  return read === 0 ? null : sum;
+}
+
+/** CPU time (user + system) of the processes so far, in ms; null when none could be read (no /proc). */
+function cpuMsOf(pids) {
+  const ticks = sumOverProcFiles(
+    pids.map((pid) => `/proc/${pid}/stat`),
+    (text) => {
+      const f = text.split(') ')[1].split(' ');
+      return Number(f[11]) + Number(f[12]);
+    },
+  );
+  return ticks === null ? null : ticks * 10; // USER_HZ is 100 on Linux
 }
 
 /**
@@ -92,25 +103,15 @@ function cpuMsOf(pids) {
  */
 function runQueueMsOf(pids) {
   const fs = require('node:fs');
-  let ns = 0;
-  let read = 0;
-  for (const pid of pids) {
-    let tasks;
+  const files = pids.flatMap((pid) => {
     try {
-      tasks = fs.readdirSync(`/proc/${pid}/task`);
+      return fs.readdirSync(`/proc/${pid}/task`).map((tid) => `/proc/${pid}/task/${tid}/schedstat`);
     } catch {
-      continue; // gone or not Linux
+      return []; // gone or not Linux
     }
-    for (const tid of tasks) {
-      try {
-        ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
-        read++;
-      } catch {
-        /* the thread ended meanwhile */
-      }
-    }
-  }
-  return read === 0 ? null : ns / 1e6;
+  });
+  const ns = sumOverProcFiles(files, (text) => Number(text.split(' ')[1]));
+  return ns === null ? null : ns / 1e6;
 }
 
 /**

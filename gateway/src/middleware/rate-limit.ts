@@ -83,6 +83,16 @@ export function createRateLimiters(
     }
   }
 
+  /** A lease of `points` from the Redis answer to taking `size` points at `now`. */
+  const leaseOf = (points: number, size: number, res: RateLimiterRes, limit: number, now: number): Lease => ({
+    points,
+    size,
+    remainingAfter: Math.max(0, res.remainingPoints),
+    limit,
+    resetAt: now + Math.max(0, res.msBeforeNext),
+    expiresAt: now + policy.lifetimeMs,
+  });
+
   /** Takes a new lease from Redis and serves one request from it. */
   async function takeLease(bucket: BucketName, key: string, id: string): Promise<RateDecision> {
     const limit = specs[bucket].points;
@@ -90,20 +100,11 @@ export function createRateLimiters(
     if (previous) giveBack(id, previous);
     const size = nextLeaseSize(previous, Date.now(), policy);
     const res = await take(bucket, key, size);
-    const now = Date.now();
-    const resetAt = now + Math.max(0, res.msBeforeNext);
     const granted = grantedPoints(size, res.consumedPoints, limit);
-    if (granted === 0) return { limit, remaining: 0, resetAt: new Date(resetAt), exceeded: true };
-    const lease: Lease = {
-      points: granted - 1,
-      size,
-      remainingAfter: Math.max(0, res.remainingPoints),
-      limit,
-      resetAt,
-      expiresAt: now + policy.lifetimeMs,
-    };
+    const lease = leaseOf(granted - 1, size, res, limit, Date.now());
+    if (granted === 0) return { limit, remaining: 0, resetAt: new Date(lease.resetAt), exceeded: true };
     leases.set(id, lease);
-    return { limit, remaining: remainingReported(lease), resetAt: new Date(resetAt), exceeded: false };
+    return { limit, remaining: remainingReported(lease), resetAt: new Date(lease.resetAt), exceeded: false };
   }
 
   /**
@@ -115,22 +116,14 @@ export function createRateLimiters(
     const limit = specs[bucket].points;
     const size = nextLeaseSize(current, Date.now(), policy);
     const res = await take(bucket, key, size);
-    const now = Date.now();
     const granted = grantedPoints(size, res.consumedPoints, limit);
     if (granted === 0) return;
-    const resetAt = now + Math.max(0, res.msBeforeNext);
+    const lease = leaseOf(granted, size, res, limit, Date.now());
     // the points still held count only if the lease is still there (not swept: its points went back)
     // and in the same window (not when Redis started a new one, e.g. after losing the key)
-    const sameWindow = Math.abs(resetAt - current.resetAt) <= policy.lifetimeMs;
-    const held = leases.get(id) === current && sameWindow ? current.points : 0;
-    leases.set(id, {
-      points: held + granted,
-      size,
-      remainingAfter: Math.max(0, res.remainingPoints),
-      limit,
-      resetAt,
-      expiresAt: now + policy.lifetimeMs,
-    });
+    const sameWindow = Math.abs(lease.resetAt - current.resetAt) <= policy.lifetimeMs;
+    if (leases.get(id) === current && sameWindow) lease.points += current.points;
+    leases.set(id, lease);
   }
 
   /** One point from the caller's lease, when it holds one; undefined when Redis must be asked. */
