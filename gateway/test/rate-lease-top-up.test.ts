@@ -24,12 +24,12 @@ describe('a busy caller served from memory while its lease is topped up', () => 
   it('When a caller sends requests one after another, Then after the first few none waits for Redis, and every point is counted once', async () => {
     const prefix = uniqueName('gw-rl-topup');
     const limiters = createRateLimiters(redis.client, limits, prefix, policy);
-    let waitedForRedis = 0;
+    let waitedForRedis = 0; // once the leases are big (the first 100 requests ramp them up)
     let served = 0;
     for (let i = 0; i < 400; i++) {
       let decision = limiters.consumeLocally('catalogue-free', 'user-1');
       if (!decision) {
-        waitedForRedis++;
+        if (i >= 100) waitedForRedis++;
         decision = await limiters.consume('catalogue-free', 'user-1');
       }
       if (!decision.exceeded) served++;
@@ -37,9 +37,9 @@ describe('a busy caller served from memory while its lease is topped up', () => 
       await new Promise((r) => setTimeout(r, 1));
     }
     expect(served).toBe(400);
-    // leases of 1 and 2 points, then (at 4 and more) topped up ahead of need; without top-ups a
-    // lease running out every 64 requests would make it at least 10
-    expect(waitedForRedis).toBeLessThanOrEqual(3);
+    // a lease of 64 is topped up with 16 points (16 ms here) to spare; without top-ups a lease
+    // running out every 64 requests would make it at least 4
+    expect(waitedForRedis).toBe(0);
 
     // the points held are given back on release: Redis has counted exactly the 400 served
     limiters.release();
