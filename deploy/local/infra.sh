@@ -1,35 +1,52 @@
 #!/usr/bin/env bash
-# Local infrastructure without Docker: NATS JetStream, Redis and FerretDB (MongoDB wire protocol on SQLite).
-#   infra.sh up      install what is missing, start what is not already running, wait until reachable
-#   infra.sh down    stop what this script started (pid files); data stays in $LINGUA_DATA_DIR
-#   infra.sh status  show what answers on each port
+# Local infrastructure without Docker: NATS JetStream, Redis, and the MongoDB-compatible database:
+# FerretDB 2 on a private PostgreSQL 15 cluster with the DocumentDB extension.
+#   infra.sh up [--test-tools]  install what is missing, start what is not already running, wait until
+#                               reachable; --test-tools also installs what the test suite drives (Chromium)
+#   infra.sh down [part...]     stop what this script started; data stays in $LINGUA_DATA_DIR
+#   infra.sh status             show what answers on each port
 # Each part is skipped when something already answers on its port, so a machine's own NATS or Redis is reused.
-# Set MONGO_URL to use an existing MongoDB instead of FerretDB.
+# Set MONGO_URL to use an existing MongoDB instead. LINGUA_DB_ENGINE picks the embedded database:
+#   documentdb (default)   FerretDB 2 on PostgreSQL + DocumentDB (built once from ../shared/vendor)
+#   ferretdb1-postgresql   FerretDB v1 on the same PostgreSQL cluster (the automatic fallback when the
+#                          DocumentDB build cannot be done; scans collections, updates are read-modify-write)
+#   ferretdb1-sqlite       FerretDB v1 on SQLite files (collapses under concurrent writes; explicit only)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA_DIR="${LINGUA_DATA_DIR:-$ROOT/.data}"
 TOOLS_DIR="${LINGUA_TOOLS_DIR:-$HOME/.cache/lingua-tools}"
+VENDOR_DIR="${LINGUA_VENDOR_DIR:-$ROOT/../shared/vendor}"
 NATS_PORT="${NATS_PORT:-4222}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
-FERRETDB_VERSION="v1.24.2"
-FERRETDB_BIN="$TOOLS_DIR/ferretdb-$FERRETDB_VERSION"
+PG_PORT="${LINGUA_PG_PORT:-55432}"
+DB_ENGINE="${LINGUA_DB_ENGINE:-documentdb}"
+FERRETDB1_VERSION="v1.24.2"
+FERRETDB2_VERSION="v2.7.0"
+PG_MAJOR=15
+PG_BIN="/usr/lib/postgresql/$PG_MAJOR/bin"
+# the two extensions no registry here serves: archive, sha256 (see ../shared/vendor/README.md)
+DOCUMENTDB_ARCHIVE="documentdb-ferretdb-3f80da90.tar.gz"
+DOCUMENTDB_SHA256="27dbd69c3b3044c0381f4c3e5dd2e83332ac2838c7a12a403dab8f2a67d8e03e"
+PGVECTOR_ARCHIVE="pgvector-0.8.0.tar.gz"
+PGVECTOR_SHA256="6e1dcc706cc6634847ba2888c6631c7844e2dded7f10b9041da05ef8490682dc"
 RUN_DIR="$DATA_DIR/run"
 LOG_DIR="$DATA_DIR/log"
 
 log() { printf '[infra] %s\n' "$*" >&2; }
+loud() { printf '\n[infra] !!! %s\n\n' "$*" >&2; }
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-wait_port() { # name port seconds
+wait_port() { # name port seconds [logfile]
   local i
   for ((i = 0; i < $3 * 10; i++)); do
     listening "$2" && return 0
     sleep 0.1
   done
-  log "$1 did not start on port $2; see $LOG_DIR/$1.log"
-  tail -n 20 "$LOG_DIR/$1.log" >&2 || true
+  log "$1 did not start on port $2; see ${4:-$LOG_DIR/$1.log}"
+  tail -n 20 "${4:-$LOG_DIR/$1.log}" >&2 || true
   return 1
 }
 
@@ -41,7 +58,7 @@ apt_install() { # package...
     as_root apt-get update -qq
     touch "$DATA_DIR/.apt-updated"
   fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
 find_bin() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || { [ -x "/usr/bin/$1" ] && echo "/usr/bin/$1"; } || true; }
@@ -68,47 +85,269 @@ ensure_redis() {
   log "redis: started on $REDIS_PORT"
 }
 
+# What the test suite drives besides the servers: Debian's Chromium for the docs browser test
+# (a test tool's own browser download is impossible here), openssl for the App Store certificate chain.
+ensure_test_tools() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -n "$(find_bin openssl)" ] || missing+=(openssl)
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+}
+
 go_bin() {
   command -v go 2>/dev/null && return
   [ -x /usr/local/go/bin/go ] && { echo /usr/local/go/bin/go; return; }
-  log "Go is needed once to build FerretDB; install Go >= 1.22 or set MONGO_URL"
+  apt_install golang-go >/dev/null 2>&1 && command -v go && return
+  log "Go is needed once to build FerretDB; install Go >= 1.24 or set MONGO_URL"
   return 1
 }
 
-# FerretDB is built from its Go module at a pinned version. `go install ...@v1.24.2` is refused by this
-# network's module proxy (its deprecation look-up is forbidden), so build from a scratch module instead,
-# and supply build/version/version.txt, which the published module leaves out.
-build_ferretdb() {
-  local go work modsrc
-  go="$(go_bin)"
+# ---- PostgreSQL with DocumentDB ------------------------------------------------------------------
+
+DOCUMENTDB_BUILD_DEPS=(postgresql-$PG_MAJOR postgresql-$PG_MAJOR-cron postgresql-$PG_MAJOR-postgis-3
+  postgresql-$PG_MAJOR-rum postgresql-server-dev-$PG_MAJOR libbson-dev libpcre2-dev libintelrdfpmath-dev
+  libkrb5-dev pkg-config build-essential)
+
+ensure_postgres_server() {
+  [ -x "$PG_BIN/postgres" ] || apt_install "postgresql-$PG_MAJOR"
+}
+
+pkglibdir() { "$PG_BIN/pg_config" --pkglibdir; }
+
+documentdb_installed() {
+  local stamp="$TOOLS_DIR/documentdb.installed"
+  [ -f "$(pkglibdir)/pg_documentdb.so" ] && [ -f "$(pkglibdir)/pg_documentdb_core.so" ] &&
+    [ -f "$(pkglibdir)/vector.so" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$DOCUMENTDB_SHA256 $PGVECTOR_SHA256" ]
+}
+
+verified_archive() { # name sha256 -> path, or fails
+  local file="$VENDOR_DIR/$1"
+  [ -f "$file" ] || { log "missing $file (the shared vendor folder; LINGUA_VENDOR_DIR overrides)"; return 1; }
+  echo "$2  $file" | sha256sum -c --quiet - >&2 || { log "sha256 mismatch for $file"; return 1; }
+  echo "$file"
+}
+
+# Builds DocumentDB and pgvector once into this machine's PostgreSQL 15 (its extension folders are
+# system-wide, so this step runs as root). Recipe and its reasons: ../shared/research/ferretdb2-documentdb.md
+build_documentdb() {
+  local ddb vec work started
+  ddb="$(verified_archive "$DOCUMENTDB_ARCHIVE" "$DOCUMENTDB_SHA256")" || return 1
+  vec="$(verified_archive "$PGVECTOR_ARCHIVE" "$PGVECTOR_SHA256")" || return 1
+  local need=() pkg
+  for pkg in "${DOCUMENTDB_BUILD_DEPS[@]}"; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
+  [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}" || return 1
+  started=$(date +%s)
+  log "building DocumentDB and pgvector (first run only, about a minute)"
   work="$(mktemp -d)"
-  log "building FerretDB $FERRETDB_VERSION (first run only, a few minutes)"
   (
+    set -e
     cd "$work"
-    printf 'module lingua/ferretdb-build\n\ngo 1.24\n\nrequire github.com/FerretDB/FerretDB %s\n' "$FERRETDB_VERSION" >go.mod
-    GOFLAGS=-mod=mod "$go" get "github.com/FerretDB/FerretDB/cmd/ferretdb@$FERRETDB_VERSION"
-    modsrc="$("$go" list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"
-    cp -r "$modsrc" src && chmod -R u+w src
-    echo "$FERRETDB_VERSION" >src/build/version/version.txt
-    "$go" mod edit -replace github.com/FerretDB/FerretDB=./src
-    mkdir -p "$TOOLS_DIR"
-    GOFLAGS=-mod=mod "$go" build -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
-    mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
-  )
+    mkdir documentdb pgvector pkgconfig
+    tar -xzf "$ddb" -C documentdb
+    tar -xzf "$vec" -C pgvector
+    # Debian's Intel decimal library has no pkg-config file; the 000 variant matches DocumentDB's
+    # CALL_BY_REF=0 GLOBAL_RND=0 GLOBAL_FLAGS=0
+    printf 'Name: intelmathlib\nDescription: Intel decimal floating point\nVersion: 2.0\nLibs: -L/usr/lib/%s -lbidgcc000\nCflags: -I/usr/include\n' \
+      "$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)" >pkgconfig/intelmathlib.pc
+    export PKG_CONFIG_PATH="$work/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" PG_CONFIG="$PG_BIN/pg_config"
+    # libbson 1.23 lacks BSON_SUBTYPE_SENSITIVE; the clang bitcode pass ignores COPT, hence with_llvm=no
+    local part
+    for part in pg_documentdb_core pg_documentdb; do
+      make -s -C "documentdb/$part" -j"$(nproc)" with_llvm=no COPT='-DBSON_SUBTYPE_SENSITIVE=8 -Wno-error=switch' >build.log 2>&1 ||
+        { tail -n 30 build.log >&2; exit 1; }
+      as_root env PKG_CONFIG_PATH="$PKG_CONFIG_PATH" make -s -C "documentdb/$part" with_llvm=no \
+        COPT='-DBSON_SUBTYPE_SENSITIVE=8 -Wno-error=switch' PG_CONFIG="$PG_CONFIG" install >>build.log 2>&1
+    done
+    make -s -C pgvector with_llvm=no OPTFLAGS="" >>build.log 2>&1 || { tail -n 30 build.log >&2; exit 1; }
+    as_root make -s -C pgvector with_llvm=no OPTFLAGS="" PG_CONFIG="$PG_CONFIG" install >>build.log 2>&1
+  ) || { rm -rf "$work"; return 1; }
+  rm -rf "$work"
+  mkdir -p "$TOOLS_DIR"
+  echo "$DOCUMENTDB_SHA256 $PGVECTOR_SHA256" >"$TOOLS_DIR/documentdb.installed"
+  log "DocumentDB and pgvector built in $(($(date +%s) - started)) s"
+}
+
+# PostgreSQL refuses to run as root: as root the cluster belongs to the `postgres` system user.
+pg_user() { if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi; }
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+pg_dir() {
+  # the cluster lives under the data folder unless its owner cannot reach it (a checkout under /root)
+  if [ "$(id -u)" != 0 ] || as_pg test -x "$DATA_DIR" 2>/dev/null; then
+    echo "$DATA_DIR/postgres"
+  else
+    echo "/var/tmp/lingua-postgres-$(printf '%s' "$DATA_DIR" | sha256sum | cut -c1-12)"
+  fi
+}
+
+pg_url() { echo "postgres://lingua@127.0.0.1:$PG_PORT/${1:-lingua}"; }
+
+pg_conf() { # engine -> settings this script owns, rewritten at each start
+  cat <<CONF
+# written by deploy/local/infra.sh at each start; edit postgresql.conf for your own settings
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$1'
+max_connections = 200
+# a development database: a crash of the machine may lose the last moments of writes, never corrupt
+synchronous_commit = off
+CONF
+  if [ "$2" = documentdb ]; then
+    cat <<CONF
+shared_preload_libraries = 'pg_cron,pg_documentdb_core,pg_documentdb'
+cron.database_name = 'lingua'
+# Debian's pg_cron 1.4 rejects schedules in seconds
+documentdb.indexBuildScheduleInSec = 60
+# index-served sorts for the due-cards query (1 ms instead of 6-9 ms per query)
+documentdb.defaultUseCompositeOpClass = on
+documentdb.enableIndexOrderbyPushdown = on
+# DocumentDB's packaging defaults
+documentdb.enableCompact = true
+documentdb.enableLetAndCollationForQueryMatch = true
+documentdb.enableNowSystemVariable = true
+documentdb.enableSortbyIdPushDownToPrimaryKey = true
+documentdb.enableSchemaValidation = true
+documentdb.enableBypassDocumentValidation = true
+documentdb.enableUserCrud = true
+documentdb.maxUserLimit = 100
+CONF
+  fi
+}
+
+ensure_postgres() { # engine
+  local dir socket
+  ensure_postgres_server
+  dir="$(pg_dir)"
+  socket="$dir/socket"
+  if listening "$PG_PORT"; then log "postgres: already running on $PG_PORT"; return; fi
+  if [ ! -f "$dir/PG_VERSION" ]; then
+    log "postgres: new cluster in $dir"
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown "$(pg_user)" "$dir"
+    as_pg "$PG_BIN/initdb" -D "$dir" -U lingua --auth=trust -E UTF8 --no-locale >"$LOG_DIR/postgres-initdb.log" 2>&1 ||
+      { tail -n 20 "$LOG_DIR/postgres-initdb.log" >&2; return 1; }
+    echo "include_if_exists = 'lingua.conf'" | as_pg tee -a "$dir/postgresql.conf" >/dev/null
+  fi
+  as_pg mkdir -p "$socket"
+  pg_conf "$socket" "$1" | as_pg tee "$dir/lingua.conf" >/dev/null
+  as_pg "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
+    { tail -n 20 "$dir/server.log" >&2; return 1; }
+  echo "$dir" >"$RUN_DIR/postgres.dir"
+  ln -sf "$dir/server.log" "$LOG_DIR/postgres.log"
+  log "postgres: started on $PG_PORT (cluster $dir)"
+}
+
+psql_lingua() { # database sql
+  PGOPTIONS="-c client_min_messages=warning" "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U lingua -d "$1" -c "$2"
+}
+
+ensure_database() { # name [extension]
+  if [ -z "$("$PG_BIN/psql" -X -At -h 127.0.0.1 -p "$PG_PORT" -U lingua -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$1'")" ]; then
+    psql_lingua postgres "CREATE DATABASE $1" >/dev/null
+  fi
+  [ -z "${2:-}" ] || psql_lingua "$1" "CREATE EXTENSION IF NOT EXISTS $2 CASCADE" >/dev/null
+}
+
+stop_postgres() {
+  local dir
+  [ -f "$RUN_DIR/postgres.dir" ] || return 0
+  dir="$(cat "$RUN_DIR/postgres.dir")"
+  as_pg "$PG_BIN/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 && log "postgres: stopped"
+  rm -f "$RUN_DIR/postgres.dir"
+}
+
+# ---- FerretDB ------------------------------------------------------------------------------------
+
+ferretdb2_bin() { echo "$TOOLS_DIR/ferretdb-$FERRETDB2_VERSION"; }
+ferretdb1_bin() { echo "$TOOLS_DIR/ferretdb-$FERRETDB1_VERSION"; }
+
+build_ferretdb2() {
+  local go work
+  go="$(go_bin)" || return 1
+  work="$(mktemp -d)"
+  log "building FerretDB $FERRETDB2_VERSION (first run only, about a minute)"
+  mkdir -p "$TOOLS_DIR"
+  # the checksum database has no entry for its FerretDB/wire dependency, hence GONOSUMDB
+  (cd "$work" && GONOSUMDB=github.com/FerretDB GOBIN="$work" GOFLAGS=-mod=mod \
+    "$go" install "github.com/FerretDB/FerretDB/v2/cmd/ferretdb@$FERRETDB2_VERSION") || { rm -rf "$work"; return 1; }
+  mv "$work/ferretdb" "$(ferretdb2_bin)"
   rm -rf "$work"
 }
 
-ensure_ferretdb() {
+# FerretDB v1 is built from its Go module at a pinned version. `go install ...@v1.24.2` is refused by
+# this network's module proxy (its deprecation look-up is forbidden), so build from a scratch module
+# instead, and supply build/version/version.txt, which the published module leaves out.
+build_ferretdb1() {
+  local go work modsrc
+  go="$(go_bin)" || return 1
+  work="$(mktemp -d)"
+  log "building FerretDB $FERRETDB1_VERSION (first run only, a few minutes)"
+  (
+    set -e
+    cd "$work"
+    printf 'module lingua/ferretdb-build\n\ngo 1.24\n\nrequire github.com/FerretDB/FerretDB %s\n' "$FERRETDB1_VERSION" >go.mod
+    GOFLAGS=-mod=mod "$go" get "github.com/FerretDB/FerretDB/cmd/ferretdb@$FERRETDB1_VERSION"
+    modsrc="$("$go" list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"
+    cp -r "$modsrc" src && chmod -R u+w src
+    echo "$FERRETDB1_VERSION" >src/build/version/version.txt
+    "$go" mod edit -replace github.com/FerretDB/FerretDB=./src
+    mkdir -p "$TOOLS_DIR"
+    GOFLAGS=-mod=mod "$go" build -o "$(ferretdb1_bin).tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
+    mv "$(ferretdb1_bin).tmp" "$(ferretdb1_bin)"
+  ) || { rm -rf "$work"; return 1; }
+  rm -rf "$work"
+}
+
+start_ferretdb() { # description binary args...
+  local what="$1"
+  shift
+  mkdir -p "$DATA_DIR/ferretdb"
+  "$@" --state-dir="$DATA_DIR/ferretdb" --listen-addr="127.0.0.1:$FERRETDB_PORT" --telemetry=disable \
+    --log-level=warn >"$LOG_DIR/ferretdb.log" 2>&1 &
+  echo $! >"$RUN_DIR/ferretdb.pid"
+  echo "$what" >"$RUN_DIR/ferretdb.engine"
+  wait_port ferretdb "$FERRETDB_PORT" 30
+  log "ferretdb: started on $FERRETDB_PORT ($what)"
+}
+
+ensure_database_server() {
   if [ -n "${MONGO_URL:-}" ]; then log "mongo: MONGO_URL is set, FerretDB not started"; return; fi
   listening "$FERRETDB_PORT" && { log "ferretdb: already running on $FERRETDB_PORT"; return; }
-  [ -x "$FERRETDB_BIN" ] || build_ferretdb
-  mkdir -p "$DATA_DIR/ferretdb"
-  "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$DATA_DIR/ferretdb/" --state-dir="$DATA_DIR/ferretdb" \
-    --listen-addr="127.0.0.1:$FERRETDB_PORT" --debug-addr= --telemetry=disable --log-level=warn \
-    >"$LOG_DIR/ferretdb.log" 2>&1 &
-  echo $! >"$RUN_DIR/ferretdb.pid"
-  wait_port ferretdb "$FERRETDB_PORT" 30
-  log "ferretdb: started on $FERRETDB_PORT (SQLite files in $DATA_DIR/ferretdb)"
+  local engine="$DB_ENGINE"
+  case "$engine" in
+    documentdb | ferretdb1-postgresql | ferretdb1-sqlite) ;;
+    *) log "LINGUA_DB_ENGINE must be documentdb, ferretdb1-postgresql or ferretdb1-sqlite, not '$engine'"; return 1 ;;
+  esac
+  if [ "$engine" = documentdb ] && ! { documentdb_installed || build_documentdb; }; then
+    loud "DocumentDB could not be built on this machine: falling back to FerretDB $FERRETDB1_VERSION on PostgreSQL. It scans whole collections and applies updates as read-modify-write; expect it to be slow under load."
+    engine=ferretdb1-postgresql
+  fi
+  if [ "$engine" = documentdb ] && [ ! -x "$(ferretdb2_bin)" ] && ! build_ferretdb2; then
+    loud "FerretDB $FERRETDB2_VERSION could not be built: falling back to FerretDB $FERRETDB1_VERSION on PostgreSQL."
+    engine=ferretdb1-postgresql
+  fi
+  case "$engine" in
+    documentdb)
+      ensure_postgres documentdb
+      ensure_database lingua documentdb
+      # local development and tests: no MongoDB users (production MongoDB has them, see deploy/)
+      start_ferretdb "FerretDB $FERRETDB2_VERSION on PostgreSQL $PG_MAJOR + DocumentDB, port $PG_PORT" \
+        "$(ferretdb2_bin)" --postgresql-url="$(pg_url lingua)" --no-auth --debug-addr=
+      ;;
+    ferretdb1-postgresql)
+      [ -x "$(ferretdb1_bin)" ] || build_ferretdb1
+      ensure_postgres plain
+      ensure_database ferretdb1
+      start_ferretdb "FerretDB $FERRETDB1_VERSION on PostgreSQL $PG_MAJOR, port $PG_PORT" \
+        "$(ferretdb1_bin)" --handler=postgresql --postgresql-url="$(pg_url ferretdb1)" --debug-addr=
+      ;;
+    ferretdb1-sqlite)
+      [ -x "$(ferretdb1_bin)" ] || build_ferretdb1
+      loud "FerretDB $FERRETDB1_VERSION on SQLite, as asked: it answers SQLITE_BUSY under concurrent writes."
+      start_ferretdb "FerretDB $FERRETDB1_VERSION on SQLite files in $DATA_DIR/ferretdb" \
+        "$(ferretdb1_bin)" --handler=sqlite --sqlite-url="file:$DATA_DIR/ferretdb/" --debug-addr=
+      ;;
+  esac
 }
 
 stop_one() {
@@ -127,23 +366,31 @@ stop_one() {
 case "${1:-up}" in
   up)
     mkdir -p "$RUN_DIR" "$LOG_DIR"
+    [ "${2:-}" != --test-tools ] || ensure_test_tools
     ensure_nats
     ensure_redis
-    ensure_ferretdb
+    ensure_database_server
     ;;
   down)
     # `down` stops what infra.sh started; `down ferretdb redis` only those parts
     parts=("${@:2}")
-    [ ${#parts[@]} -gt 0 ] || parts=(ferretdb redis nats)
-    for part in "${parts[@]}"; do stop_one "$part"; done
-    ;;
-  status)
-    for pair in "nats:$NATS_PORT" "redis:$REDIS_PORT" "ferretdb:$FERRETDB_PORT"; do
-      if listening "${pair#*:}"; then echo "${pair%%:*}: up on ${pair#*:}"; else echo "${pair%%:*}: down"; fi
+    [ ${#parts[@]} -gt 0 ] || parts=(ferretdb postgres redis nats)
+    for part in "${parts[@]}"; do
+      if [ "$part" = postgres ]; then stop_postgres; else stop_one "$part"; fi
     done
     ;;
+  status)
+    for pair in "nats:$NATS_PORT" "redis:$REDIS_PORT" "ferretdb:$FERRETDB_PORT" "postgres:$PG_PORT"; do
+      if listening "${pair#*:}"; then echo "${pair%%:*}: up on ${pair#*:}"; else echo "${pair%%:*}: down"; fi
+    done
+    [ ! -f "$RUN_DIR/ferretdb.engine" ] || echo "database engine: $(cat "$RUN_DIR/ferretdb.engine")"
+    ;;
+  pg-url)
+    # for tests that run a FerretDB of their own in front of the same cluster
+    pg_url lingua
+    ;;
   *)
-    echo "usage: $0 up|down|status" >&2
+    echo "usage: $0 up [--test-tools] | down [part...] | status | pg-url" >&2
     exit 2
     ;;
 esac
