@@ -17,6 +17,16 @@ export const gatewayEnv = z
     NOTIFICATIONS_HTTP_URL: env.url('http://127.0.0.1:3005'),
     /** A service that has not answered by then gets a 504. */
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /** Deadline of a request by route class (domain/deadlines.ts), sent on as X-Request-Timeout-Ms. */
+    DEADLINE_READ_MS: env.int(3_000, 50, 120_000),
+    DEADLINE_WRITE_MS: env.int(5_000, 50, 120_000),
+    DEADLINE_AI_MS: env.int(10_000, 50, 120_000),
+    DEADLINE_TRANSFER_MS: env.int(12_000, 50, 120_000),
+    /** Adaptive concurrency limit at the edge: the excess is answered 503 at once (@lingua/http load-shedder). */
+    LOAD_SHED: env.bool(true),
+    GATEWAY_LOAD_SHED_TARGET_MS: env.int(100, 10, 60_000),
+    GATEWAY_LOAD_SHED_MAX_IN_FLIGHT: env.int(1024, 1, 100_000),
+    GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS: env.int(100, 10, 60_000),
     LOG_LEVEL: env.logLevel(),
     APP_VERSION: env.string('0.1.0'),
     /** HS256 secret shared with identity (which signs) and every service (which verify too). */
@@ -60,6 +70,13 @@ export const gatewayEnv = z
   .transform((c) => ({
     ...c,
     jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET,
+    // the upstream timeout is the most the gateway waits, whatever a class allows
+    deadlines: {
+      readMs: Math.min(c.DEADLINE_READ_MS, c.UPSTREAM_TIMEOUT_MS),
+      writeMs: Math.min(c.DEADLINE_WRITE_MS, c.UPSTREAM_TIMEOUT_MS),
+      aiMs: Math.min(c.DEADLINE_AI_MS, c.UPSTREAM_TIMEOUT_MS),
+      transferMs: Math.min(c.DEADLINE_TRANSFER_MS, c.UPSTREAM_TIMEOUT_MS),
+    },
     corsOrigins: c.CORS_ORIGINS.split(',')
       .map((o) => o.trim())
       .filter(Boolean),

@@ -3,6 +3,7 @@ import { createAccessTokens, createBlacklistMirror } from '@lingua/auth';
 import {
   accessLog,
   accessLogger,
+  createLoadShedder,
   envelopeStyleFor,
   finishApp,
   requestIdMiddleware,
@@ -131,7 +132,7 @@ export async function startGateway(
       gatewayRoutes({ apiKeys, maintenance: config.MAINTENANCE_MODE, docs }),
     ),
   );
-  const upstream = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger };
+  const upstream = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, deadlines: config.deadlines, logger };
   app.use(proxyRoutes(services, upstream));
   finishApp(app, logger);
 
@@ -148,7 +149,19 @@ export async function startGateway(
         corsOrigins: config.corsOrigins,
       })
     : app;
-  const http = await startHttpServer(listener, { port: config.GATEWAY_PORT, host: config.HOST });
+  const http = await startHttpServer(listener, {
+    port: config.GATEWAY_PORT,
+    host: config.HOST,
+    ...(config.LOAD_SHED && {
+      shedder: createLoadShedder({
+        initialLimit: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
+        minLimit: Math.min(8, config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT),
+        maxLimit: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
+        targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
+        maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,
+      }),
+    }),
+  });
   logger.info({ url: http.url, docs: `${http.url}/docs/` }, 'gateway started');
   return {
     port: http.port,

@@ -1,9 +1,8 @@
 import type http from 'node:http';
 import { type Dispatcher, Pool } from 'undici';
-import type { Logger } from '@lingua/logger';
 import { injectTraceContext } from '@lingua/telemetry';
 import type { ServiceName } from '../routes';
-import { answerUpstreamFailure } from './proxy';
+import { answerUpstreamFailure, stampDeadline, type UpstreamOptions } from './proxy';
 
 const ignore = () => undefined;
 
@@ -38,7 +37,7 @@ const HOP_BY_HOP = new Set([
  */
 export function leanForwarder(
   services: Record<ServiceName, string>,
-  options: { timeoutMs: number; logger: Logger },
+  options: UpstreamOptions,
 ): ForwardRequest & { close(): Promise<void> } {
   const pools = Object.fromEntries(
     (Object.keys(services) as ServiceName[]).map((s) => {
@@ -51,6 +50,9 @@ export function leanForwarder(
   const forward: ForwardRequest = (req, res, service, beforeHead) => {
     const incoming = req.headers;
     const host = incoming.host;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const waitMs = stampDeadline(req, query === -1 ? url : url.slice(0, query), options);
     if (incoming['x-forwarded-for'] === undefined) incoming['x-forwarded-for'] = req.socket.remoteAddress;
     if (incoming['x-forwarded-port'] === undefined)
       incoming['x-forwarded-port'] = /:(\d+)$/.exec(host ?? '')?.[1] ?? '80';
@@ -90,11 +92,11 @@ export function leanForwarder(
     target.pool.dispatch(
       {
         origin: undefined,
-        path: req.url ?? '/',
+        path: url,
         method: req.method as Dispatcher.HttpMethod,
         headers,
         body: streamed ? req : null,
-        headersTimeout: options.timeoutMs,
+        headersTimeout: waitMs,
         bodyTimeout: options.timeoutMs,
       },
       {

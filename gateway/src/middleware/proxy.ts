@@ -7,10 +7,33 @@ import {
   proxyEventsPlugin,
 } from 'http-proxy-middleware';
 import { AppError } from '@lingua/errors';
-import { envelopeStyleFor, errorBody } from '@lingua/http';
+import { DEADLINE_HEADER, envelopeStyleFor, errorBody, requestBudgetMs } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
 import { injectTraceContext } from '@lingua/telemetry';
+import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
 import { type ServiceName, serviceFor } from '../routes';
+
+export interface UpstreamOptions {
+  /** The most the gateway ever waits for a service. */
+  timeoutMs: number;
+  deadlines: DeadlineBudgets;
+  logger: Logger;
+}
+
+/** A service that let its deadline pass without answering (a blocked process) gets this long more. */
+const ANSWER_GRACE_MS = 1_000;
+
+/**
+ * Gives a proxied request its deadline: the route class's budget, or less when the client asked for
+ * less, sent on as X-Request-Timeout-Ms so the service stops its work when the budget is spent.
+ * Returns how long the gateway waits for the service's answer.
+ */
+export function stampDeadline(req: http.IncomingMessage, path: string, options: UpstreamOptions): number {
+  const classBudget = budgetFor(options.deadlines, req.method, path, req.headers['content-type']);
+  const budget = requestBudgetMs(req.headers[DEADLINE_HEADER], classBudget, classBudget);
+  req.headers[DEADLINE_HEADER] = String(budget);
+  return Math.min(options.timeoutMs, budget + ANSWER_GRACE_MS);
+}
 
 /**
  * Keep-alive to the services: HPM's default opens a connection per request and tells the client
@@ -53,11 +76,7 @@ export function answerUpstreamFailure(
 }
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
-function proxyTo(
-  service: ServiceName,
-  target: string,
-  options: { timeoutMs: number; logger: Logger },
-): RequestHandler {
+function proxyTo(service: ServiceName, target: string, options: UpstreamOptions): RequestHandler {
   return createProxyMiddleware({
     target,
     agent: upstreamAgent,
@@ -67,7 +86,9 @@ function proxyTo(
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
-      proxyReq: (proxyReq, req) => {
+      proxyReq: (proxyReq, req, res) => {
+        // replaces the fixed proxyTimeout by this request's own wait (its deadline, set below)
+        proxyReq.setTimeout((res as http.ServerResponse & { locals: { waitMs: number } }).locals.waitMs);
         injectTraceContext((k, v) => proxyReq.setHeader(k, v));
         // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
         fixRequestBody(proxyReq, req);
@@ -85,10 +106,7 @@ function proxyTo(
 }
 
 /** Sends each request to the service owning its path (longest prefix); other paths fall through (404). */
-export function proxyRoutes(
-  services: Record<ServiceName, string>,
-  options: { timeoutMs: number; logger: Logger },
-): RequestHandler {
+export function proxyRoutes(services: Record<ServiceName, string>, options: UpstreamOptions): RequestHandler {
   const proxies = Object.fromEntries(
     (Object.keys(services) as ServiceName[]).map((s) => [s, proxyTo(s, services[s], options)]),
   ) as Record<ServiceName, RequestHandler>;
@@ -96,6 +114,7 @@ export function proxyRoutes(
     const service = serviceFor(req.path);
     if (!service) return next();
     res.locals.service = service;
+    res.locals.waitMs = stampDeadline(req, req.path, options);
     return proxies[service](req, res, next);
   };
 }

@@ -20,6 +20,10 @@ export interface ServiceEnv {
   jwtSecret: string;
   LOG_LEVEL: string;
   SHUTDOWN_GRACE_MS: number;
+  /** Budget of a request that came without the gateway's X-Request-Timeout-Ms. */
+  REQUEST_DEADLINE_MS: number;
+  /** Adaptive concurrency limit (load shedding); undefined when LOAD_SHED=false. */
+  loadShed: { targetLatencyMs: number; maxInFlight: number; maxEventLoopDelayMs: number } | undefined;
 }
 
 /**
@@ -46,6 +50,11 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
       LOG_LEVEL: env.logLevel(),
       SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+      REQUEST_DEADLINE_MS: env.int(10_000, 100, 120_000),
+      LOAD_SHED: env.bool(true),
+      LOAD_SHED_TARGET_MS: env.int(500, 10, 60_000),
+      LOAD_SHED_MAX_IN_FLIGHT: env.int(512, 1, 100_000),
+      LOAD_SHED_MAX_LOOP_DELAY_MS: env.int(250, 10, 60_000),
     })
     .transform((parsed, ctx): ServiceEnv => {
       const c = parsed as Record<string, unknown>; // computed keys erase the static shape
@@ -66,6 +75,14 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         jwtSecret: (c.JWT_SECRET as string | undefined) ?? DEV_JWT_SECRET,
         LOG_LEVEL: c.LOG_LEVEL as string,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,
+        REQUEST_DEADLINE_MS: c.REQUEST_DEADLINE_MS as number,
+        loadShed: c.LOAD_SHED
+          ? {
+              targetLatencyMs: c.LOAD_SHED_TARGET_MS as number,
+              maxInFlight: c.LOAD_SHED_MAX_IN_FLIGHT as number,
+              maxEventLoopDelayMs: c.LOAD_SHED_MAX_LOOP_DELAY_MS as number,
+            }
+          : undefined,
       };
     });
 }

@@ -16,7 +16,7 @@ import {
 } from '@lingua/events';
 import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
-import { createApp, finishApp, startHttpServer } from '@lingua/http';
+import { createApp, createLoadShedder, finishApp, startHttpServer } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
 import { connectMongo, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
@@ -35,6 +35,16 @@ export interface ServiceDeps<C extends ServiceEnv = ServiceEnv> {
   outbox: OutboxRelay;
   health: HealthRegistry;
 }
+
+/** A service's adaptive concurrency limit: starts at the maximum, never below 16 in flight. */
+const shedderFor = (o: NonNullable<ServiceEnv['loadShed']>) =>
+  createLoadShedder({
+    initialLimit: o.maxInFlight,
+    minLimit: Math.min(16, o.maxInFlight),
+    maxLimit: o.maxInFlight,
+    targetLatencyMs: o.targetLatencyMs,
+    maxEventLoopDelayMs: o.maxEventLoopDelayMs,
+  });
 
 /** A durable consumer as a service declares it; the logger and processed-event store are supplied. */
 export type ConsumerDefinition = Omit<ConsumerOptions, 'logger' | 'processed'>;
@@ -120,12 +130,20 @@ export async function startService<C extends ServiceEnv>(
 
     const app = createApp({
       logger,
+      deadline: {
+        defaultMs: config.REQUEST_DEADLINE_MS,
+        maxMs: Math.max(config.REQUEST_DEADLINE_MS, 60_000),
+      },
       ...(def.accessLogSampleRate !== undefined && { accessLogSampleRate: def.accessLogSampleRate }),
     });
     app.use(healthRoutes(config.service, health));
     def.http?.(app, deps);
     finishApp(app, logger);
-    const http = await startHttpServer(app, { port: config.httpPort, host: config.HOST });
+    const http = await startHttpServer(app, {
+      port: config.httpPort,
+      host: config.HOST,
+      ...(config.loadShed && { shedder: shedderFor(config.loadShed) }),
+    });
     stack.push(() => http.close(config.SHUTDOWN_GRACE_MS));
 
     let grpcPort: number | undefined;

@@ -37,6 +37,10 @@ export const ERROR_CATALOGUE = {
   INTERNAL_ERROR: { http: 500, catalogue: 'SRV001', grpc: 13 },
   SERVICE_UNAVAILABLE: { http: 503, catalogue: 'SRV002', grpc: 14 },
   UPSTREAM_TIMEOUT: { http: 504, catalogue: 'SRV002', grpc: 4 },
+  // the request's deadline passed (set by the gateway per route class): its work was stopped
+  DEADLINE_EXCEEDED: { http: 504, catalogue: 'SRV002', grpc: 4 },
+  // the caller went away (closed the connection, cancelled the call): nobody reads this answer
+  REQUEST_ABANDONED: { http: 499, catalogue: 'SRV002', grpc: 1 },
   // an outside AI provider failed (errors after retries, malformed model output)
   AI_PROVIDER_ERROR: { http: 502, catalogue: 'SRV002', grpc: 14 },
 } as const satisfies Record<string, { http: number; catalogue: string; grpc: number }>;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { mongo } from 'mongoose';
+import { AppError } from '@lingua/errors';
+import { budgetMs, throwIfAbandoned } from '@lingua/logger';
 import type { RedisClient } from '@lingua/redis';
 
 // deletes the key only if we still hold it (a lock that outlived its TTL may belong to someone else)
@@ -33,7 +35,9 @@ export function documentLock(
   return async function withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
     const key = `${options.prefix}:${id}`;
     const token = randomUUID();
-    const deadline = Date.now() + waitMs;
+    // never wait past the deadline of the request this write serves
+    const limit = budgetMs(waitMs);
+    const deadline = Date.now() + limit;
     let delay = 2;
     for (;;) {
       let acquired: boolean;
@@ -45,7 +49,12 @@ export function documentLock(
         return fn();
       }
       if (acquired) break;
-      if (Date.now() > deadline) throw new Error(`lock ${key} not acquired within ${waitMs} ms`);
+      throwIfAbandoned();
+      if (Date.now() > deadline) {
+        if (limit < waitMs)
+          throw new AppError('DEADLINE_EXCEEDED', 'The request did not complete within its deadline');
+        throw new Error(`lock ${key} not acquired within ${waitMs} ms`);
+      }
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 50);
     }

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { AppError } from '@lingua/errors';
 import { currentRequestContext, runWithRequestContext, type RequestContext } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
-import { silentLogger } from '@lingua/testing';
+import { silentLogger, waitFor } from '@lingua/testing';
 import { currentCaller } from './call-metadata';
 import { createGrpcClient } from './create-grpc-client';
 import { createGrpcServer, type GrpcServer } from './create-grpc-server';
@@ -47,7 +47,7 @@ beforeAll(async () => {
       const id = request.user_id;
       const n = count(id);
       seen.set(id, { ctx: currentRequestContext(), caller: currentCaller() });
-      if (id === 'slow') await waitOrCancel(2000, call);
+      if (id.startsWith('slow')) await waitOrCancel(2000, call);
       if (id === 'missing') throw new AppError('NOT_FOUND', 'User not found');
       if (id === 'invalid')
         throw new AppError('VALIDATION_ERROR', 'Validation failed', {
@@ -124,6 +124,39 @@ describe('createGrpcClient with createGrpcServer', () => {
     expect(elapsed).toBeLessThan(1500);
     // a deadline is never retried, even for an idempotent method
     expect(invocations.get('slow')).toBe(1);
+  });
+
+  it('When the request being served has less time left than the default, Then the call gets only that, and the server sees the deadline and the cancellation', async () => {
+    const started = Date.now();
+    const err = await rejection(
+      runWithRequestContext(
+        { requestId: 'r-deadline', correlationId: 'r-deadline', deadline: started + 250 },
+        () => client.call('GetUser', { user_id: 'slow-deadline' }),
+      ),
+    );
+    expect(err.status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const ctx = seen.get('slow-deadline')?.ctx;
+    expect(ctx?.deadline).toBeGreaterThan(started);
+    expect(ctx?.deadline).toBeLessThanOrEqual(started + 300);
+    await waitFor(() => expect(ctx?.signal?.aborted).toBe(true));
+  });
+
+  it('When the request being served is abandoned mid-call, Then the call is cancelled at once and the server is told', async () => {
+    const controller = new AbortController();
+    const pending = rejection(
+      runWithRequestContext(
+        { requestId: 'r-abandon', correlationId: 'r-abandon', signal: controller.signal },
+        () => client.call('GetUser', { user_id: 'slow-abandoned' }),
+      ),
+    );
+    await waitFor(() => expect(seen.get('slow-abandoned')).toBeDefined());
+    const abandonedAt = Date.now();
+    controller.abort(new AppError('REQUEST_ABANDONED', 'gone'));
+    await pending;
+    expect(Date.now() - abandonedAt).toBeLessThan(1_000);
+    await waitFor(() => expect(seen.get('slow-abandoned')?.ctx?.signal?.aborted).toBe(true));
+    expect(invocations.get('slow-abandoned')).toBe(1);
   });
 
   it('When the handler throws AppError NOT_FOUND, Then the client gets AppError NOT_FOUND with status 404 and its message', async () => {

@@ -9,7 +9,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import type { AppError } from '@lingua/errors';
-import type { Logger } from '@lingua/logger';
+import { budgetMs, currentRequestContext, type Logger } from '@lingua/logger';
 import { metadataFromContext } from './call-metadata';
 import { fromServiceError, isServiceError } from './grpc-errors';
 import type { MethodName, RequestOf, ResponseOutputOf } from './method-types';
@@ -65,17 +65,30 @@ export function createGrpcClient<D extends ServiceDefinition>(
   const idempotent = new Set<string>(options.idempotentMethods ?? []);
   const serviceName = Object.values(ServiceCtor.service)[0]?.path.split('/')[1] ?? 'grpc';
 
-  function once(method: ServiceDefinition[string], request: unknown, deadline: Date): Promise<unknown> {
+  function once(
+    method: ServiceDefinition[string],
+    request: unknown,
+    deadline: Date,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      client.makeUnaryRequest(
+      signal?.throwIfAborted();
+      const cancel = () => unary.cancel();
+      const unary = client.makeUnaryRequest(
         method.path,
         method.requestSerialize,
         method.responseDeserialize,
         request,
         metadataFromContext(options.callerName),
         { deadline },
-        (err, response) => (err ? reject(err) : resolve(response)),
+        (err, response) => {
+          signal?.removeEventListener('abort', cancel);
+          if (err) reject(err);
+          else resolve(response);
+        },
       );
+      // the request this call serves was abandoned: the callee stops too (it sees CANCELLED)
+      signal?.addEventListener('abort', cancel, { once: true });
     });
   }
 
@@ -84,10 +97,12 @@ export function createGrpcClient<D extends ServiceDefinition>(
     if (method === undefined || method.requestStream || method.responseStream)
       throw new TypeError(`${serviceName}/${name} is not a unary method of this service`);
     const target = `${serviceName}/${name}`;
-    const deadline = new Date(Date.now() + (callOptions.deadlineMs ?? defaultDeadlineMs));
+    // never longer than what is left of the request this call serves
+    const deadline = new Date(Date.now() + budgetMs(callOptions.deadlineMs ?? defaultDeadlineMs));
+    const signal = currentRequestContext()?.signal;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await once(method, request, deadline);
+        return await once(method, request, deadline, signal);
       } catch (err) {
         if (!isServiceError(err)) throw err;
         const backoffMs = BASE_BACKOFF_MS * 2 ** attempt * (1 + Math.random());

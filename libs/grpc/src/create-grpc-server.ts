@@ -5,11 +5,11 @@ import {
   type ServiceDefinition,
   type UntypedHandleCall,
 } from '@grpc/grpc-js';
-import { isAppError } from '@lingua/errors';
+import { AppError, isAppError } from '@lingua/errors';
 import { runWithRequestContext, type Logger } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
-import { contextFromMetadata, metadataValue, TRACE_VALUE } from './call-metadata';
+import { contextFromMetadata, type GrpcRequestContext, metadataValue, TRACE_VALUE } from './call-metadata';
 import { toServiceError } from './grpc-errors';
 import { createHealthService, type ServingStatus } from './health-service';
 import type { UnaryHandler, UnaryHandlers } from './method-types';
@@ -52,7 +52,18 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
 
   function wrap(method: string, handler: UnaryHandler<unknown>): handleUnaryCall<unknown, unknown> {
     return (call, callback) => {
-      const ctx = contextFromMetadata(call.metadata);
+      const ctx: GrpcRequestContext = contextFromMetadata(call.metadata);
+      // the caller's deadline and cancellation, for the layers below (database time limits, lock waits)
+      const deadline = call.getDeadline();
+      const controller = new AbortController();
+      if (deadline instanceof Date || (typeof deadline === 'number' && Number.isFinite(deadline)))
+        ctx.deadline = Number(deadline);
+      ctx.signal = controller.signal;
+      call.once('cancelled', () =>
+        controller.abort(
+          new AppError('REQUEST_ABANDONED', 'The caller cancelled the call or its deadline passed'),
+        ),
+      );
       const started = performance.now();
       const parent = extractTraceContext({
         get: (key) => metadataValue(call.metadata, key, TRACE_VALUE),

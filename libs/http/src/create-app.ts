@@ -1,6 +1,7 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from '@lingua/logger';
 import { accessLog } from './access-log';
+import { deadlineMiddleware, type DeadlineOptions } from './deadline';
 import { envelopeStyleFor } from './envelope-style';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { requestIdMiddleware } from './request-id';
@@ -16,11 +17,15 @@ export interface CreateAppOptions {
   quietPaths?: string[];
   /** Share (0..1, default 1) of successful requests that get an access line; failures always do. */
   accessLogSampleRate?: number;
+  /** Per-request deadlines (see deadline.ts); default 10 s without a header, at most 60 s. */
+  deadline?: Pick<DeadlineOptions, 'defaultMs' | 'maxMs'>;
 }
 
+export const DEFAULT_DEADLINE = { defaultMs: 10_000, maxMs: 60_000 };
+
 /**
- * An express app with the house middleware in the house order: trace span, request id, access log, JSON body
- * limit, envelope family. Add routes, then call finishApp().
+ * An express app with the house middleware in the house order: trace span, request id, deadline, access
+ * log, JSON body limit, envelope family. Add routes, then call finishApp().
  */
 export function createApp(options: CreateAppOptions): Express {
   const app = express();
@@ -28,6 +33,13 @@ export function createApp(options: CreateAppOptions): Express {
   app.set('trust proxy', 'loopback');
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
+  const answer = errorHandler(options.logger);
+  app.use(
+    deadlineMiddleware({
+      ...(options.deadline ?? DEFAULT_DEADLINE),
+      onExpired: (req, res, err) => answer(err, req as Request, res as Response, () => undefined),
+    }),
+  );
   app.use(
     accessLog(options.logger, {
       sampleRate: options.accessLogSampleRate ?? 1,

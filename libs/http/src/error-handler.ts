@@ -3,6 +3,7 @@ import { ZodError } from 'zod';
 import { AppError, fieldErrors, isAppError } from '@lingua/errors';
 import type { Logger } from '@lingua/logger';
 import { envelopeStyleFor, type EnvelopeStyle } from './envelope-style';
+import { deadlineExceeded, wasAbandoned } from './deadline';
 import { errorBody } from './envelopes';
 
 /** Turns anything thrown into an AppError: the single error-to-response mapping of HTTP services. */
@@ -48,8 +49,19 @@ export function isDependencyOutage(err: unknown): boolean {
   return false;
 }
 
+/** The database stopped an operation at its maxTimeMS (MongoDB code 50; FerretDB: a statement timeout). */
+function isServerTimeLimit(err: unknown): boolean {
+  const e = err as { name?: string; code?: unknown; message?: unknown } | undefined;
+  return (
+    typeof e?.name === 'string' &&
+    e.name.startsWith('Mongo') &&
+    (e.code === 50 || /statement timeout|operation exceeded time limit/i.test(String(e.message)))
+  );
+}
+
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  if (isServerTimeLimit(err)) return deadlineExceeded();
   if (err instanceof ZodError)
     return new AppError('VALIDATION_ERROR', 'Validation failed', { details: fieldErrors(err) });
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
@@ -78,6 +90,8 @@ function styleOf(res: { locals: Record<string, unknown> }, path: string): Envelo
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
+    // answered at its deadline, or its client is gone: what the abandoned work threw reaches no one
+    if (wasAbandoned(res)) return void logger.debug({ err }, 'abandoned request ended');
     if (res.headersSent) return next(err);
     const appError = toAppError(err);
     if (appError.isServerError)

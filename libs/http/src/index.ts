@@ -1,6 +1,6 @@
 export { accessLog, accessLogger, DEFAULT_QUIET_PATHS } from './access-log';
 export type { AccessLogOptions } from './access-log';
-export { createApp, finishApp } from './create-app';
+export { createApp, finishApp, DEFAULT_DEADLINE } from './create-app';
 export type { CreateAppOptions } from './create-app';
 export { envelopeStyleFor, API_VERSION } from './envelope-style';
 export type { EnvelopeStyle } from './envelope-style';
@@ -10,3 +10,13 @@ export { requestIdMiddleware, REQUEST_ID_HEADER, CORRELATION_ID_HEADER } from '.
 export { startHttpServer } from './start-http-server';
 export type { RunningHttpServer } from './start-http-server';
 export { tracingMiddleware } from './tracing-middleware';
+export {
+  deadlineMiddleware,
+  DEADLINE_HEADER,
+  deadlineExceeded,
+  requestBudgetMs,
+  wasAbandoned,
+} from './deadline';
+export type { DeadlineOptions } from './deadline';
+export { createLoadShedder, sheddingListener, answerShed, priorityOf } from './load-shedder';
+export type { LoadShedder, LoadShedderOptions, Priority } from './load-shedder';

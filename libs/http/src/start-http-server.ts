@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { type LoadShedder, sheddingListener } from './load-shedder';
 
 export interface RunningHttpServer {
   server: http.Server;
@@ -12,10 +13,10 @@ export interface RunningHttpServer {
 
 export async function startHttpServer(
   listener: RequestListener,
-  options: { port: number; host?: string },
+  options: { port: number; host?: string; shedder?: LoadShedder },
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = http.createServer(listener);
+  const server = http.createServer(options.shedder ? sheddingListener(listener, options.shedder) : listener);
   // Above the gateway agent's idle timeout, so a reused upstream socket is never closed under it.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -30,6 +31,7 @@ export async function startHttpServer(
     url: `http://${host}:${port}`,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        options.shedder?.stop();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {

@@ -1,4 +1,5 @@
 import mongoose, { type Connection } from 'mongoose';
+import { deadlinePlugin } from './deadline-plugin';
 
 export interface MongoHandle {
   connection: Connection;
@@ -31,6 +32,8 @@ export async function connectMongo(
     bufferCommands: false,
     autoIndex: true,
   });
+  // request deadlines reach the database as maxTimeMS (models are declared after this)
+  connection.plugin(deadlinePlugin);
   await connection.asPromise();
   return {
     connection,
