@@ -3,7 +3,8 @@ import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
 import { cardModel } from './data-access/card.model';
-import { cardCounter, cardRepository, dueIndexSource } from './data-access/card.repository';
+import { cardCounters } from './data-access/card-counters.repository';
+import { cardRepository, dueCounter, dueIndexSource } from './data-access/card.repository';
 import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import { createDueIndex } from './data-access/due-index';
 import { learningProfileRepository } from './data-access/learning-profile.repository';
@@ -79,6 +80,7 @@ export function flashcardsDeps(
           waitMs: deps.config.dueIndex.waitMs,
         })
       : undefined;
+  const counts = cardCounters(connection, deps.logger);
   return {
     config: deps.config,
     logger: deps.logger,
@@ -87,7 +89,8 @@ export function flashcardsDeps(
     redis: deps.redis,
     publisher: deps.publisher,
     outbox: deps.outbox,
-    cards: cardRepository(connection, dueIndex, cardLockFor(deps)),
+    cards: cardRepository(connection, dueIndex, cardLockFor(deps), counts),
+    cardCounts: counts,
     sets: setRepository(connection),
     reviews: reviewRepository(connection),
     sessions: sessionRepository(connection),
@@ -121,7 +124,11 @@ export function defineFlashcardsService(
       if (options.achievements) d.achievements = options.achievements;
     },
     grpc: (server, deps) =>
-      registerFlashcardsGrpc(server, { cards: cardCounter(deps.mongo.connection), now: () => clock.now() }),
+      registerFlashcardsGrpc(server, {
+        counts: depsOf(deps).cardCounts,
+        due: dueCounter(deps.mongo.connection),
+        now: () => clock.now(),
+      }),
     consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],
     workers: (deps) => {
       const blacklist = blacklistFor(deps, clock);

@@ -69,7 +69,7 @@ function identityDeps(
       clock,
     ),
     avatars: localDiskAvatarStorage(f.IDENTITY_AVATAR_DIR),
-    cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS, deps.logger),
+    cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS),
     apple: apple && appleTokenClient(apple, clock),
     kickOutbox: () => deps.outbox.kick(),
   };

@@ -7,22 +7,44 @@ import { eventually, bearer, type Harness, ipHeader, newUser, startIdentity } fr
 jest.setTimeout(180_000);
 
 // A stand-in flashcards gRPC server on loopback answers GetCardStats for the profile.
+const DEADLINE_MS = 300;
 let h: Harness;
 let flashcards: GrpcServer;
-let slowUserId = '';
-beforeAll(async () => {
-  const port = await freePort();
+let flashcardsPort = 0;
+/** Users whose GetCardStats the stand-in holds until released: flashcards is slow for them. */
+const slow = new Set<string>();
+const releases: (() => void)[] = [];
+/** Users the stand-in was asked about (so a test knows its case was exercised). */
+const askedFor = new Set<string>();
+const STATS = { total_cards: 12, due_cards: 3, mastered_cards: 4, favorite_cards: 1 };
+
+async function startStandIn() {
   flashcards = createGrpcServer({ logger: silentLogger(), serviceName: 'flashcards' });
   flashcards.addService(loadPackage().lingua.flashcards.v1.FlashcardsService.service, {
     GetCardStats: async (req) => {
-      if (req.user_id === slowUserId) await new Promise((r) => setTimeout(r, 2_000));
-      return { total_cards: 12, due_cards: 3, mastered_cards: 4, favorite_cards: 1 };
+      askedFor.add(req.user_id);
+      // held until the test releases it (never longer than the test could wait)
+      if (slow.has(req.user_id))
+        await new Promise<void>((release) => {
+          releases.push(release);
+          setTimeout(release, 30_000).unref();
+        });
+      return STATS;
     },
   });
-  await flashcards.start(port, '127.0.0.1');
-  h = await startIdentity({ FLASHCARDS_ADDR: `127.0.0.1:${port}`, FLASHCARDS_STATS_DEADLINE_MS: '300' });
+  await flashcards.start(flashcardsPort, '127.0.0.1');
+}
+
+beforeAll(async () => {
+  flashcardsPort = await freePort();
+  await startStandIn();
+  h = await startIdentity({
+    FLASHCARDS_ADDR: `127.0.0.1:${flashcardsPort}`,
+    FLASHCARDS_STATS_DEADLINE_MS: String(DEADLINE_MS),
+  });
 }, 180_000);
 afterAll(async () => {
+  for (const release of releases) release();
   await h?.stop();
   await flashcards?.stop(0);
 });
@@ -68,22 +90,58 @@ describe('profile', () => {
       dueCards: 3,
       masteredCards: 4,
       favoriteCards: 1,
-      available: true,
+    });
+    expect(res.body.data.degraded).toEqual([]);
+  });
+
+  it('When flashcards does not answer within the deadline, Then the profile answers in time with stats null and marked degraded, never zeros', async () => {
+    const u = await account();
+    slow.add(u.userId);
+    const started = performance.now();
+    const res = await h.request('GET', '/api/users/profile', { headers: bearer(u.token) });
+    const elapsed = performance.now() - started;
+    // the stand-in still holds the call: the answer did not wait for it
+    expect(askedFor.has(u.userId)).toBe(true);
+    expect(releases.length).toBeGreaterThan(0);
+    for (const release of releases.splice(0)) release();
+    expect(res.status).toBe(200);
+    expect(res.body.data.stats).toBeNull();
+    expect(res.body.data.degraded).toEqual(['stats']);
+    // the rest of the profile is whole
+    expect(res.body.data.user).toMatchObject({ id: u.userId, email: u.email });
+    expect(res.body.data.profile.settings).toMatchObject({ theme: 'auto' });
+    // the deadline plus room for a loaded shared machine; the stand-in would hold it for 30 s
+    expect(elapsed).toBeLessThan(DEADLINE_MS + 2_000);
+  });
+
+  it('When flashcards is down, Then the profile answers with stats null and marked degraded; when it is back, the counts are back', async () => {
+    const u = await account();
+    const profile = () => h.request('GET', '/api/users/profile', { headers: bearer(u.token) });
+    expect((await profile()).body.data.degraded).toEqual([]);
+    await flashcards.stop(0);
+    try {
+      const started = performance.now();
+      const res = await profile();
+      expect(performance.now() - started).toBeLessThan(DEADLINE_MS + 2_000);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ user: { id: u.userId }, stats: null, degraded: ['stats'] });
+    } finally {
+      await startStandIn();
+    }
+    await eventually(async () => {
+      const res = await profile();
+      expect(res.body.data).toMatchObject({ stats: { totalCards: 12 }, degraded: [] });
     });
   });
 
-  it('When flashcards does not answer within the deadline, Then the profile still answers, with zero stats marked unavailable', async () => {
-    const u = await account();
-    slowUserId = u.userId;
-    const res = await h.request('GET', '/api/users/profile', { headers: bearer(u.token) });
-    expect(res.status).toBe(200);
-    expect(res.body.data.stats).toEqual({
-      totalCards: 0,
-      dueCards: 0,
-      masteredCards: 0,
-      favoriteCards: 0,
-      available: false,
-    });
+  it('When the OpenAPI document is read, Then the profile says stats may be null and names the degraded parts', async () => {
+    const doc = (await h.request('GET', '/internal/openapi.json')).body;
+    const data =
+      doc.paths['/api/users/profile'].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(data.required).toEqual(expect.arrayContaining(['stats', 'degraded']));
+    expect(data.properties.stats.type).toEqual(['object', 'null']);
+    expect(data.properties.stats.description).toMatch(/null when/);
+    expect(data.properties.degraded).toMatchObject({ type: 'array', items: { enum: ['stats'] } });
   });
 
   it('When profile fields are updated, Then they are stored; a taken username is 409 RES002; a bad time zone is 400 VAL001', async () => {

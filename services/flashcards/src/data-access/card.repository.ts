@@ -1,7 +1,9 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents, type WithLock, withLocks } from '@lingua/events';
-import type { CardCounter } from '../domain/card-stats.use-case';
+import type { DueCounter } from '../domain/card-stats.use-case';
+import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
+import { type CardCounters, cardCounters } from './card-counters.repository';
 import { type CardDoc, cardModel } from './card.model';
 import type { DueIndex, DueIndexSource } from './due-index';
 
@@ -49,11 +51,22 @@ export type CardRepository = ReturnType<typeof cardRepository>;
  * Data access for cards; every query is scoped to the owner, so another user's card is simply "not found".
  * `withLock` (the card's Redis lock, also taken by the outbox relay) serialises single-card updates
  * with the relay's writes: on the local FerretDB they would otherwise lose each other's changes.
+ * Every write also keeps the owner's card counters (card-counters.repository.ts): here is the one
+ * place that knows each write's before and after.
  */
-export function cardRepository(connection: Connection, dueIndex?: DueIndex, withLock?: WithLock) {
+export function cardRepository(
+  connection: Connection,
+  dueIndex?: DueIndex,
+  withLock?: WithLock,
+  counters: CardCounters = cardCounters(connection),
+) {
   const Cards = cardModel(connection);
   const locked = <T>(id: string, fn: () => Promise<T>) => (withLock ? withLock(id, fn) : fn());
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
+  const invalidateDerived = async (userId: string) => {
+    await counters.invalidate(userId);
+    await dueIndex?.invalidate(userId);
+  };
 
   const listFilter = (userId: string, f: CardListFilter): QueryFilter<CardDoc> => {
     const q: QueryFilter<CardDoc> = { userId, isArchived: false };
@@ -85,6 +98,7 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
       };
       await Cards.collection.insertOne(doc as never);
       const inserted = toCard({ ...(doc as unknown as CardDoc) });
+      await counters.add(inserted.userId, countsOf(inserted));
       await dueIndex?.cardsWritten(inserted.userId, [inserted]);
       return inserted;
     },
@@ -97,14 +111,14 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
         await Cards.collection.insertMany(docs as never[], { ordered: false });
       } catch (err) {
         // some of the cards may be in the database, some not: the next read rebuilds from the truth
-        for (const userId of users) await dueIndex?.invalidate(userId);
+        for (const userId of users) await invalidateDerived(userId);
         throw err;
       }
-      for (const userId of users)
-        await dueIndex?.cardsWritten(
-          userId,
-          docs.filter((d) => d.userId === userId).map((d) => toCard(d)),
-        );
+      for (const userId of users) {
+        const written = docs.filter((d) => d.userId === userId).map((d) => toCard(d));
+        await counters.add(userId, sumCounts(written));
+        await dueIndex?.cardsWritten(userId, written);
+      }
     },
 
     async findActive(userId: string, id: string): Promise<Card | null> {
@@ -203,6 +217,7 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
      * Applies a change to an active card of the user and returns it, or null when it does not exist
      * (or belongs to someone else, or is archived). `where` makes it a compare-and-set, so two
      * concurrent reviews cannot both apply to the same prior state. Events are staged in the same write.
+     * The card's prior state comes back from the write itself, so the counters get its exact change.
      */
     async update(
       userId: string,
@@ -220,18 +235,23 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
       // findAndModify does not implement projections
       // under the card's lock, with or without events: the relay's $pull rewrites the whole document
       // on the local FerretDB, so it could also undo a plain edit; the lock also makes `where` reliable
-      const doc = await locked(id, () =>
+      const before = await locked(id, () =>
         Cards.collection.findOneAndUpdate(
           {
             ...active(userId, id),
             ...options.where,
           } as never,
           (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
-          { returnDocument: 'after' },
+          { returnDocument: 'before' },
         ),
       );
-      if (!doc) return null;
-      const card = toCard(doc as unknown as CardDoc);
+      if (!before) return null;
+      const prior = toCard(before as unknown as CardDoc);
+      // what the write stored: the prior card with the $set applied (undefined values are not sent)
+      const card: Card = { ...prior };
+      for (const [k, v] of Object.entries($set))
+        if (v !== undefined) (card as Record<string, unknown>)[k] = v;
+      await counters.add(userId, countsDelta(prior, card));
       await dueIndex?.cardsWritten(userId, [card]);
       return card;
     },
@@ -246,7 +266,8 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
         const r = await Cards.updateMany({ _id: { $in: ids }, userId, isArchived: false }, { $set: set });
         return r.modifiedCount;
       } finally {
-        // the new states are not returned: the next due read rebuilds the user's index
+        // the prior and new states are not returned: the next reads rebuild from the truth
+        if (touchesCounts(set)) await counters.invalidate(userId);
         await dueIndex?.invalidate(userId);
       }
     },
@@ -256,10 +277,11 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
       await dueIndex?.contentChanged(userId, ids);
     },
 
-    /** After a bulk write elsewhere whose effect is not known card by card (e.g. a rolled-back import). */
-    async invalidateDueIndex(userId: string): Promise<void> {
-      await dueIndex?.invalidate(userId);
-    },
+    /**
+     * After a bulk write elsewhere whose effect is not known card by card (e.g. a rolled-back import):
+     * the due index and the counters are rebuilt from the cards on their next read.
+     */
+    invalidateDerived,
 
     async countInSets(userId: string, setIds: string[]) {
       const docs = await Cards.find({ userId, isArchived: false, setId: { $in: setIds } })
@@ -270,22 +292,24 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
 
     async deleteSetCards(userId: string, setId: string): Promise<number> {
       const cards = await Cards.find({ userId, setId })
-        .select({ _id: 1, isArchived: 1 })
-        .lean<{ _id: string; isArchived: boolean }[]>();
+        .select({ _id: 1, isArchived: 1, isFavorite: 1, masteryLevel: 1 })
+        .lean<{ _id: string; isArchived: boolean; isFavorite: boolean; masteryLevel: number }[]>();
       let deleted: number;
       try {
         deleted = (await Cards.deleteMany({ userId, setId })).deletedCount;
       } catch (err) {
-        await dueIndex?.invalidate(userId);
+        await invalidateDerived(userId);
         throw err;
       }
       // a card added to the set between the read and the delete is not in `cards`: rebuild from the truth
-      if (deleted !== cards.length) await dueIndex?.invalidate(userId);
-      else
+      if (deleted !== cards.length) await invalidateDerived(userId);
+      else {
+        await counters.add(userId, negateCounts(sumCounts(cards)));
         await dueIndex?.cardsDeleted(
           userId,
           cards.map((c) => c._id),
         );
+      }
       return cards.filter((c) => !c.isArchived).length;
     },
 
@@ -299,18 +323,15 @@ export function cardRepository(connection: Connection, dueIndex?: DueIndex, with
   };
 }
 
-/** Counts over the cards collection for the gRPC GetCardStats (archived cards never count). */
-export function cardCounter(connection: Connection): CardCounter {
+/**
+ * The user's active cards due by a time, for GetCardStats: a range count on the index
+ * {userId, isArchived, nextReviewDate} (due depends on the time of asking, so it cannot be a counter).
+ */
+export function dueCounter(connection: Connection): DueCounter {
   const Cards = cardModel(connection);
   return {
-    count: ({ userId, dueBefore, minMastery, favorite }) =>
-      Cards.countDocuments({
-        userId,
-        isArchived: false,
-        ...(dueBefore && { nextReviewDate: { $lte: dueBefore } }),
-        ...(minMastery !== undefined && { masteryLevel: { $gte: minMastery } }),
-        ...(favorite !== undefined && { isFavorite: favorite }),
-      }),
+    countDue: (userId, at) =>
+      Cards.countDocuments({ userId, isArchived: false, nextReviewDate: { $lte: at } }),
   };
 }
 

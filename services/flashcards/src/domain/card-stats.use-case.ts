@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseInput } from '@lingua/errors';
-import { MASTERED_AT } from './scheduling/mastery';
+import type { CardCounts } from './cards/card-counts';
 
 export const CardStatsInput = z.object({ userId: z.string().min(1) });
 
@@ -11,28 +11,37 @@ export interface CardStats {
   favoriteCards: number;
 }
 
-export interface CardCounter {
-  count(filter: {
-    userId: string;
-    dueBefore?: Date;
-    minMastery?: number;
-    favorite?: boolean;
-  }): Promise<number>;
+/** Per-user counters kept up to date by every card write (see data-access/card-counters.repository.ts). */
+export interface CardCountsStore {
+  /** The user's counters; null when there are none to trust (data older than the counters, or dropped). */
+  read(userId: string): Promise<CardCounts | null>;
+  /** Counts the user's cards, stores the result for the next reads, and returns it. */
+  rebuild(userId: string): Promise<CardCounts>;
 }
 
-export { MASTERED_AT };
+/** "Due" depends on the time of asking, so it is a count, not a counter (an index range count). */
+export interface DueCounter {
+  countDue(userId: string, at: Date): Promise<number>;
+}
 
-/** A user's card counts, for other services (achievements, notifications, AI quotas). */
+/**
+ * A user's card counts, for other services (the identity profile): total, mastered and favourites
+ * from the counters (rebuilt once from a count when missing), due from the due-date index.
+ */
 export async function getCardStats(
   raw: unknown,
-  deps: { cards: CardCounter; now: () => Date },
+  deps: { counts: CardCountsStore; due: DueCounter; now: () => Date },
 ): Promise<CardStats> {
   const { userId } = parseInput(CardStatsInput, raw);
-  const [totalCards, dueCards, masteredCards, favoriteCards] = await Promise.all([
-    deps.cards.count({ userId }),
-    deps.cards.count({ userId, dueBefore: deps.now() }),
-    deps.cards.count({ userId, minMastery: MASTERED_AT }),
-    deps.cards.count({ userId, favorite: true }),
+  const [stored, dueCards] = await Promise.all([
+    deps.counts.read(userId),
+    deps.due.countDue(userId, deps.now()),
   ]);
-  return { totalCards, dueCards, masteredCards, favoriteCards };
+  const counts = stored ?? (await deps.counts.rebuild(userId));
+  return {
+    totalCards: counts.total,
+    dueCards,
+    masteredCards: counts.mastered,
+    favoriteCards: counts.favorite,
+  };
 }

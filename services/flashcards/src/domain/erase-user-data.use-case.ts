@@ -15,6 +15,7 @@ export async function eraseUserData(
   raw: unknown,
   deps: {
     cards: Erasable;
+    cardCounts: Erasable;
     sets: Erasable;
     reviews: Erasable;
     sessions: Erasable;
@@ -26,6 +27,8 @@ export async function eraseUserData(
   const { userId } = parseInput(EraseUserDataInput, raw);
   // sets after cards, so a crash in between never leaves cards pointing at a missing set
   await deps.cards.deleteAllOfUser(userId);
+  // after the cards: a read in between recounts no cards, and users without cards have no counters
+  await deps.cardCounts.deleteAllOfUser(userId);
   await deps.sets.deleteAllOfUser(userId);
   await deps.reviews.deleteAllOfUser(userId);
   await deps.sessions.deleteAllOfUser(userId);

@@ -7,10 +7,10 @@ import type { RefreshFamilyRepository } from '../data-access/refresh-family.repo
 import type { SocialIdentityRepository } from '../data-access/social-identity.repository';
 import type { UserRepository } from '../data-access/user.repository';
 import type { AvatarStorage } from '../data-access/avatar-storage';
-import type { CardStatsSource } from '../data-access/card-stats.client';
 import type { IdentityProviders } from '../data-access/identity-providers';
 import type { AppleTokens } from '../data-access/apple-tokens.client';
 import type { PasswordHasher } from './password-hasher';
+import type { CardStatsSource } from './profile.use-case';
 
 /** Everything the use cases need, injected (tests pass a TestClock and real stores). */
 export interface IdentityDeps {

@@ -1,17 +1,48 @@
 import { AppError } from '@lingua/errors';
-import type { CardStats } from '../data-access/card-stats.client';
 import type { ImageType } from '../data-access/avatar-storage';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 import type { User, UserProfile, UserSettings } from './user';
 
-export async function getProfile(
-  userId: string,
-  deps: IdentityDeps,
-): Promise<{ user: User; stats: CardStats }> {
-  const user = await deps.users.findById(userId);
+/** A user's card counts, as the flashcards service keeps them. */
+export interface CardStats {
+  totalCards: number;
+  dueCards: number;
+  masteredCards: number;
+  favoriteCards: number;
+}
+
+/** Where the profile's card counts come from; rejects when they cannot be had in time. */
+export interface CardStatsSource {
+  forUser(userId: string): Promise<CardStats>;
+  close(): void;
+}
+
+/** Parts of a profile that can be missing from an answer because a dependency failed. */
+export type ProfilePart = 'stats';
+
+export interface Profile {
+  user: User;
+  /** null when the counts could not be had: unknown, never invented zeros. */
+  stats: CardStats | null;
+  /** The parts left out of this answer (empty when complete). */
+  degraded: ProfilePart[];
+}
+
+/**
+ * The caller's profile. The card counts are asked for alongside the user, and a failure to get them
+ * leaves them out (named in `degraded`) rather than failing the profile or showing zeros as facts.
+ */
+export async function getProfile(userId: string, deps: IdentityDeps): Promise<Profile> {
+  const [user, stats] = await Promise.all([
+    deps.users.findById(userId),
+    deps.cardStats.forUser(userId).catch((err: unknown) => {
+      deps.logger.warn({ err, userId }, 'card stats unavailable; profile answered without them');
+      return null;
+    }),
+  ]);
   if (!user) throw new AppError('NOT_FOUND', 'User not found');
-  return { user, stats: await deps.cardStats.forUser(userId) };
+  return { user, stats, degraded: stats ? [] : ['stats'] };
 }
 
 /** The image type from the file's first bytes (the declared type is the client's word, not proof). */

@@ -1,10 +1,10 @@
 import type { GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
-import { type CardCounter, getCardStats } from '../../domain/card-stats.use-case';
+import { type CardCountsStore, type DueCounter, getCardStats } from '../../domain/card-stats.use-case';
 
 export function registerFlashcardsGrpc(
   server: GrpcServer,
-  deps: { cards: CardCounter; now: () => Date },
+  deps: { counts: CardCountsStore; due: DueCounter; now: () => Date },
 ): void {
   server.addService(loadPackage().lingua.flashcards.v1.FlashcardsService.service, {
     GetCardStats: async (req) => {

@@ -6,6 +6,7 @@ import type { Logger } from '@lingua/logger';
 import type { ApiDocs } from '@lingua/openapi';
 import type { RedisHandle } from '@lingua/redis';
 import type { FlashcardsConfig } from '../../config';
+import type { CardCounters } from '../../data-access/card-counters.repository';
 import type { CardRepository } from '../../data-access/card.repository';
 import type { LearningProfileRepository } from '../../data-access/learning-profile.repository';
 import type { ReviewRepository } from '../../data-access/review.repository';
@@ -32,6 +33,8 @@ export interface FlashcardsDeps {
   /** kick() after a write that staged events. */
   outbox: OutboxRelay;
   cards: CardRepository;
+  /** The per-user card counters the card repository keeps (read by GetCardStats, erased with the user). */
+  cardCounts: CardCounters;
   sets: SetRepository;
   reviews: ReviewRepository;
   sessions: SessionRepository;

@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation } from 'mongoose';
 import type { CardDoc } from '../../data-access/card.model';
 import { wordKeyOf } from '../../data-access/card.repository';
+import { touchesCounts } from '../../domain/cards/card-counts';
 import type { ExportableCard } from '../../domain/portability/card-mapping';
 import type { ExportDeps } from '../../domain/portability/export-cards.use-case';
 import type { ImportDeps } from '../../domain/portability/import-cards.use-case';
@@ -108,6 +109,8 @@ export function portabilityStore(
               userId,
               batch.map((r) => r.cardId),
             );
+            // replacements carry content only; should one ever set what the counters count, recount
+            if (batch.some((r) => touchesCounts(r.set))) await deps.cardCounts.invalidate(userId);
           }
         }
       } catch (err) {
@@ -136,7 +139,7 @@ export function portabilityStore(
             )
             .catch(() => undefined);
         }
-        await deps.cards.invalidateDueIndex(userId);
+        await deps.cards.invalidateDerived(userId);
         throw err;
       }
     },

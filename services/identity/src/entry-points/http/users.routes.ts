@@ -54,13 +54,14 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
   const router = Router();
 
   router.get(`${P}/profile`, authenticated, async (_req, res) => {
-    const { user, stats } = await getProfile(currentUser(res).sub, deps);
-    sendSuccess(res, { user: publicUser(user), profile: profileData(user), stats });
+    const { user, stats, degraded } = await getProfile(currentUser(res).sub, deps);
+    sendSuccess(res, { user: publicUser(user), profile: profileData(user), stats, degraded });
   });
   docs.route({
     method: 'get',
     path: `${P}/profile`,
-    summary: 'The caller: user, profile (with settings) and flashcard stats (zeros when flashcards is down)',
+    summary:
+      'The caller: user, profile (with settings) and card stats; stats null and degraded ["stats"] when flashcards is slow or down',
     auth: 'access',
     response: ProfileData,
   });

@@ -57,11 +57,20 @@ export const ProfileData = z.object({
     timezone: z.string().nullable(),
     settings: Settings,
   }),
-  stats: z.object({
-    totalCards: z.number().int(),
-    dueCards: z.number().int(),
-    masteredCards: z.number().int(),
-    favoriteCards: z.number().int(),
-    available: z.boolean(),
-  }),
+  stats: z
+    .object({
+      totalCards: z.number().int(),
+      dueCards: z.number().int(),
+      masteredCards: z.number().int(),
+      favoriteCards: z.number().int(),
+    })
+    .nullable()
+    .describe(
+      'card counts from the flashcards service; null when it did not answer in time (then "stats" is in degraded)',
+    ),
+  degraded: z
+    .array(z.enum(['stats']))
+    .describe(
+      'parts of this profile left out because a dependency failed (null in the answer, never made up); empty when complete',
+    ),
 });
