@@ -29,8 +29,9 @@ export interface LoadShedder {
 
 /**
  * An adaptive concurrency limit (AIMD, as TCP's congestion window): while requests finish within the
- * target latency and the limit is in use, it grows by one per window; when a window's mean latency
- * passes the target, or answers were timeouts or sheds from below, it shrinks by a fifth. Requests
+ * target latency and the limit is in use, it grows by one per window; when two windows running had a
+ * mean latency over the target, or answers that were timeouts or sheds from below, it shrinks to
+ * four fifths of what was in use. Requests
  * over the limit are refused at once, before any work, so accepted requests keep their latency and the
  * excess costs almost nothing. A lagging event loop (this process gets no CPU) shrinks the limit too;
  * it never sheds by itself, so a process that is merely busy still serves requests one at a time.
@@ -47,6 +48,7 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
   let congested = false;
   let loopDelay = 0;
   let lateWindows = 0;
+  let slowWindows = 0;
   let last = performance.now();
 
   const tick = setInterval(() => {
@@ -56,7 +58,10 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     loopDelay = Math.max(0, now - last - windowMs);
     last = now;
     lateWindows = loopDelay > options.maxEventLoopDelayMs ? lateWindows + 1 : 0;
-    if (congested || (count > 0 && sum / count > options.targetLatencyMs) || lateWindows >= 2)
+    const slow = congested || (count > 0 && sum / count > options.targetLatencyMs);
+    slowWindows = slow ? slowWindows + 1 : 0;
+    // two windows running, as for the event loop: one burst is absorbed, lasting overload is not
+    if (slowWindows >= 2 || lateWindows >= 2)
       // from what was in use, not from the limit: a limit far above the load comes down at once
       limit = Math.max(options.minLimit, Math.min(limit, peak) * 0.8);
     else if (peak >= limit * (1 - reserve) - 1) limit = Math.min(options.maxLimit, limit + 1);
