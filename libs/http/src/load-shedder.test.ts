@@ -88,40 +88,60 @@ describe('load shedding', () => {
 });
 
 describe('adaptive limit', () => {
-  it('When requests finish slower than the target, Then the limit shrinks; When they are fast and the limit is used, Then it grows back', async () => {
-    const limiter = createLoadShedder({
+  // windows are ended by hand (the timer's window is a minute), so each step is exact
+  const limiterFor = () =>
+    createLoadShedder({
       initialLimit: 20,
       minLimit: 2,
       maxLimit: 40,
       targetLatencyMs: 50,
       maxEventLoopDelayMs: 60_000,
-      windowMs: 20,
+      windowMs: 60_000,
     });
+  /** One window in which `n` requests were in flight at once and finished after `latencyMs`. */
+  const windowOf = (limiter: LoadShedder, n: number, latencyMs: number, congested = false) => {
+    const releases = Array.from({ length: n }, () => limiter.tryAcquire('read'));
+    releases.forEach((release) => release?.(latencyMs, congested));
+    limiter.endWindow();
+  };
+
+  it('When one window is slow, Then nothing changes (a burst is absorbed); When two in a row are, Then the limit drops to four fifths of what was in use', () => {
+    const limiter = limiterFor();
     try {
-      const slowWindow = () => {
-        const releases = Array.from({ length: 3 }, () => limiter.tryAcquire('normal'));
-        releases.forEach((release) => release?.(500, false));
-      };
-      slowWindow();
-      await waitFor(() => {
-        slowWindow();
-        expect(limiter.stats.limit).toBeLessThanOrEqual(5);
-      });
-      // fast answers with the limit in use: it climbs again
-      await waitFor(() => {
-        const n = Math.ceil(limiter.stats.limit);
-        const releases = Array.from({ length: n }, () => limiter.tryAcquire('read')).filter(
-          (r) => r !== undefined,
-        );
-        releases.forEach((release) => release(1, false));
-        expect(limiter.stats.limit).toBeGreaterThanOrEqual(10);
-      });
-      // answers that were timeouts or sheds below count as congestion, however fast
-      const before = limiter.stats.limit;
-      await waitFor(() => {
-        limiter.tryAcquire('read')!(1, true);
-        expect(limiter.stats.limit).toBeLessThan(before);
-      });
+      windowOf(limiter, 10, 500);
+      expect(limiter.stats.limit).toBe(20);
+      windowOf(limiter, 10, 500);
+      expect(limiter.stats.limit).toBe(8); // 10 in use × 0.8
+      windowOf(limiter, 8, 500);
+      windowOf(limiter, 8, 500);
+      expect(limiter.stats.limit).toBeLessThanOrEqual(6);
+    } finally {
+      limiter.stop();
+    }
+  });
+
+  it('When answers are fast and the limit is in use, Then it grows by one a window; When unused, Then it stays', () => {
+    const limiter = limiterFor();
+    try {
+      windowOf(limiter, 20, 1);
+      windowOf(limiter, 21, 1);
+      expect(limiter.stats.limit).toBe(22);
+      windowOf(limiter, 3, 1);
+      expect(limiter.stats.limit).toBe(22);
+    } finally {
+      limiter.stop();
+    }
+  });
+
+  it('When answers from below were 503/504 two windows running, Then the limit drops however fast they were', () => {
+    const limiter = limiterFor();
+    try {
+      windowOf(limiter, 10, 1, true);
+      windowOf(limiter, 10, 1, true);
+      expect(limiter.stats.limit).toBe(8);
+      // never below the minimum
+      for (let i = 0; i < 20; i++) windowOf(limiter, 10, 1, true);
+      expect(limiter.stats.limit).toBe(2);
     } finally {
       limiter.stop();
     }

@@ -24,6 +24,8 @@ export interface LoadShedder {
   /** A release function when the request may go ahead, undefined when it must be shed. */
   tryAcquire(priority: Priority): ((latencyMs: number, congested: boolean) => void) | undefined;
   readonly stats: { inFlight: number; limit: number; shed: number; eventLoopDelayMs: number };
+  /** Ends the current window now (the timer does it every windowMs; tests drive it by hand). */
+  endWindow(): void;
   stop(): void;
 }
 
@@ -51,7 +53,8 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
   let slowWindows = 0;
   let last = performance.now();
 
-  const tick = setInterval(() => {
+  /** Ends a window: adapts the limit to what the window saw. */
+  const endWindow = () => {
     const now = performance.now();
     // the timer's own lateness is the event loop's delay; only a lasting one counts (this process
     // gets no CPU), not one long task such as start-up
@@ -69,7 +72,8 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     count = 0;
     peak = inFlight;
     congested = false;
-  }, windowMs);
+  };
+  const tick = setInterval(endWindow, windowMs);
   tick.unref();
 
   return {
@@ -93,6 +97,7 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     get stats() {
       return { inFlight, limit: Math.round(limit), shed, eventLoopDelayMs: Math.round(loopDelay) };
     },
+    endWindow,
     stop: () => clearInterval(tick),
   };
 }

@@ -93,7 +93,11 @@ export function defineIdentityService(
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
     consumers: (deps) => [subscriptionChangedSubscriber({ users: depsOf(deps).users })],
-    workers: (deps) => [expiredRecordsSweeper(depsOf(deps))],
+    workers: (deps) => [
+      expiredRecordsSweeper(depsOf(deps)),
+      // stopped with the workers: the flashcards channel must not outlive the service
+      { stop: async () => depsOf(deps).cardStats.close() },
+    ],
     outboxCollections: (deps) => [
       lockedForRelay(userModel(deps.mongo.connection).collection, locksOf(deps).user),
       lockedForRelay(oneTimeTokenCollection(deps.mongo.connection), locksOf(deps).token),
