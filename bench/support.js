@@ -48,6 +48,9 @@ async function startProcess({
 /** The p-th percentile of an ascending array. */
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/** The median of an array of numbers (the upper one of the two middle values for an even count). */
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 /** Pids of the processes whose command line contains `needle` (Linux /proc; [] elsewhere). */
 function pidsMatching(needle) {
   const fs = require('node:fs');
@@ -146,12 +149,9 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
   const { Pool } = require('undici');
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections, pipelining: 1 });
-  const total = Math.round(rate * seconds);
   const latencies = [];
-  let sent = 0;
   let ok = 0;
   let errors = 0;
-  const started = performance.now();
   const one = async () => {
     const start = performance.now();
     try {
@@ -164,28 +164,44 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
     }
     latencies.push(performance.now() - start);
   };
+  const { sent, settled } = await openLoop({ rate, seconds, fire: one });
+  await settled;
+  await pool.close();
+  return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
+}
+
+/**
+ * The open-loop clock: calls `fire(i)` `rate` times a second for `seconds`, on schedule whatever the
+ * answers (a slow answer never delays the next call). A 1 ms timer issues every call due by now, since
+ * timers wake up late. Resolves once the last call has been issued, with `settled`, a promise of all
+ * the calls' results, and `sent`.
+ */
+async function openLoop({ rate, seconds, fire }) {
+  const total = Math.round(rate * seconds);
   const inFlight = [];
+  const started = performance.now();
+  let sent = 0;
   await new Promise((resolve) => {
     const tick = () => {
-      // every request due by now (timers fire late, so several may be due at once)
+      // every call due by now (timers fire late, so several may be due at once)
       const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-      for (; sent < due; sent++) inFlight.push(one());
+      for (; sent < due; sent++) inFlight.push(fire(sent));
       if (sent < total) setTimeout(tick, 1);
       else resolve();
     };
     tick();
   });
-  await Promise.all(inFlight);
-  await pool.close();
-  return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
+  return { sent, settled: Promise.all(inFlight) };
 }
 
 module.exports = {
   freePort,
   startProcess,
   percentile,
+  median,
   waitForQuietDatabase,
   cpuMsOf,
   runQueueMsOf,
   fixedRate,
+  openLoop,
 };
