@@ -117,6 +117,78 @@ function runQueueMsOf(pids) {
   return ns === null ? null : ns / 1e6;
 }
 
+/** The machine's TCP sockets (/proc/net/tcp and tcp6): { localPort, remotePort, listening, inode }; [] off Linux. */
+function tcpSockets() {
+  const fs = require('node:fs');
+  const sockets = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue; // not Linux, or no IPv6
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      const port = (address) => parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+      sockets.push({ localPort: port(f[1]), remotePort: port(f[2]), listening: f[3] === '0A', inode: f[9] });
+    }
+  }
+  return sockets;
+}
+
+/** Inodes of the sockets a process holds open (/proc/<pid>/fd); empty when it is gone or unreadable. */
+function socketInodesOf(pid) {
+  const fs = require('node:fs');
+  const inodes = new Set();
+  let fds = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes; // gone, not ours to read, or not Linux
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return inodes;
+}
+
+/** Pid of the process listening on TCP `port` (procfs); undefined when none is found or this is not Linux. */
+function pidListeningOn(port) {
+  const fs = require('node:fs');
+  const wanted = new Set(
+    tcpSockets()
+      .filter((s) => s.listening && s.localPort === port)
+      .map((s) => s.inode),
+  );
+  if (wanted.size === 0) return undefined;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    for (const inode of socketInodesOf(d)) if (wanted.has(inode)) return Number(d);
+  }
+  return undefined;
+}
+
+/** Pids of a process's direct children (/proc/<pid>/task/<tid>/children); [] when gone or not Linux. */
+function childPids(pid) {
+  const fs = require('node:fs');
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/))
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Waits until the local FerretDB has been nearly idle for a second (at most `maxMs`). A service's
  * start-up work on it (index checks, the outbox relay's first safety-net scan, which reads every
@@ -202,6 +274,10 @@ module.exports = {
   waitForQuietDatabase,
   cpuMsOf,
   runQueueMsOf,
+  tcpSockets,
+  socketInodesOf,
+  pidListeningOn,
+  childPids,
   fixedRate,
   openLoop,
 };
