@@ -45,7 +45,14 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'documentdb,ferretdb1-postgresql,f
 const USERS = num('BENCH_USERS', 80);
 const CARDS_PER_USER = num('BENCH_CARDS', 5);
 const SECONDS = num('BENCH_SECONDS', 30);
-const FIXED_CAPACITY = num('BENCH_CAPACITY', undefined);
+/** BENCH_CAPACITY: one rate for every engine (`60`), or per engine (`documentdb:60,ferretdb1-sqlite:8`). */
+function fixedCapacity(engine) {
+  const spec = process.env.BENCH_CAPACITY;
+  if (!spec) return undefined;
+  if (/^\d+(\.\d+)?$/.test(spec.trim())) return Number(spec);
+  const pair = spec.split(',').find((p) => p.split(':')[0].trim() === engine);
+  return pair ? Number(pair.split(':')[1]) : undefined;
+}
 const STEP_SECONDS = num('BENCH_STEP_SECONDS', 5);
 const START_RATE = num('BENCH_START_RATE', 10);
 const MAX_RATE = num('BENCH_MAX_RATE', 2000);
@@ -54,7 +61,7 @@ const CONNECTIONS = num('BENCH_CONNECTIONS', 512);
 const TIMEOUT_MS = num('BENCH_TIMEOUT_MS', 10_000);
 const IDLE_MAX_S = num('BENCH_IDLE_MAX_S', 60);
 /** Idle: the stack's processes together under this share of one core for a whole second. */
-const IDLE_CORE_SHARE = 0.05;
+const IDLE_CORE_SHARE = num('BENCH_IDLE_CORE_PCT', 5) / 100;
 const PG_PORT = Number(process.env.LINGUA_PG_PORT ?? 55432);
 const PHASES = [
   ['0.5x', 0.5],
@@ -125,6 +132,7 @@ async function startDatabase(engine) {
   return {
     engine,
     description,
+    onPostgres,
     url: `mongodb://127.0.0.1:${port}`,
     /** FerretDB and, on PostgreSQL, the backends serving its connections (matched by client port). */
     pids() {
@@ -149,16 +157,11 @@ async function startDatabase(engine) {
   };
 }
 
-/** Drops the bench's databases and NATS streams (left over from an interrupted run, or this one's). */
-async function removeBenchData(mongoUrl) {
-  const { MongoClient } = require('mongodb');
-  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 });
-  try {
-    const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
-    for (const { name } of databases) if (name.startsWith(DB_PREFIX)) await client.db(name).dropDatabase();
-  } finally {
-    await client.close();
-  }
+/**
+ * Removes the bench's NATS streams and, on PostgreSQL, its databases (left over from an interrupted
+ * run, or this one's); SQLite files go with the temp dir.
+ */
+async function removeBenchData(db) {
   const { connect } = require('@nats-io/transport-node');
   const { jetstreamManager } = require('@nats-io/jetstream');
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', timeout: 5_000 });
@@ -167,6 +170,19 @@ async function removeBenchData(mongoUrl) {
     for (const name of [STREAM, `${STREAM}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
   } finally {
     await nc.close();
+  }
+  if (!db.onPostgres) return;
+  const { MongoClient } = require('mongodb');
+  const client = new MongoClient(db.url, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
+    for (const { name } of databases) if (name.startsWith(DB_PREFIX)) await client.db(name).dropDatabase();
+  } catch (err) {
+    throw new Error(`drop the ${DB_PREFIX}* databases (the next run drops them): ${err.message}`, {
+      cause: err,
+    });
+  } finally {
+    await client.close();
   }
 }
 
@@ -412,6 +428,7 @@ async function runLoad({ pool, users, rate, seconds, stackPids, measureIdle }) {
     fire: () => call(pool, pick(users), pick(MIX)),
   });
   const loadMs = performance.now() - started;
+  if (cleaning) throw new Error('interrupted'); // the stack is being stopped: nothing to report
   const stackCpuMs = meter.read();
   const { user, system } = process.cpuUsage(ownCpu);
   const [results, idleS] = await Promise.all([settled, measureIdle ? timeToIdle(stackPids) : undefined]);
@@ -593,9 +610,9 @@ async function benchEngine(engine, index) {
   const depth = cleanups.length;
   const db = await startDatabase(engine);
   console.log(`\n== ${engine}: ${db.description} (the bench's own, ${db.url}) ==`);
-  await removeBenchData(db.url); // left over from an interrupted run
+  await removeBenchData(db); // left over from an interrupted run
   // after the stack has stopped (cleanups run last-in first-out), before the database stops
-  cleanups.push(['remove the bench data', () => removeBenchData(db.url)]);
+  cleanups.push(['remove the bench data', () => removeBenchData(db)]);
   const stack = await startBenchStack(db);
   const stackPids = () => [...stack.children.map((c) => c.child.pid), ...db.pids()];
   const pool = new Pool(stack.url, { connections: CONNECTIONS, pipelining: 1 });
@@ -612,8 +629,9 @@ async function benchEngine(engine, index) {
     `idle after set-up in ${settleS === null ? `> ${IDLE_MAX_S}` : fmt(settleS, 1)} s; at rest the stack uses ${fmt((await coreShare(stackPids, 2_000)) * 100, 1)} % of a core`,
   );
   const ctx = { pool, users, stackPids };
-  const capacity = FIXED_CAPACITY ?? (await findCapacity(ctx));
-  console.log(`capacity: ${capacity} req/s${FIXED_CAPACITY ? ' (BENCH_CAPACITY)' : ''}`);
+  const given = fixedCapacity(engine);
+  const capacity = given ?? (await findCapacity(ctx));
+  console.log(`capacity: ${capacity} req/s${given ? ' (BENCH_CAPACITY)' : ''}`);
   const phases = {};
   for (const [label, factor] of PHASES) {
     await timeToIdle(stackPids);
