@@ -98,13 +98,6 @@ function cleanUp() {
   })();
   return cleaning;
 }
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
-  process.on(signal, () => {
-    if (cleaning) return; // already stopping
-    console.error(`\n${signal}: stopping what the bench started...`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-
 function infra(args, env) {
   const r = spawnSync('bash', [INFRA, ...args], { env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`infra.sh ${args.join(' ')} failed:\n${r.stderr}`);
@@ -645,6 +638,17 @@ async function benchEngine(engine, index) {
 }
 
 async function main() {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+    process.on(signal, () => {
+      if (cleaning) return console.error(`${signal}: still stopping what the bench started...`);
+      console.error(`\n${signal}: stopping what the bench started...`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  for (const event of ['uncaughtException', 'unhandledRejection'])
+    process.on(event, (err) => {
+      console.error(event, err);
+      void cleanUp().finally(() => process.exit(1));
+    });
   for (const e of ENGINES)
     if (!STEP_ORDER.includes(e))
       throw new Error(`BENCH_ENGINES: unknown engine '${e}' (${STEP_ORDER.join(', ')})`);
@@ -656,10 +660,13 @@ async function main() {
   printSummary(runs);
 }
 
-main()
-  .catch((err) => {
-    if (cleaning) return; // interrupted: the signal handler reports and exits
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanUp());
+module.exports = { isShed };
+
+if (require.main === module)
+  main()
+    .catch((err) => {
+      if (cleaning) return; // interrupted: the signal handler reports and exits
+      console.error(err);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanUp());
