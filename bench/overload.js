@@ -470,22 +470,30 @@ function summarize(results, meta) {
   };
 }
 
-/** Step search: double from START_RATE while it holds, then halve the gap twice. */
+/**
+ * Step search: double from START_RATE while the rate holds, then halve the gap twice. A step lasts
+ * BENCH_STEP_SECONDS, longer at low rates (up to 3x) so that its p95 rests on 60 requests or more; a
+ * step that fails is run once more before it counts, so one hiccup of the shared machine does not
+ * decide the capacity. A discarded step at START_RATE warms the stack up first.
+ */
 async function findCapacity(ctx) {
   const holds = (r) => r.goodput >= 0.95 * r.offered && r.accepted.n > 0 && r.accepted.p95 <= CAPACITY_P95_MS;
   console.log(
     `capacity search: ${STEP_SECONDS} s steps; holds when goodput >= 95 % of offered and 2xx p95 <= ${CAPACITY_P95_MS} ms`,
   );
   console.log('  rate/s  goodput/s  2xx p95 ms  timeouts  errors  holds');
-  const step = async (rate) => {
+  const once = async (rate, note = '') => {
     await timeToIdle(ctx.stackPids, 20);
-    const r = await runLoad({ ...ctx, rate, seconds: STEP_SECONDS, measureIdle: false });
+    const seconds = Math.min(3 * STEP_SECONDS, Math.max(STEP_SECONDS, 60 / rate));
+    const r = await runLoad({ ...ctx, rate, seconds, measureIdle: false });
     const ok = holds(r);
     console.log(
-      `  ${fmt(rate).padStart(6)}  ${fmt(r.goodput, 1).padStart(9)}  ${fmt(r.accepted.p95).padStart(10)}  ${String(r.timeouts).padStart(8)}  ${String(r.errors + r.shed).padStart(6)}  ${ok ? 'yes' : 'no'}`,
+      `  ${fmt(rate).padStart(6)}  ${fmt(r.goodput, 1).padStart(9)}  ${fmt(r.accepted.p95).padStart(10)}  ${String(r.timeouts).padStart(8)}  ${String(r.errors + r.shed).padStart(6)}  ${ok ? 'yes' : 'no'}${note}`,
     );
     return ok;
   };
+  const step = async (rate) => (await once(rate)) || once(rate, ' (again)');
+  await once(START_RATE, ' (warm-up, discarded)');
   let good = 0;
   let bad = Infinity;
   for (let rate = START_RATE; rate <= MAX_RATE; rate *= 2) {
@@ -566,7 +574,7 @@ function printSummary(runs) {
       [`${label} 2xx p99 ms`, (r) => r.phases[label]?.accepted.p99, 0],
       [`${label} timeouts`, (r) => r.phases[label]?.timeouts, 0],
       [`${label} longest wait s`, (r) => (r.phases[label] ? r.phases[label].longestMs / 1000 : undefined), 2],
-      [`${label} idle after s`, (r) => r.phases[label]?.idleS ?? undefined, 1],
+      [`${label} idle after s`, (r) => r.phases[label]?.idleS, 1], // null: not idle within BENCH_IDLE_MAX_S
     );
   const w = 22;
   const ratioHeads = ordered.slice(1).map((r, i) => `${short(r.engine)}/${short(ordered[i].engine)}`);
@@ -576,9 +584,12 @@ function printSummary(runs) {
   );
   for (const [label, get, digits] of rows) {
     const values = ordered.map(get);
-    const ratios = values.slice(1).map((v, i) => (values[i] ? v / values[i] : undefined));
+    const ratios = values
+      .slice(1)
+      .map((v, i) => (values[i] && typeof v === 'number' ? v / values[i] : undefined));
+    const cell = (v) => (v === null ? `> ${IDLE_MAX_S}` : fmt(v, digits));
     console.log(
-      `${label.padEnd(22)}${values.map((v) => fmt(v, digits).padStart(w)).join('')}${ratios.map((x) => (x === undefined ? '–' : `${fmt(x, 2)}×`).padStart(14)).join('')}`,
+      `${label.padEnd(22)}${values.map((v) => cell(v).padStart(w)).join('')}${ratios.map((x) => (x === undefined ? '–' : `${fmt(x, 2)}×`).padStart(14)).join('')}`,
     );
   }
   console.log(`\nTargets at 2x capacity:`);
