@@ -311,7 +311,8 @@ async function call(pool, user, op) {
   } catch {
     kind = signal.aborted ? 'timeout' : 'error';
   }
-  return { op: op.name, status, kind, ms: performance.now() - started };
+  const end = performance.now();
+  return { op: op.name, status, kind, ms: end - started, end };
 }
 
 /** Registers the users through the API (each on its own client address) and gives each a few cards. */
@@ -432,6 +433,7 @@ async function runLoad({ pool, users, rate, seconds, stackPids, measureIdle }) {
     sent,
     idleS,
     queueMax,
+    loadEnd: started + loadMs,
     stackCores: stackCpuMs / loadMs,
     ownCore: (user + system) / 1000 / loadMs,
   });
@@ -457,7 +459,9 @@ function summarize(results, meta) {
     ...meta,
     offered: meta.sent / meta.seconds,
     ok: ok.length,
-    goodput: ok.length / meta.seconds,
+    // 2xx answered while the load ran; the backlog answered after it shows in `okAfter` and the time to idle
+    goodput: ok.filter((r) => r.end <= meta.loadEnd).length / meta.seconds,
+    okAfter: ok.filter((r) => r.end > meta.loadEnd).length,
     shed: count('shed'),
     shedRate: count('shed') / meta.seconds,
     errors: count('error'),
@@ -471,40 +475,55 @@ function summarize(results, meta) {
 }
 
 /**
- * Step search: double from START_RATE while the rate holds, then halve the gap twice. A step lasts
- * BENCH_STEP_SECONDS, longer at low rates (up to 3x) so that its p95 rests on 60 requests or more; a
- * step that fails is run once more before it counts, so one hiccup of the shared machine does not
- * decide the capacity. A discarded step at START_RATE warms the stack up first.
+ * Step search: double from START_RATE while the rate holds, then halve the gap twice. A rate holds when
+ * 2xx goodput is at least 95 % of the offered rate and the p95 of 2xx answers stays low: within
+ * BENCH_CAPACITY_P95_MS (the spec's 200 ms), or within twice the p95 at START_RATE when that is
+ * already higher (an engine too slow for the spec's target then gets its own knee, not 1 req/s).
+ * A step lasts BENCH_STEP_SECONDS, longer at low rates (up to 3x) so that its p95 rests on 60 requests
+ * or more; a step that fails is run once more before it counts, so one hiccup of the shared machine
+ * does not decide the capacity. A discarded step at START_RATE warms the stack up first.
  */
 async function findCapacity(ctx) {
-  const holds = (r) => r.goodput >= 0.95 * r.offered && r.accepted.n > 0 && r.accepted.p95 <= CAPACITY_P95_MS;
-  console.log(
-    `capacity search: ${STEP_SECONDS} s steps; holds when goodput >= 95 % of offered and 2xx p95 <= ${CAPACITY_P95_MS} ms`,
-  );
-  console.log('  rate/s  goodput/s  2xx p95 ms  timeouts  errors  holds');
-  const once = async (rate, note = '') => {
+  let limitMs = CAPACITY_P95_MS;
+  const holds = (r) => r.goodput >= 0.95 * r.offered && r.accepted.n > 0 && r.accepted.p95 <= limitMs;
+  const measure = async (rate) => {
     await timeToIdle(ctx.stackPids, 20);
     const seconds = Math.min(3 * STEP_SECONDS, Math.max(STEP_SECONDS, 60 / rate));
-    const r = await runLoad({ ...ctx, rate, seconds, measureIdle: false });
+    return runLoad({ ...ctx, rate, seconds, measureIdle: false });
+  };
+  const show = (rate, r, note = '') => {
     const ok = holds(r);
     console.log(
       `  ${fmt(rate).padStart(6)}  ${fmt(r.goodput, 1).padStart(9)}  ${fmt(r.accepted.p95).padStart(10)}  ${String(r.timeouts).padStart(8)}  ${String(r.errors + r.shed).padStart(6)}  ${ok ? 'yes' : 'no'}${note}`,
     );
     return ok;
   };
-  const step = async (rate) => (await once(rate)) || once(rate, ' (again)');
-  await once(START_RATE, ' (warm-up, discarded)');
+  const step = async (rate) => show(rate, await measure(rate)) || show(rate, await measure(rate), ' (again)');
+  console.log(
+    `capacity search: ${STEP_SECONDS} s steps; a rate holds when goodput >= 95 % of offered and 2xx p95 stays low`,
+  );
+  console.log('  rate/s  goodput/s  2xx p95 ms  timeouts  errors  holds');
+  show(START_RATE, await measure(START_RATE), ' (warm-up, discarded)');
+  const base = await measure(START_RATE);
+  limitMs = Math.max(CAPACITY_P95_MS, 2 * (base.accepted.p95 ?? 0));
+  console.log(
+    `  (p95 limit ${fmt(limitMs)} ms${limitMs > CAPACITY_P95_MS ? `: twice the p95 at ${START_RATE}/s` : ''})`,
+  );
   let good = 0;
   let bad = Infinity;
   for (let rate = START_RATE; rate <= MAX_RATE; rate *= 2) {
-    if (await step(rate)) good = rate;
+    const holding =
+      rate === START_RATE
+        ? show(rate, base) || show(rate, await measure(rate), ' (again)')
+        : await step(rate);
+    if (holding) good = rate;
     else {
       bad = rate;
       break;
     }
   }
   if (good === 0) {
-    // not even the start rate: halve until a rate holds (1 req/s at the least)
+    // not even the start rate (errors or timeouts): halve until a rate holds (1 req/s at the least)
     for (let rate = Math.floor(START_RATE / 2); rate >= 1; rate = Math.floor(rate / 2))
       if (await step(rate)) return rate;
     return 1;
@@ -524,7 +543,7 @@ function printPhase(label, r) {
     .map(([k, v]) => `${k}×${v}`)
     .join(', ');
   console.log(
-    `\n${label}: offered ${fmt(r.offered, 1)}/s for ${fmt(r.seconds, 1)} s  goodput ${fmt(r.goodput, 1)}/s  shed ${fmt(r.shedRate, 1)}/s (p99 ${fmt(r.shedP99, 1)} ms)  other errors ${r.errors}${errs ? ` (${errs})` : ''}  timeouts ${r.timeouts}`,
+    `\n${label}: offered ${fmt(r.offered, 1)}/s for ${fmt(r.seconds, 1)} s  goodput ${fmt(r.goodput, 1)}/s (+${r.okAfter} 2xx after the load stopped)  shed ${fmt(r.shedRate, 1)}/s (p99 ${fmt(r.shedP99, 1)} ms)  other errors ${r.errors}${errs ? ` (${errs})` : ''}  timeouts ${r.timeouts}`,
   );
   console.log(
     `  longest wait ${fmt(r.longestMs / 1000, 2)} s  idle again after ${r.idleS === null ? `> ${IDLE_MAX_S}` : fmt(r.idleS, 1)} s  stack CPU ${fmt(r.stackCores, 2)} cores  generator CPU ${fmt(r.ownCore * 100)} %  client queue max ${r.queueMax}`,
@@ -570,6 +589,7 @@ function printSummary(runs) {
     rows.push(
       [`${label} offered/s`, (r) => r.phases[label]?.offered, 1],
       [`${label} goodput/s`, (r) => r.phases[label]?.goodput, 1],
+      [`${label} 2xx after load`, (r) => r.phases[label]?.okAfter, 0],
       [`${label} shed/s`, (r) => r.phases[label]?.shedRate, 1],
       [`${label} 2xx p99 ms`, (r) => r.phases[label]?.accepted.p99, 0],
       [`${label} timeouts`, (r) => r.phases[label]?.timeouts, 0],
