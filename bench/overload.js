@@ -617,7 +617,7 @@ function printSummary(runs) {
     const r = run.phases['2x'];
     if (!r) continue;
     for (const [label, figure, pass] of targets(r))
-      console.log(`  ${run.engine.padEnd(22)} ${label.padEnd(42)} ${figure.padEnd(28)} ${verdict(pass)}`);
+      console.log(`  ${run.engine.padEnd(22)} ${label.padEnd(42)} ${figure.padEnd(31)} ${verdict(pass)}`);
   }
 }
 const short = (engine) =>
