@@ -18,7 +18,7 @@ const { performance } = require('node:perf_hooks');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
-const { cpuMsOf, fixedRate, freePort, percentile, runQueueMsOf } = require('./support');
+const { cpuMsOf, fixedRate, freePort, median, percentile, runQueueMsOf } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -28,7 +28,6 @@ const P = '/api/flashcards/1';
 const SVC = '2 service direct';
 const GW = '3 gateway + token (log 1%)';
 const FLOOR = '3e minimal node proxy (floor)';
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Offered loads (req/s) of the open-loop phase; empty to skip it. */
 const FIXED_RATES = (process.env.BENCH_FIXED_RATES ?? '1000,3000').split(',').filter(Boolean).map(Number);
 const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';

@@ -48,6 +48,9 @@ async function startProcess({
 /** The p-th percentile of an ascending array. */
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/** The median of an array of numbers (the upper one of the two middle values for an even count). */
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 /** Pids of the processes whose command line contains `needle` (Linux /proc; [] elsewhere). */
 function pidsMatching(needle) {
   const fs = require('node:fs');
@@ -114,6 +117,78 @@ function runQueueMsOf(pids) {
   return ns === null ? null : ns / 1e6;
 }
 
+/** The machine's TCP sockets (/proc/net/tcp and tcp6): { localPort, remotePort, listening, inode }; [] off Linux. */
+function tcpSockets() {
+  const fs = require('node:fs');
+  const sockets = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue; // not Linux, or no IPv6
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      const port = (address) => parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+      sockets.push({ localPort: port(f[1]), remotePort: port(f[2]), listening: f[3] === '0A', inode: f[9] });
+    }
+  }
+  return sockets;
+}
+
+/** Inodes of the sockets a process holds open (/proc/<pid>/fd); empty when it is gone or unreadable. */
+function socketInodesOf(pid) {
+  const fs = require('node:fs');
+  const inodes = new Set();
+  let fds;
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes; // gone, not ours to read, or not Linux
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return inodes;
+}
+
+/** Pid of the process listening on TCP `port` (procfs); undefined when none is found or this is not Linux. */
+function pidListeningOn(port) {
+  const fs = require('node:fs');
+  const wanted = new Set(
+    tcpSockets()
+      .filter((s) => s.listening && s.localPort === port)
+      .map((s) => s.inode),
+  );
+  if (wanted.size === 0) return undefined;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    for (const inode of socketInodesOf(d)) if (wanted.has(inode)) return Number(d);
+  }
+  return undefined;
+}
+
+/** Pids of a process's direct children (/proc/<pid>/task/<tid>/children); [] when gone or not Linux. */
+function childPids(pid) {
+  const fs = require('node:fs');
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/))
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Waits until the local FerretDB has been nearly idle for a second (at most `maxMs`). A service's
  * start-up work on it (index checks, the outbox relay's first safety-net scan, which reads every
@@ -146,12 +221,9 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
   const { Pool } = require('undici');
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections, pipelining: 1 });
-  const total = Math.round(rate * seconds);
   const latencies = [];
-  let sent = 0;
   let ok = 0;
   let errors = 0;
-  const started = performance.now();
   const one = async () => {
     const start = performance.now();
     try {
@@ -164,28 +236,50 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
     }
     latencies.push(performance.now() - start);
   };
+  const { sent, settled } = await openLoop({ rate, seconds, fire: one });
+  await settled;
+  await pool.close();
+  return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
+}
+
+/**
+ * The open-loop clock: calls `fire(i)` `rate` times a second for `seconds`, on schedule whatever the
+ * answers (a slow answer never delays the next call). Each timer tick issues every call due by now,
+ * since timers wake up late. Resolves once the last call has been issued, with `settled`, a promise of all
+ * the calls' results, and `sent`.
+ */
+async function openLoop({ rate, seconds, fire }) {
+  const total = Math.round(rate * seconds);
   const inFlight = [];
+  const started = performance.now();
+  let sent = 0;
   await new Promise((resolve) => {
     const tick = () => {
-      // every request due by now (timers fire late, so several may be due at once)
+      // every call due by now (timers fire late, so several may be due at once)
       const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-      for (; sent < due; sent++) inFlight.push(one());
-      if (sent < total) setTimeout(tick, 1);
+      for (; sent < due; sent++) inFlight.push(fire(sent));
+      // sleep until the next call is due (at least 1 ms): a busy 1 ms timer alone costs ~5 % of a core
+      const next = started + ((sent + 1) / rate) * 1000 - performance.now();
+      if (sent < total) setTimeout(tick, Math.max(1, Math.floor(next)));
       else resolve();
     };
     tick();
   });
-  await Promise.all(inFlight);
-  await pool.close();
-  return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
+  return { sent, settled: Promise.all(inFlight) };
 }
 
 module.exports = {
   freePort,
   startProcess,
   percentile,
+  median,
   waitForQuietDatabase,
   cpuMsOf,
   runQueueMsOf,
+  tcpSockets,
+  socketInodesOf,
+  pidListeningOn,
+  childPids,
   fixedRate,
+  openLoop,
 };
