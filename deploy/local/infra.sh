@@ -22,6 +22,8 @@ REDIS_PORT="${REDIS_PORT:-6379}"
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
 PG_PORT="${LINGUA_PG_PORT:-55432}"
 DB_ENGINE="${LINGUA_DB_ENGINE:-documentdb}"
+# the database runs below the gateway's priority, as the services do in start-stack.js (LINGUA_BACKEND_NICE)
+DB_NICE="${LINGUA_BACKEND_NICE:-5}"
 FERRETDB1_VERSION="v1.24.2"
 FERRETDB2_VERSION="v2.7.0"
 PG_MAJOR=15
@@ -230,7 +232,7 @@ ensure_postgres() { # engine
   fi
   as_pg mkdir -p "$socket"
   pg_conf "$socket" "$1" | as_pg tee "$dir/lingua.conf" >/dev/null
-  as_pg "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
+  as_pg nice -n "$DB_NICE" "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
     { tail -n 20 "$dir/server.log" >&2; return 1; }
   echo "$dir" >"$RUN_DIR/postgres.dir"
   ln -sf "$dir/server.log" "$LOG_DIR/postgres.log"
@@ -302,7 +304,7 @@ start_ferretdb() { # description binary args...
   local what="$1"
   shift
   mkdir -p "$DATA_DIR/ferretdb"
-  "$@" --state-dir="$DATA_DIR/ferretdb" --listen-addr="127.0.0.1:$FERRETDB_PORT" --telemetry=disable \
+  nice -n "$DB_NICE" "$@" --state-dir="$DATA_DIR/ferretdb" --listen-addr="127.0.0.1:$FERRETDB_PORT" --telemetry=disable \
     --log-level=warn >"$LOG_DIR/ferretdb.log" 2>&1 &
   echo $! >"$RUN_DIR/ferretdb.pid"
   echo "$what" >"$RUN_DIR/ferretdb.engine"

@@ -3,6 +3,7 @@
 // services and the gateway as child processes with prefixed logs. Ctrl-C stops everything it started.
 // Used by `npm start`, and by the end-to-end test through startStack().
 const { spawn, spawnSync } = require('node:child_process');
+const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
@@ -82,6 +83,11 @@ async function startStack({
       env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // The edge keeps its CPU: on one machine the services (and the database, see infra.sh) run at a
+    // lower priority, as separate pods with their own CPU would, so that under overload the gateway
+    // still answers the excess at once instead of waiting behind the work it admitted.
+    if (name !== 'gateway' && child.pid !== undefined)
+      os.setPriority(child.pid, Number(fullEnv.LINGUA_BACKEND_NICE ?? 5));
     if (!quiet) {
       prefixLines(child.stdout, name, COLORS[i], process.stdout);
       prefixLines(child.stderr, name, COLORS[i], process.stderr);

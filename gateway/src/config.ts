@@ -24,7 +24,7 @@ export const gatewayEnv = z
     DEADLINE_TRANSFER_MS: env.int(12_000, 50, 120_000),
     /** Adaptive concurrency limit at the edge: the excess is answered 503 at once (@lingua/http load-shedder). */
     LOAD_SHED: env.bool(true),
-    GATEWAY_LOAD_SHED_TARGET_MS: env.int(100, 10, 60_000),
+    GATEWAY_LOAD_SHED_TARGET_MS: env.int(50, 10, 60_000),
     GATEWAY_LOAD_SHED_MAX_IN_FLIGHT: env.int(1024, 1, 100_000),
     GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS: env.int(100, 10, 60_000),
     LOG_LEVEL: env.logLevel(),

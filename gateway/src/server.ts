@@ -155,7 +155,7 @@ export async function startGateway(
     ...(config.LOAD_SHED && {
       shedder: createLoadShedder({
         initialLimit: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
-        minLimit: Math.min(8, config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT),
+        minLimit: Math.min(16, config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT),
         maxLimit: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
         targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
         maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,

@@ -63,8 +63,9 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     lateWindows = loopDelay > options.maxEventLoopDelayMs ? lateWindows + 1 : 0;
     const slow = congested || (count > 0 && sum / count > options.targetLatencyMs);
     slowWindows = slow ? slowWindows + 1 : 0;
-    // two windows running, as for the event loop: one burst is absorbed, lasting overload is not
-    if (slowWindows >= 2 || lateWindows >= 2)
+    // two windows running, as for the event loop: one burst is absorbed, lasting overload is not;
+    // and only with requests to cut: slow answers at low concurrency are not this process's queue
+    if ((slowWindows >= 2 || lateWindows >= 2) && peak > options.minLimit)
       // from what was in use, not from the limit: a limit far above the load comes down at once
       limit = Math.max(options.minLimit, Math.min(limit, peak) * 0.8);
     else if (peak >= limit * (1 - reserve) - 1) limit = Math.min(options.maxLimit, limit + 1);
