@@ -1,4 +1,4 @@
-import { AppError, isAppError } from './app-error';
+import { AppError, isAbandonment, isAppError } from './app-error';
 import { catalogueCodeOf, errorCodeFromGrpcStatus, grpcStatusOf, httpStatusOf } from './error-codes';
 
 describe('AppError', () => {
@@ -31,5 +31,14 @@ describe('AppError', () => {
     expect(errorCodeFromGrpcStatus(4)).toBe('UPSTREAM_TIMEOUT');
     expect(errorCodeFromGrpcStatus(14)).toBe('SERVICE_UNAVAILABLE');
     expect(errorCodeFromGrpcStatus(2)).toBe('INTERNAL_ERROR');
+  });
+});
+
+describe('isAbandonment', () => {
+  it('When the work was given up (deadline, caller gone), Then true; for any other failure, false', () => {
+    expect(isAbandonment(new AppError('DEADLINE_EXCEEDED', 'late'))).toBe(true);
+    expect(isAbandonment(new AppError('REQUEST_ABANDONED', 'gone'))).toBe(true);
+    expect(isAbandonment(new AppError('UPSTREAM_TIMEOUT', 'slow service'))).toBe(false);
+    expect(isAbandonment(new Error('redis down'))).toBe(false);
   });
 });

@@ -38,3 +38,11 @@ export function isAppError(err: unknown): err is AppError {
     (err instanceof Error && err.name === 'AppError' && (err as AppError).code in ERROR_CATALOGUE)
   );
 }
+
+/**
+ * True when the work was given up (its deadline passed, its caller left): a fallback must not run
+ * then, the error goes up as it is.
+ */
+export function isAbandonment(err: unknown): boolean {
+  return isAppError(err) && (err.code === 'DEADLINE_EXCEEDED' || err.code === 'REQUEST_ABANDONED');
+}

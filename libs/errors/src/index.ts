@@ -1,4 +1,4 @@
-export { AppError, isAppError } from './app-error';
+export { AppError, isAbandonment, isAppError } from './app-error';
 export type { AppErrorOptions } from './app-error';
 export {
   ERROR_CATALOGUE,

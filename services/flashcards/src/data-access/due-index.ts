@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { isAbandonment } from '@lingua/errors';
 import type { Logger } from '@lingua/logger';
 import type { RedisClient } from '@lingua/redis';
 import type { CardDoc } from './card.model';
@@ -306,6 +307,7 @@ export function createDueIndex(opts: DueIndexOptions) {
         }
         return cards;
       } catch (err) {
+        if (isAbandonment(err)) throw err; // the request is over: no fallback work for it
         logger.warn({ err, userId }, 'due index unavailable; answering from the database');
         return null;
       }
@@ -327,6 +329,7 @@ export function createDueIndex(opts: DueIndexOptions) {
         }
         return null;
       } catch (err) {
+        if (isAbandonment(err)) throw err; // the request is over: no fallback work for it
         logger.warn({ err, userId }, 'due index unavailable; counting in the database');
         return null;
       }
