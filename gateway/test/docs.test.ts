@@ -75,6 +75,8 @@ describe('the public API document and its docs page', () => {
     });
     expect(doc.components.schemas.Flashcard).toBeDefined();
     expect(doc.info.description).toMatch(/Not available right now: .*notifications/);
+    // what every client developer must know is in the document they generate from
+    expect(doc.info.description).toMatch(/X-Request-Timeout-Ms.*503 SRV002 and Retry-After.*X-CSRF-Token/);
     // internal fragments are not reachable through the gateway
     expect((await fetch(`${gateway.url}/internal/openapi.json`)).status).toBe(404);
   });

@@ -8,6 +8,16 @@ import { type ApiDocs, mergeApiDocuments, type OpenApiDocument } from '@lingua/o
  * gateway's own routes, cached for `cacheMs`; `/docs`: Swagger UI from the local swagger-ui-dist
  * assets (no CDN, no online validator).
  */
+/** What every client must know beyond the operations: deadlines, overload, CSRF. */
+const API_RULES =
+  'Deadlines: each request has one by route class (reads, writes, AI, imports/exports/uploads); a client ' +
+  'may ask for less with X-Request-Timeout-Ms (milliseconds), never more; past it the answer is 504 ' +
+  'SRV002. Overload: the excess is answered at once with 503 SRV002 and Retry-After (seconds); try ' +
+  'again after it. CSRF: calls authenticated with a bearer token (the mobile apps) need no CSRF token, ' +
+  'since a browser never attaches an Authorization header by itself; the one call authenticated by a ' +
+  'cookie, refreshing with the HttpOnly refresh cookie, requires X-CSRF-Token equal to the lingua_csrf ' +
+  'cookie (double submit; 403 otherwise).';
+
 export function docsRoutes(deps: {
   docs: ApiDocs;
   fragments: () => Promise<{ documents: OpenApiDocument[]; missing: string[] }>;
@@ -26,7 +36,8 @@ export function docsRoutes(deps: {
       version: 'v1',
       description:
         `Language-learning backend (gateway ${deps.version}). Group A under /api/v1, Group B under ` +
-        '/api/flashcards, Group C under /api.' +
+        '/api/flashcards, Group C under /api. ' +
+        API_RULES +
         (missing.length ? ` Not available right now: ${missing.join(', ')}.` : ''),
     });
     if (conflicts.length) deps.logger.warn({ conflicts }, 'openapi: a path is documented by two services');
