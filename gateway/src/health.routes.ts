@@ -1,9 +1,63 @@
-import { Router } from 'express';
+import { isIP } from 'node:net';
+import { type Request, Router } from 'express';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { AccessTokens } from '@lingua/auth';
+import { AppError } from '@lingua/errors';
 import { HealthRegistry } from '@lingua/health';
 import type { ApiDocs } from '@lingua/openapi';
 import type { RedisHandle } from '@lingua/redis';
 import { z } from 'zod';
+import type { ApiKeyStore } from './data-access/api-key-store';
+import { hashApiKey, isUsable } from './domain/api-keys';
 import type { ServiceName } from './routes';
+
+/** Loopback and private addresses (RFC 1918, RFC 4193): callers inside the cluster network. */
+export function isInternalAddress(ip: string | undefined): boolean {
+  if (!ip) return false;
+  const v4 = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  if (isIP(v4) === 4) {
+    const [a, b] = v4.split('.').map(Number) as [number, number];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+  }
+  return ip === '::1' || /^f[cd][0-9a-f]{2}:/i.test(ip);
+}
+
+/** Who may see the per-service breakdown: the internal network, admins, API keys with an ops scope. */
+export interface HealthAccess {
+  tokens: AccessTokens;
+  /** Revoked tokens (the gateway's blacklist mirror). */
+  isRevoked(token: string): Promise<boolean>;
+  apiKeys: ApiKeyStore;
+  redis: RedisHandle;
+  /** Requests per minute and client address to the aggregate health paths (internal callers exempt). */
+  perMinute: number;
+  prefix: string;
+}
+
+async function mayseeBreakdown(req: Request, access: HealthAccess): Promise<boolean> {
+  if (isInternalAddress(req.ip)) return true;
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Bearer ')) {
+    const token = auth.slice(7);
+    try {
+      if (access.tokens.verify(token).role === 'admin' && !(await access.isRevoked(token))) return true;
+    } catch {
+      /* not a valid token: an anonymous caller */
+    }
+  }
+  const key = req.headers['x-api-key'];
+  if (typeof key === 'string') {
+    const record = await access.apiKeys.findByHash(hashApiKey(key));
+    if (
+      record &&
+      isUsable(record, new Date()) &&
+      record.client_id === req.headers['x-client-id'] &&
+      (record.scopes.includes('*') || record.scopes.includes('ops:read'))
+    )
+      return true;
+  }
+  return false;
+}
 
 interface ServiceReadiness {
   reachable: boolean;
@@ -32,15 +86,54 @@ export function healthRoutes(deps: {
   environment: string;
   timeoutMs?: number;
   docs?: ApiDocs;
+  access: HealthAccess;
+  /** How long one aggregate answer is reused: a flood never multiplies to the services. */
+  cacheMs?: number;
 }): Router {
   const router = Router();
   if (deps.docs) documentHealth(deps.docs);
+  const { access } = deps;
+  const limiter = new RateLimiterRedis({
+    storeClient: access.redis.client,
+    useRedisPackage: true,
+    keyPrefix: `${access.prefix}:health`,
+    points: access.perMinute,
+    duration: 60,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points: access.perMinute, duration: 60 }),
+  });
+  // the aggregate paths fan out to every service: their own budget per client address
+  const AGGREGATES = new Set(['/health', '/api/health', '/api/health/detailed']);
+  router.use(async (req, _res, next) => {
+    if (!AGGREGATES.has(req.path) || isInternalAddress(req.ip)) return next();
+    try {
+      await limiter.consume(req.ip ?? 'unknown');
+      next();
+    } catch (rejection) {
+      if (rejection instanceof Error) return next(rejection);
+      const retry = Math.max(1, Math.ceil((rejection as { msBeforeNext: number }).msBeforeNext / 1000));
+      next(
+        new AppError('RATE_LIMITED', 'Too many health requests', {
+          headers: { 'Retry-After': String(retry) },
+        }),
+      );
+    }
+  });
   const own = new HealthRegistry(deps.timeoutMs ?? 2_000).register({
     name: 'redis',
     check: () => deps.redis.ping(),
   });
   const redisReady = async () => (await own.report()).ready;
-  const snapshot = async () => {
+  const cacheMs = deps.cacheMs ?? 1_000;
+  let cached: { at: number; value: Promise<Snapshot> } | undefined;
+  /** One aggregate per cacheMs, shared by every caller in between (and by concurrent ones). */
+  const snapshot = (): Promise<Snapshot> => {
+    const now = Date.now();
+    if (!cached || now - cached.at >= cacheMs) cached = { at: now, value: fresh() };
+    return cached.value;
+  };
+  type Snapshot = Awaited<ReturnType<typeof fresh>>;
+  const fresh = async () => {
     const names = Object.keys(deps.services) as ServiceName[];
     const [redisUp, ...reports] = await Promise.all([
       redisReady(),
@@ -82,8 +175,8 @@ export function healthRoutes(deps: {
       Service: 'lingua-api',
     });
   });
-  router.get('/api/health/detailed', async (_req, res) => {
-    const s = await snapshot();
+  router.get('/api/health/detailed', async (req, res) => {
+    const [s, privileged] = await Promise.all([snapshot(), mayseeBreakdown(req, access)]);
     const mem = process.memoryUsage();
     const mb = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
     res.json({
@@ -92,12 +185,15 @@ export function healthRoutes(deps: {
       Database: Word(s.databaseUp),
       Cache: Word(s.redisUp),
       Memory: { RssMb: mb(mem.rss), HeapUsedMb: mb(mem.heapUsed), HeapTotalMb: mb(mem.heapTotal) },
-      Services: Object.fromEntries(
-        Object.entries(s.services).map(([n, r]) => [
-          n,
-          { Status: r.reachable ? Word(r.ready) : 'Unreachable', Checks: r.checks },
-        ]),
-      ),
+      // the breakdown names dependencies and their errors: not for anonymous callers
+      ...(privileged && {
+        Services: Object.fromEntries(
+          Object.entries(s.services).map(([n, r]) => [
+            n,
+            { Status: r.reachable ? Word(r.ready) : 'Unreachable', Checks: r.checks },
+          ]),
+        ),
+      }),
     });
   });
   router.get('/health/live', (_req, res) => void res.json({ status: 'ok' }));
@@ -140,7 +236,8 @@ function documentHealth(docs: ApiDocs) {
   docs.route({
     method: 'get',
     path: '/api/health/detailed',
-    summary: 'Health of every part',
+    summary:
+      'Health of every part; the per-service breakdown only for the internal network, admins and API keys with scope ops:read',
     tags: ['health'],
     auth: 'none',
     response: z.object({
@@ -149,7 +246,8 @@ function documentHealth(docs: ApiDocs) {
       Database: status,
       Cache: status,
       Memory: z.record(z.string(), z.number()),
-      Services: z.record(z.string(), z.unknown()),
+      Services: z.record(z.string(), z.unknown()).optional(),
     }),
+    errors: { 429: 'Too many health requests from this address' },
   });
 }

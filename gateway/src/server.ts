@@ -100,7 +100,21 @@ export async function startGateway(
   app.use(
     only(
       ['/health', '/api/health'],
-      healthRoutes({ services, redis, version: config.APP_VERSION, environment: config.NODE_ENV, docs }),
+      healthRoutes({
+        services,
+        redis,
+        version: config.APP_VERSION,
+        environment: config.NODE_ENV,
+        docs,
+        access: {
+          tokens,
+          isRevoked: (token) => blacklist.has(token),
+          apiKeys,
+          redis,
+          perMinute: config.HEALTH_RATE_LIMIT_PER_MINUTE,
+          prefix: config.RATE_LIMIT_PREFIX,
+        },
+      }),
     ),
   );
   app.use(

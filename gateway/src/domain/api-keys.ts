@@ -7,11 +7,17 @@ import type { ServiceName } from '../routes';
  *   and stored only as its SHA-256
  * - bound to one client id: a call must send the matching `X-Client-ID` with `X-API-Key`
  * - scoped per service and access kind: `<service>:read` (GET, HEAD) or `<service>:write` (anything
- *   else); `*` is every service. Admin- and subscription-gated paths need a user token, never a key
+ *   else); `*` is every service; `ops:read` only the health breakdown. Admin- and subscription-gated
+ *   paths need a user token, never a key
  * - optional expiry; a revoked or expired key is a 401 like an invalid token
  */
 export const SERVICES: ServiceName[] = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications'];
-export const API_KEY_SCOPES = ['*', ...SERVICES.flatMap((s) => [`${s}:read`, `${s}:write`])] as const;
+// `ops:read`: the health breakdown (/api/health/detailed) for monitoring, nothing else
+export const API_KEY_SCOPES = [
+  '*',
+  'ops:read',
+  ...SERVICES.flatMap((s) => [`${s}:read`, `${s}:write`]),
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export interface ApiKeyRecord {
