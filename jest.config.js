@@ -10,7 +10,8 @@ const libs = fs
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: __dirname,
-  testEnvironment: 'node',
+  // removes each file's streams, databases and Redis keys after it (libs/testing/src/jest-environment.js)
+  testEnvironment: '<rootDir>/libs/testing/src/jest-environment.js',
   transform: {
     '^.+\\.(t|j)sx?$|^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
   },
@@ -20,6 +21,8 @@ module.exports = {
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
+  // fails the run when anything it made is still there
+  globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.js',
   reporters: ['default', '<rootDir>/libs/testing/src/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,

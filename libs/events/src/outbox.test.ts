@@ -166,7 +166,10 @@ describe('outbox relay: finding pending documents', () => {
       relay.kick({ collection: Cards.collection.collectionName, id: 'c-1' });
       await waitFor(() => expect(published).toEqual([a.id]));
       expect(queries).toEqual([{ findOne: { _id: 'c-1', _outboxPending: true } }]);
-      expect((await Cards.collection.findOne({ _id: 'c-1' as never }))?._outboxPending).toBe(false);
+      // the flag is cleared after the publish: wait for it rather than race it
+      await waitFor(async () =>
+        expect((await Cards.collection.findOne({ _id: 'c-1' as never }))?._outboxPending).toBe(false),
+      );
 
       // a kick without a hint scans, and finds the other one
       relay.kick();

@@ -10,7 +10,12 @@ export const redisUrl = () => process.env.REDIS_URL ?? `redis://127.0.0.1:${proc
 
 /** Tests share the servers, so every database, stream, consumer and key prefix gets a unique name. */
 export function uniqueName(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const run = process.env.LINGUA_TEST_RUN;
+  const name = `${prefix}_${run ? `${run}_` : ''}${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  // the test environment removes what these names label when the file is done (jest-environment.js)
+  const g = globalThis as { __linguaTestNames?: string[] };
+  (g.__linguaTestNames ??= []).push(name);
+  return name;
 }
 
 export function silentLogger(name = 'test'): Logger {

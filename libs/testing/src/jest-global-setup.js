@@ -13,6 +13,10 @@ function reachable(url, fallbackPort) {
 }
 
 module.exports = async function globalSetup() {
+  // every unique name of this run carries its id, so the global teardown can find what was left
+  process.env.LINGUA_TEST_RUN ??= `r${Date.now().toString(36).slice(-4)}${Math.floor(Math.random() * 1296)
+    .toString(36)
+    .padStart(2, '0')}`;
   const targets = {
     'MongoDB-compatible server (FerretDB)': [
       process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`,
