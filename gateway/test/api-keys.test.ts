@@ -1,11 +1,18 @@
+import { connectRedis } from '@lingua/redis';
+import { redisUrl, uniqueName } from '@lingua/testing';
 import type { RunningGateway } from '../src/server';
 import { ADMIN, bearer, gatewayWith, Stubs, stubServices, USER } from './harness';
 
 const stubs = new Stubs();
 let gateway: RunningGateway;
+const KEY_PREFIX = uniqueName('gw-key');
 
 beforeAll(async () => {
-  gateway = await gatewayWith({ ...(await stubServices(stubs)), RATE_LIMIT_API_KEY_PER_HOUR: '7' });
+  gateway = await gatewayWith({
+    ...(await stubServices(stubs)),
+    RATE_LIMIT_API_KEY_PER_HOUR: '7',
+    API_KEY_PREFIX: KEY_PREFIX,
+  });
 });
 
 afterAll(async () => {
@@ -142,5 +149,45 @@ describe('API keys', () => {
       headers: { authorization: admin },
     });
     expect(badId.status).toBe(400);
+  });
+
+  it.each([
+    ['a scope this version does not know', ['flashcards:read', 'partner:everything']],
+    ['scopes that are not a list', '*'],
+  ])(
+    'When a stored key carries %s, Then it opens nothing (401), not even the status',
+    async (_what, scopes) => {
+      const { body } = await issue({
+        name: 'Legacy',
+        client_id: 'legacy-client',
+        scopes: ['flashcards:read'],
+      });
+      // as an older version, a hand edit or a corrupted write could have left it
+      const redis = await connectRedis(redisUrl());
+      try {
+        const key = `${KEY_PREFIX}:id:${body.data.key_id}`;
+        const stored = JSON.parse((await redis.client.get(key))!);
+        await redis.client.set(key, JSON.stringify({ ...stored, scopes }));
+      } finally {
+        await redis.close();
+      }
+      const headers = { 'x-api-key': body.data.api_key, 'x-client-id': 'legacy-client' };
+      for (const [method, path] of [
+        ['GET', '/api/v1/status'],
+        ['GET', '/api/flashcard-sets'],
+        ['DELETE', '/api/flashcard-sets/1'],
+      ] as const) {
+        const res = await fetch(`${gateway.url}${path}`, { method, headers });
+        expect([path, res.status]).toEqual([path, 401]);
+      }
+    },
+  );
+
+  it('When a key calls a path no service owns, Then 403 (nothing to check its scopes against)', async () => {
+    const { body } = await issue({ name: 'All', client_id: 'all-client', scopes: ['*'] });
+    const headers = { 'x-api-key': body.data.api_key, 'x-client-id': 'all-client' };
+    expect((await fetch(`${gateway.url}/api/v1/status`, { headers })).status).toBe(200);
+    const unrouted = await fetch(`${gateway.url}/api/v1/not-a-service`, { headers });
+    expect(unrouted.status).toBe(403);
   });
 });

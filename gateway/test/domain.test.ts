@@ -1,5 +1,16 @@
 import { accessPolicyFor } from '../src/domain/access-policy';
-import { scopeAllows } from '../src/domain/api-keys';
+import { scopeAllows, trustedApiKey } from '../src/domain/api-keys';
+
+const storedKey = {
+  key_id: '6f1c2b1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f',
+  client_id: 'partner-cms',
+  name: 'Partner CMS',
+  scopes: ['flashcards:read'],
+  created_at: '2026-11-01T00:00:00.000Z',
+  created_by: 'admin',
+  expires_at: null,
+  revoked_at: null,
+};
 import { cleanMarkup, jsonDepth, stripMarkup } from '../src/domain/json-input';
 import { bucketFor } from '../src/domain/rate-plans';
 import {
@@ -97,11 +108,21 @@ describe('rate plans and API key scopes', () => {
   });
 
   it('When scopes are checked, Then reads need :read, everything else :write, and * opens all', () => {
-    expect(scopeAllows(['flashcards:read'], 'flashcards', 'GET')).toBe(true);
-    expect(scopeAllows(['flashcards:read'], 'flashcards', 'DELETE')).toBe(false);
-    expect(scopeAllows(['flashcards:write'], 'flashcards', 'POST')).toBe(true);
-    expect(scopeAllows(['flashcards:write'], 'ai', 'POST')).toBe(false);
-    expect(scopeAllows(['*'], 'identity', 'PUT')).toBe(true);
+    expect(scopeAllows(['flashcards:read'], 'flashcards', 'GET', '/api/flashcards')).toBe(true);
+    expect(scopeAllows(['flashcards:read'], 'flashcards', 'DELETE', '/api/flashcards/1')).toBe(false);
+    expect(scopeAllows(['flashcards:write'], 'flashcards', 'POST', '/api/flashcards')).toBe(true);
+    expect(scopeAllows(['flashcards:write'], 'ai', 'POST', '/api/ai/generate')).toBe(false);
+    expect(scopeAllows(['*'], 'identity', 'PUT', '/api/users/profile')).toBe(true);
+  });
+
+  it('When a scope is unknown or a path has no service, Then the key opens nothing there', () => {
+    expect(scopeAllows('*' as unknown as string[], 'identity', 'GET', '/api/users/profile')).toBe(false);
+    expect(scopeAllows(['*'], undefined, 'GET', '/api/v1/unrouted')).toBe(false);
+    expect(scopeAllows(['ai:read'], undefined, 'GET', '/api/v1/status')).toBe(true);
+    expect(trustedApiKey({ ...storedKey, scopes: ['flashcards:read', 'flashcards:admin'] })).toBeUndefined();
+    expect(trustedApiKey({ ...storedKey, scopes: '*' })).toBeUndefined();
+    expect(trustedApiKey({ ...storedKey, scopes: [] })).toBeUndefined();
+    expect(trustedApiKey(storedKey)).toEqual(storedKey);
   });
 });
 

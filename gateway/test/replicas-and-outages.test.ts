@@ -61,7 +61,7 @@ describe('when Redis goes away', () => {
     await redis.dispose();
   });
 
-  it('When the blacklist cannot be checked, Then token calls get 503 (never a pass); guests still pass on the in-memory limiter', async () => {
+  it('When the blacklist cannot be checked, Then token, API key and sign-in calls get 503 (never a pass); guests still pass on the in-memory limiter', async () => {
     const authorization = bearer(USER);
     expect((await fetch(`${gateway.url}/api/users/profile`, { headers: { authorization } })).status).toBe(
       200,
@@ -70,6 +70,18 @@ describe('when Redis goes away', () => {
     const res = await fetch(`${gateway.url}/api/users/profile`, { headers: { authorization } });
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ success: false, error: { code: 'SRV002' } });
+    // the sign-in budget cannot be counted: refused, not counted per replica
+    const login = await fetch(`${gateway.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'someone@example.com', password: 'guess-1' }),
+    });
+    expect(login.status).toBe(503);
+    // an API key cannot be looked up: refused, never a pass
+    const keyed = await fetch(`${gateway.url}/api/flashcard-sets`, {
+      headers: { 'x-api-key': 'lingua_anything', 'x-client-id': 'partner-cms' },
+    });
+    expect(keyed.status).toBe(503);
     const guest = await fetch(`${gateway.url}/api/flashcards`);
     expect(guest.status).toBe(200);
     expect(guest.headers.get('ratelimit-limit')).toBe('1000');

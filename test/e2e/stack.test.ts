@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createAccessTokens } from '@lingua/auth';
 import { freePort, isolatedServiceEnv, waitFor } from '@lingua/testing';
 import { checkAgainstDocument, type Recorded } from './openapi-conformance';
@@ -147,23 +148,24 @@ describe('the whole stack', () => {
     expect((await fetch(`${stack.url}/docs/`)).status).toBe(200);
   });
 
-  it('When a guest buys on a device and then signs up from it, Then the account gets the subscription and its next token the subscriber role', async () => {
+  it('When a guest buys on a device, signs up and sends the purchase again, Then the account gets the subscription and its next token the subscriber role', async () => {
     const json = (token?: string) => ({
       'content-type': 'application/json',
       ...(token && { authorization: `Bearer ${token}` }),
     });
-    const device = `e2e-device-${Date.now()}`;
+    const device = randomUUID(); // a guest's device id is a secret: random, 128 bits
     const tx = `e2e${Date.now()}`;
+    const purchase = JSON.stringify({
+      platform: 'ios',
+      receipt_data: `sandbox_valid_${tx}`,
+      transaction_id: tx,
+      product_id: 'com.lingua.premium.monthly',
+      user_context: { user_type: 'guest', device_id: device },
+    });
     const bought = await call('/api/v1/subscriptions/verify-receipt', {
       method: 'POST',
       headers: json(),
-      body: JSON.stringify({
-        platform: 'ios',
-        receipt_data: `sandbox_valid_${tx}`,
-        transaction_id: tx,
-        product_id: 'com.lingua.premium.monthly',
-        user_context: { user_type: 'guest', device_id: device },
-      }),
+      body: purchase,
     });
     expect(bought.body).toMatchObject({
       success: true,
@@ -182,8 +184,15 @@ describe('the whole stack', () => {
     });
     expect(registered.res.status).toBe(201);
     const first = registered.body.data as { accessToken: string; refreshToken: string };
-    // free until the events have gone round: identity → user.created → subscriptions attaches the
-    // device's subscription → subscription.updated → identity sets the role for the next token
+    // naming the device at sign-up attaches nothing; the purchase sent again, signed in, claims it
+    const claimed = await call('/api/v1/subscriptions/verify-receipt', {
+      method: 'POST',
+      headers: json(first.accessToken),
+      body: purchase,
+    });
+    expect(claimed.res.status).toBe(200);
+    // free until the events have gone round: subscriptions attaches the guest purchase →
+    // subscription.updated → identity sets the role for the next token
     const gated = await call('/api/v1/dialogues/advanced', { headers: json(first.accessToken) });
     expect(gated.res.status).toBe(403);
     expect(gated.body).toMatchObject({ error: { code: 'SUBSCRIPTION_REQUIRED' } });

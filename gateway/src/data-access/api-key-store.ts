@@ -1,5 +1,5 @@
 import type { RedisClient } from '@lingua/redis';
-import type { ApiKeyRecord } from '../domain/api-keys';
+import { type ApiKeyRecord, trustedApiKey } from '../domain/api-keys';
 
 /**
  * API keys in Redis (the gateway owns no database): the record under its key id, the id under the
@@ -25,9 +25,16 @@ export function createApiKeyStore(redis: RedisClient, prefix: string) {
         .zAdd(indexKey, { score: Date.parse(record.created_at), value: record.key_id })
         .exec();
     },
+    /** For admission: only a record whose every field and scope is understood (else undefined). */
     async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
       const id = await redis.get(hashKey(hash));
-      return id ? read(id) : undefined;
+      const raw = id ? await redis.get(recordKey(id)) : null;
+      if (!raw) return undefined;
+      try {
+        return trustedApiKey(JSON.parse(raw));
+      } catch {
+        return undefined; // unreadable: unknown, not an outage
+      }
     },
     findById: read,
     /** Newest first. */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { ServiceName } from '../routes';
 
 /**
@@ -20,15 +21,26 @@ export const API_KEY_SCOPES = [
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-export interface ApiKeyRecord {
-  key_id: string;
-  client_id: string;
-  name: string;
-  scopes: ApiKeyScope[];
-  created_at: string;
-  created_by: string;
-  expires_at: string | null;
-  revoked_at: string | null;
+/**
+ * A stored key as the edge trusts it. A record that does not match (a scope this version does not
+ * know, a malformed field) opens nothing: the key is treated as unknown rather than half-understood.
+ */
+export const StoredApiKey = z.object({
+  key_id: z.string().min(1),
+  client_id: z.string().min(1),
+  name: z.string(),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
+  created_at: z.string(),
+  created_by: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+export type ApiKeyRecord = z.infer<typeof StoredApiKey>;
+
+/** The record when it is one we fully understand, else undefined (fail closed). */
+export function trustedApiKey(raw: unknown): ApiKeyRecord | undefined {
+  const parsed = StoredApiKey.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -43,8 +55,21 @@ export function isUsable(record: ApiKeyRecord, now: Date): boolean {
   return record.expires_at === null || new Date(record.expires_at) > now;
 }
 
-/** Whether a key's scopes allow the method on the service. */
-export function scopeAllows(scopes: readonly string[], service: ServiceName, method: string): boolean {
+/** The gateway's own paths a key may call: its budget (status). Anything else without a service is closed. */
+const KEY_OWN_PATHS = ['/api/v1/status'];
+
+/**
+ * Whether a key's scopes allow the method on the path's service. Only known scopes count, and a
+ * path no service owns is refused unless listed above (no scope can be checked against it).
+ */
+export function scopeAllows(
+  scopes: readonly string[],
+  service: ServiceName | undefined,
+  method: string,
+  path: string,
+): boolean {
+  if (!Array.isArray(scopes)) return false;
+  if (!service) return KEY_OWN_PATHS.includes(path);
   const kind = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
   return scopes.includes('*') || scopes.includes(`${service}:${kind}`);
 }

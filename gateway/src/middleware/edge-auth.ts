@@ -97,8 +97,7 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
     const record = await deps.apiKeys.findByHash(hashApiKey(key));
     if (!record || !isUsable(record, new Date()) || record.client_id !== req.headers['x-client-id'])
       throw new AppError('TOKEN_INVALID', 'API key or client id is invalid');
-    const service = serviceFor(path);
-    if (service && !scopeAllows(record.scopes, service, req.method ?? 'GET'))
+    if (!scopeAllows(record.scopes, serviceFor(path), req.method ?? 'GET', path))
       throw new AppError('FORBIDDEN', 'The API key has no scope for this operation');
     delete req.headers['x-api-key']; // the secret stops at the edge
     req.headers[IDENTITY_HEADERS.apiKeyId] = record.key_id;

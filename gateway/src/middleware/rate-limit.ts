@@ -28,7 +28,8 @@ export type RateDecision = RateState & { exceeded: boolean };
  * lease, exact again near the limit, unused points returned when the lease expires, a busy lease
  * topped up in the background before it runs out.
  * When Redis is down, each replica falls back to an in-memory limiter with the same budget
- * (insurance) rather than refusing all traffic or letting everything through.
+ * (insurance) rather than refusing all traffic or letting everything through; except the sign-in
+ * budget, a brute-force guard, which fails closed (the outage is a 503).
  */
 export function createRateLimiters(
   redis: RedisClient,
@@ -50,7 +51,11 @@ export function createRateLimiters(
           points,
           duration,
           rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: `${prefix}:${name}` }),
+          // the sign-in budget guards passwords: counted per replica it would multiply by the replicas
+          // and reset on restart, so without Redis sign-in is refused (503) rather than guessed at
+          ...(name !== 'login' && {
+            insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: `${prefix}:${name}` }),
+          }),
         }),
       ];
     }),

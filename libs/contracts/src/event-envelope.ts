@@ -33,7 +33,7 @@ export const EVENT_DATA_SCHEMAS = {
     username: z.string(),
     authProvider: z.enum(['password', 'apple', 'google']),
     preferredLanguage: z.string().optional(),
-    /** The guest device the account was created from: subscriptions attaches that device's subscription. */
+    /** The guest device the account was created from (informational: a guest purchase is claimed with its receipt). */
     deviceId: z.string().optional(),
   }),
   [EVENT_NAMES.userDeleted]: z.object({ userId, reason: z.string().optional() }),

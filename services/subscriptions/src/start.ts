@@ -19,7 +19,6 @@ import { redisUsageCounters } from './data-access/usage.repository';
 import type { Catalogue } from './domain/catalogue';
 import { expireSubscriptions } from './domain/expire-subscriptions.use-case';
 import type { Clock, SubscriptionsContext } from './domain/ports';
-import { userCreatedSubscriber } from './entry-points/events/user-created.subscriber';
 import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerEntitlementsGrpc } from './entry-points/grpc/entitlements.grpc';
 import { adminRoutes } from './entry-points/http/admin.routes';
@@ -168,7 +167,8 @@ export function defineSubscriptionsService(
         subscriptions: contextFor(deps).subscriptions,
         now: () => clock.now(),
       }),
-    consumers: (deps) => [userCreatedSubscriber(contextFor(deps)), userDeletedSubscriber(contextFor(deps))],
+    // no user.created consumer: a new account naming a device proves nothing about its guest purchase
+    consumers: (deps) => [userDeletedSubscriber(contextFor(deps))],
     // safe on every replica: each subscription is expired under its document lock, exactly once
     workers: (deps) => [
       periodicTask(

@@ -22,7 +22,7 @@ async function subscribe(user: { auth: Record<string, string> }, scenario = 'val
 
 describe('plans and offers', () => {
   it('When a guest asks for plans, Then the configured plan comes with trial eligibility and triggers', async () => {
-    const res = await h.get(`${BASE}/plans?device_id=dev-${tx()}`);
+    const res = await h.get(`${BASE}/plans?device_id=${randomUUID()}`);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     const plan = res.body.data.available_plans[0];
@@ -73,7 +73,7 @@ describe('plans and offers', () => {
   });
 
   it('When offers are asked for an unsupported region, Then the geographic restriction is the reason', async () => {
-    const res = await h.get(`${BASE}/offers?region=BR&device_id=dev-${tx()}`);
+    const res = await h.get(`${BASE}/offers?region=BR&device_id=${randomUUID()}`);
     expect(res.body.data.user_eligibility.ineligible_offers).toEqual([
       { offer_id: 'launch_50', reason: 'region_not_eligible' },
     ]);
@@ -548,56 +548,113 @@ describe('history', () => {
 });
 
 describe('guests', () => {
-  it('When a guest subscribes and then signs in naming the device, Then the subscription becomes the account’s', async () => {
-    const device = `dev-${tx()}`;
+  /** A guest's purchase on a fresh device id (a UUID v4, as apps generate them). */
+  async function guestPurchase() {
+    const device = randomUUID();
     const body = { ...sandboxReceipt('valid'), user_context: { user_type: 'guest', device_id: device } };
     const res = await h.post(`${BASE}/verify-receipt`, body);
     expect(res.status).toBe(201);
     expect(res.body.data.subscription_created).toMatchObject({ user_id: null, device_id: device });
+    return { device, body, id: res.body.data.subscription_created.subscription_id as string };
+  }
+  const statusOf = async (query: string, headers?: Record<string, string>) =>
+    (await h.get(`${BASE}/status${query}`, headers)).body.data.subscription_status;
+
+  it('When a guest subscribes and then signs in and sends the purchase again from the device, Then the subscription becomes the account’s', async () => {
+    const { device, body, id } = await guestPurchase();
     const guestStatus = await h.get(`${BASE}/status?device_id=${device}`);
     expect(guestStatus.body.data.subscription_status.is_active).toBe(true);
     expect(guestStatus.body.data.user_context.user_type).toBe('guest');
 
     const user = h.user();
-    const status = await h.get(`${BASE}/status?device_id=${device}`, user.auth);
-    expect(status.body.data.subscription_status).toMatchObject({
-      is_active: true,
-      subscription_id: res.body.data.subscription_created.subscription_id,
-    });
-    // attached once: a second account naming the device gets nothing
-    const intruder = h.user();
-    expect(
-      (await h.get(`${BASE}/status?device_id=${device}`, intruder.auth)).body.data.subscription_status.status,
-    ).toBe('none');
-    expect((await h.get(`${BASE}/status?device_id=${device}`)).body.data.subscription_status.status).toBe(
-      'none',
+    const claimed = await h.post(`${BASE}/verify-receipt`, body, user.auth);
+    expect(claimed.status).toBe(200);
+    expect(claimed.body.data.subscription_created).toMatchObject({ subscription_id: id, user_id: user.id });
+    expect(await statusOf('', user.auth)).toMatchObject({ is_active: true, subscription_id: id });
+    await until(() =>
+      h.eventsFor(id).some((e) => (e.data as { change?: string }).change === 'attached_to_account'),
     );
+    // once attached, the device id alone no longer sees it
+    expect((await statusOf(`?device_id=${device}`)).status).toBe('none');
   });
 
-  it('When user.created carries the guest device id, Then the device’s subscription is attached', async () => {
-    const device = `dev-${tx()}`;
-    const res = await h.post(`${BASE}/verify-receipt`, {
-      ...sandboxReceipt('valid'),
-      user_context: { device_id: device },
-    });
-    const id = res.body.data.subscription_created.subscription_id;
-    const userId = randomUUID();
+  it('When a signed-in caller names someone’s device (query, header or sign-up), Then nothing is attached', async () => {
+    const { device, id } = await guestPurchase();
+    const intruder = h.user();
+    expect((await statusOf(`?device_id=${device}`, intruder.auth)).status).toBe('none');
+    expect((await statusOf('', { ...intruder.auth, 'x-device-id': device })).status).toBe('none');
+    expect((await h.get(`${BASE}/plans?device_id=${device}`, intruder.auth)).status).toBe(200);
+    // a new account created "from" the device proves nothing either
     await h.service.deps.publisher.publish(
       makeEvent('user.created', {
-        userId,
-        email: `${userId}@example.com`,
-        username: 'guest_user',
+        userId: intruder.id,
+        email: `${intruder.id}@example.com`,
+        username: 'intruder',
         authProvider: 'password',
         deviceId: device,
       }),
     );
-    await until(() =>
-      h.eventsFor(id).some((e) => (e.data as { change?: string }).change === 'attached_to_account'),
+    // the guest still has it: its status, through the same service, is untouched
+    expect(await statusOf(`?device_id=${device}`)).toMatchObject({ is_active: true, subscription_id: id });
+    expect((await statusOf('', intruder.auth)).status).toBe('none');
+    expect(h.eventsFor(id).filter((e) => e.event === 'subscription.updated')).toEqual([]);
+  });
+
+  it('When the device id is right but the purchase is another one, or the purchase is right but the device is not, Then nothing is attached', async () => {
+    const { device, body, id } = await guestPurchase();
+    const intruder = h.user();
+    // its own (new) purchase naming the victim's device: a subscription of its own, the guest's untouched
+    const own = await h.post(
+      `${BASE}/verify-receipt`,
+      { ...sandboxReceipt('valid'), user_context: { device_id: device } },
+      intruder.auth,
     );
-    expect(h.eventsFor(id).find((e) => e.event === 'subscription.updated')!.data).toMatchObject({
-      userId,
-      userRole: 'subscriber',
+    expect(own.status).toBe(201);
+    expect(own.body.data.subscription_created.subscription_id).not.toBe(id);
+    // the guest's purchase from another device
+    const elsewhere = await h.post(
+      `${BASE}/verify-receipt`,
+      { ...body, user_context: { device_id: randomUUID() } },
+      h.user().auth,
+    );
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.error.code).toBe('SUBSCRIPTION_ALREADY_ACTIVE');
+    expect(await statusOf(`?device_id=${device}`)).toMatchObject({ is_active: true, subscription_id: id });
+  });
+
+  it('When a claim of a guest purchase already attached to an account is replayed by another, Then 409', async () => {
+    const { body, id } = await guestPurchase();
+    const owner = h.user();
+    expect((await h.post(`${BASE}/verify-receipt`, body, owner.auth)).status).toBe(200);
+    const replay = await h.post(`${BASE}/verify-receipt`, body, h.user().auth);
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe('SUBSCRIPTION_ALREADY_ACTIVE');
+    expect(await statusOf('', owner.auth)).toMatchObject({ is_active: true, subscription_id: id });
+    // and the owner's own repeat stays idempotent
+    expect((await h.post(`${BASE}/verify-receipt`, body, owner.auth)).status).toBe(200);
+  });
+
+  it.each([
+    ['too short', 'device-123'],
+    ['a UUID that is not v4', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'],
+    ['too long', 'a'.repeat(129)],
+  ])('When a device id is %s, Then 400 VALIDATION_ERROR in the shared envelope', async (_why, weak) => {
+    const query = await h.get(`${BASE}/status?device_id=${weak}`);
+    expect(query.status).toBe(400);
+    expect(query.body).toMatchObject({
+      success: false,
+      data: null,
+      error: { code: 'VALIDATION_ERROR', details: { device_id: expect.any(Array) } },
     });
+    const header = await h.get(`${BASE}/plans`, { 'x-device-id': weak });
+    expect(header.status).toBe(400);
+    expect(header.body.error.details['X-Device-ID']).toBeDefined();
+    const body = await h.post(`${BASE}/verify-receipt`, {
+      ...sandboxReceipt('valid'),
+      user_context: { device_id: weak },
+    });
+    expect(body.status).toBe(400);
+    expect(body.body.error.details).toHaveProperty(['user_context.device_id']);
   });
 });
 

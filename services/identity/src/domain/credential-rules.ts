@@ -44,7 +44,7 @@ export const timezoneField = z
     }
   }, 'Must be an IANA time zone such as Europe/Berlin');
 
-/** The guest device an account is created from (subscriptions attaches its guest subscription). */
+/** The guest device an account is created from (informational: subscriptions attaches a guest purchase only on its receipt). */
 export const deviceIdField = z
   .string()
   .min(1)

@@ -101,10 +101,6 @@ export function subscriptionRepository(connection: Connection, withLock: WithLoc
       });
       return { items: docs.map(toSubscription), total };
     },
-    async unownedForDevice(deviceId) {
-      const docs = await col.find({ deviceId, userId: null }, { projection: PROJECTION }).toArray();
-      return docs.map(toSubscription);
-    },
     async dueForExpiry(before, limit) {
       const docs = await col
         .find(

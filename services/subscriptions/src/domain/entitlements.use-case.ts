@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseInput } from '@lingua/errors';
 
-import { PREMIUM_FEATURES } from './subscription';
+import { FREE_FEATURES, KNOWN_FEATURES, PREMIUM_FEATURES } from './subscription';
 
 export { PREMIUM_FEATURES };
 
@@ -14,9 +14,16 @@ export interface SubscriptionLookup {
   latestFor(owner: { userId?: string; deviceId?: string }): Promise<ActiveSubscription | undefined>;
 }
 
-export const EntitlementsInput = z
-  .object({ userId: z.string().optional(), deviceId: z.string().optional() })
-  .refine((o) => o.userId || o.deviceId, 'a user id or a device id is required');
+const Owner = z.object({ userId: z.string().optional(), deviceId: z.string().optional() });
+const hasOwner = (o: z.infer<typeof Owner>) => !!(o.userId || o.deviceId);
+
+export const EntitlementsInput = Owner.refine(hasOwner, 'a user id or a device id is required');
+
+/** Only features we know: an unknown or empty id is a caller's mistake, never a free pass. */
+export const FeatureAccessInput = Owner.extend({ featureId: z.enum(KNOWN_FEATURES) }).refine(
+  hasOwner,
+  'a user id or a device id is required',
+);
 
 export interface Entitlements {
   isPremium: boolean;
@@ -39,5 +46,27 @@ export async function getEntitlements(
     subscriptionStatus: sub?.status ?? 'none',
     features: paidUp ? [...PREMIUM_FEATURES] : [],
     expiresAt: sub?.expiresAt,
+  };
+}
+
+export interface FeatureAccessAnswer {
+  hasAccess: boolean;
+  accessReason: 'free_feature' | 'active_subscription' | 'subscription_required';
+  currentStatus: string;
+}
+
+/** Whether another service may open a feature to the owner; unknown features are a VALIDATION_ERROR. */
+export async function checkFeatureAccess(
+  raw: unknown,
+  deps: { subscriptions: SubscriptionLookup; now: () => Date },
+): Promise<FeatureAccessAnswer> {
+  const { featureId, ...owner } = parseInput(FeatureAccessInput, raw);
+  const e = await getEntitlements(owner, deps);
+  if ((FREE_FEATURES as readonly string[]).includes(featureId))
+    return { hasAccess: true, accessReason: 'free_feature', currentStatus: e.subscriptionStatus };
+  return {
+    hasAccess: e.isPremium,
+    accessReason: e.isPremium ? 'active_subscription' : 'subscription_required',
+    currentStatus: e.subscriptionStatus,
   };
 }

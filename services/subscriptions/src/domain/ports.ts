@@ -30,7 +30,6 @@ export interface SubscriptionStore {
     skip: number,
     limit: number,
   ): Promise<{ items: Subscription[]; total: number }>;
-  unownedForDevice(deviceId: string): Promise<Subscription[]>;
   /** Ids of subscriptions whose paid period ended before `before` and are not expired yet. */
   dueForExpiry(before: Date, limit: number): Promise<string[]>;
   /** Insert with its events in the same write; false when the store key already exists. */

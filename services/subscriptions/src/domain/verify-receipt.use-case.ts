@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, parseInput } from '@lingua/errors';
 import { acknowledgeGranted } from './acknowledge-purchase';
+import { isStrongDeviceId } from './device-id';
 import { type Plan, planForProduct } from './catalogue';
 import type { SubscriptionsContext } from './ports';
 import { type Caller, ownerOf } from './owner';
@@ -88,9 +89,17 @@ export function newSubscription(
 
 const sameOwner = (s: Subscription, caller: Caller) =>
   caller.userId ? s.userId === caller.userId : s.userId === null && s.deviceId === caller.deviceId;
-/** The caller owns the subscription, or is signing in on the device of a guest one (which it claims). */
+/**
+ * The caller owns the subscription, or claims a guest one for its account. The claim's proof is the
+ * purchase itself, verified again by the store (this request's receipt), from the same device.
+ * Guest purchases recorded under a device id from before the device-id rule can be claimed with
+ * the receipt alone: the app can no longer send such an id.
+ */
 const mayClaim = (s: Subscription, caller: Caller) =>
-  sameOwner(s, caller) || (!!caller.userId && s.userId === null && s.deviceId === caller.deviceId);
+  sameOwner(s, caller) ||
+  (!!caller.userId &&
+    s.userId === null &&
+    (s.deviceId === caller.deviceId || !isStrongDeviceId(s.deviceId ?? '')));
 
 /**
  * Verifies a store receipt and activates the subscription. The same purchase never yields two
@@ -146,6 +155,12 @@ export async function verifyReceipt(
         );
       const updated =
         (await applyPurchase(existing.id, purchase, 'receipt_reverified', ctx, caller.userId)) ?? existing;
+      // another account's claim won the race for the guest purchase (the write never moves an owner)
+      if (caller.userId && updated.userId !== caller.userId)
+        throw new AppError(
+          'SUBSCRIPTION_ALREADY_ACTIVE',
+          'This purchase is already linked to another account',
+        );
       // also finishes a plan change whose first request stopped between the two writes
       if (replaced) await endReplaced(replaced.id, updated, ctx);
       // a repeat is also the app's retry of a purchase whose acknowledgement failed earlier
@@ -235,7 +250,13 @@ export async function applyPurchase(
     if (same) return undefined;
     changed = true;
     const what =
-      purchase.state === 'refunded' ? 'refunded' : newPayment && current.payments.length ? 'renewed' : change;
+      purchase.state === 'refunded'
+        ? 'refunded'
+        : newPayment && current.payments.length
+          ? 'renewed'
+          : current.userId === null && next.userId !== null
+            ? 'attached_to_account'
+            : change;
     return { next, events: [subscriptionUpdated(next, what, current.status, now)] };
   });
   if (changed) ctx.eventsStaged();

@@ -1,8 +1,8 @@
 import type { GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import {
+  checkFeatureAccess,
   getEntitlements,
-  PREMIUM_FEATURES,
   type SubscriptionLookup,
 } from '../../domain/entitlements.use-case';
 
@@ -25,19 +25,10 @@ export function registerEntitlementsGrpc(
         expires_at: e.expiresAt?.toISOString() ?? '',
       };
     },
+    // an unknown or empty feature_id is INVALID_ARGUMENT (VALIDATION_ERROR), never access
     CheckFeatureAccess: async (req) => {
-      const e = await getEntitlements(owner(req), deps);
-      const premiumFeature = (PREMIUM_FEATURES as readonly string[]).includes(req.feature_id);
-      const hasAccess = !premiumFeature || e.isPremium;
-      return {
-        has_access: hasAccess,
-        access_reason: premiumFeature
-          ? e.isPremium
-            ? 'active_subscription'
-            : 'subscription_required'
-          : 'free_feature',
-        current_status: e.subscriptionStatus,
-      };
+      const a = await checkFeatureAccess({ ...owner(req), featureId: req.feature_id }, deps);
+      return { has_access: a.hasAccess, access_reason: a.accessReason, current_status: a.currentStatus };
     },
   });
 }

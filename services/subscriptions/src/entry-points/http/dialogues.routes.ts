@@ -23,7 +23,7 @@ export function dialoguesRoutes(
 
   router.post(`${BASE}/practice`, auth.required, async (req, res) => {
     parseInput(EmptyBody, req.body ?? {});
-    sendSuccess(res, await startDialoguePractice(await callerOf(req, res, undefined, ctx), ctx), {
+    sendSuccess(res, await startDialoguePractice(callerOf(req, res, undefined), ctx), {
       status: 201,
     });
   });
@@ -38,7 +38,7 @@ export function dialoguesRoutes(
   });
 
   router.get(`${BASE}/usage`, auth.required, async (req, res) => {
-    sendSuccess(res, await dialogueUsage(await callerOf(req, res, undefined, ctx), ctx));
+    sendSuccess(res, await dialogueUsage(callerOf(req, res, undefined), ctx));
   });
   docs.route({
     method: 'get',
@@ -48,7 +48,7 @@ export function dialoguesRoutes(
   });
 
   router.get(`${BASE}/advanced`, auth.required, async (req, res) => {
-    sendSuccess(res, await advancedDialogues(await callerOf(req, res, undefined, ctx), ctx));
+    sendSuccess(res, await advancedDialogues(callerOf(req, res, undefined), ctx));
   });
   docs.route({
     method: 'get',

@@ -33,7 +33,7 @@ export function subscriptionsRoutes(
 
   router.get(`${BASE}/plans`, auth.optional, async (req, res) => {
     const q = parseInput(DeviceQuery, req.query);
-    const caller = await callerOf(req, res, q.device_id, ctx);
+    const caller = callerOf(req, res, q.device_id);
     sendSuccess(res, await listPlans(caller, ctx));
   });
   docs.route({
@@ -46,7 +46,7 @@ export function subscriptionsRoutes(
 
   router.get(`${BASE}/offers`, auth.optional, async (req, res) => {
     const q = parseInput(OffersQuery, req.query);
-    const caller = await callerOf(req, res, q.device_id, ctx);
+    const caller = callerOf(req, res, q.device_id);
     sendSuccess(res, await listOffers({ region: q.region }, caller, ctx));
   });
   docs.route({
@@ -59,7 +59,7 @@ export function subscriptionsRoutes(
 
   router.post(`${BASE}/verify-receipt`, auth.optional, async (req, res) => {
     const body = parseInput(VerifyReceiptBody, req.body);
-    const caller = await callerOf(req, res, body.user_context?.device_id, ctx);
+    const caller = callerOf(req, res, body.user_context?.device_id);
     const result = await verifyReceipt(
       {
         platform: body.platform,
@@ -92,7 +92,7 @@ export function subscriptionsRoutes(
 
   router.get(`${BASE}/status`, auth.optional, async (req, res) => {
     const q = parseInput(StatusQuery, req.query);
-    const caller = await callerOf(req, res, q.device_id, ctx);
+    const caller = callerOf(req, res, q.device_id);
     sendSuccess(
       res,
       await getSubscriptionStatus(
@@ -112,7 +112,7 @@ export function subscriptionsRoutes(
 
   router.post(`${BASE}/cancel`, auth.required, async (req, res) => {
     const body = parseInput(CancelBody, req.body);
-    const caller = await callerOf(req, res, undefined, ctx);
+    const caller = callerOf(req, res, undefined);
     const data = await cancelSubscription(
       {
         cancellationReason: body.cancellation_reason,
@@ -135,7 +135,7 @@ export function subscriptionsRoutes(
 
   router.post(`${BASE}/reactivate`, auth.required, async (req, res) => {
     const body = parseInput(ReactivateBody, req.body);
-    const caller = await callerOf(req, res, undefined, ctx);
+    const caller = callerOf(req, res, undefined);
     const data = await reactivateSubscription(
       {
         offerId: body.offer_id,
@@ -164,7 +164,7 @@ export function subscriptionsRoutes(
 
   router.get(`${BASE}/history`, auth.required, async (req, res) => {
     const q = parseInput(HistoryQuery, req.query);
-    const caller = await callerOf(req, res, undefined, ctx);
+    const caller = callerOf(req, res, undefined);
     const data = await subscriptionHistory(
       { startDate: q.start_date, endDate: q.end_date, status: q.status, page: q.page, limit: q.limit },
       caller,
@@ -182,7 +182,7 @@ export function subscriptionsRoutes(
 
   router.get(`${BASE}/check-access/:feature_id`, auth.required, async (req, res) => {
     const p = parseInput(FeatureParams, req.params);
-    const caller = await callerOf(req, res, undefined, ctx);
+    const caller = callerOf(req, res, undefined);
     sendSuccess(res, await checkFeatureAccess({ featureId: p.feature_id }, caller, ctx));
   });
   docs.route({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEVICE_ID_PATTERN, DEVICE_ID_RULE, isStrongDeviceId } from '../../domain/device-id';
 import { KNOWN_FEATURES } from '../../domain/subscription';
 
 /** Request schemas of /api/v1/subscriptions/* (wire names, snake_case as the spec writes them). */
@@ -6,12 +7,15 @@ const queryBool = z
   .enum(['true', 'false', '1', '0'])
   .optional()
   .transform((v) => v === 'true' || v === '1');
-const deviceId = z
+/** A guest's device id: its bearer secret, so only ids with enough randomness (domain/device-id.ts). */
+export const deviceId = z
   .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[\w.:-]+$/, 'letters, digits, . _ : -');
+  .regex(DEVICE_ID_PATTERN, `must be ${DEVICE_ID_RULE}`)
+  .refine(isStrongDeviceId, 'a UUID must be version 4 (random)')
+  .meta({
+    description: `The guest's device id, generated once by the app with at least 128 random bits: ${DEVICE_ID_RULE}. Whoever sends it sees the device's guest subscription, so keep it secret.`,
+    example: '3f0c9a52-6b1e-4d7a-9c2f-8e5b1a4d7c90',
+  });
 
 export const DeviceQuery = z.object({ device_id: deviceId.optional() });
 
