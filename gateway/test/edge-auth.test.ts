@@ -1,3 +1,5 @@
+import { createAccessTokens } from '@lingua/auth';
+import { TestClock, waitFor } from '@lingua/testing';
 import type { RunningGateway } from '../src/server';
 import {
   ADMIN,
@@ -5,6 +7,7 @@ import {
   blacklistOf,
   expiredBearer,
   gatewayWith,
+  SECRET,
   Stubs,
   stubServices,
   SUBSCRIBER,
@@ -66,17 +69,30 @@ describe('authentication at the edge', () => {
   });
 
   it('When a token was revoked at logout, Then it is refused with TOKEN_BLACKLISTED (AUTH001 in Group C)', async () => {
-    // a user of its own: a token signed in the same second for the same claims is the same token
-    const { token } = tokens.sign({ ...USER, sub: '44444444-4444-4444-8444-444444444444' });
+    const { token, claims } = tokens.sign({ ...USER, sub: '44444444-4444-4444-8444-444444444444' });
     expect((await get('/api/v1/subscriptions/history', { authorization: `Bearer ${token}` })).status).toBe(
       200,
     );
-    await blacklist.add(token);
+    await blacklist.revoke(claims.jti);
     const groupA = await get('/api/v1/subscriptions/history', { authorization: `Bearer ${token}` });
     expect(groupA.status).toBe(401);
     expect((await groupA.json()).error.code).toBe('TOKEN_BLACKLISTED');
     const groupC = await get('/api/users/profile', { authorization: `Bearer ${token}` });
     expect((await groupC.json()).error.code).toBe('AUTH001');
+  });
+
+  it('When one of two sign-ins of the same second logs out, Then the other token still passes the edge', async () => {
+    const pinned = createAccessTokens(SECRET, new TestClock(new Date())); // both signed in one second
+    const who = { ...USER, sub: '55555555-5555-4555-8555-555555555555' };
+    const phone = pinned.sign(who);
+    const tablet = pinned.sign(who);
+    const path = '/api/v1/subscriptions/history';
+    const call = (token: string) => get(path, { authorization: `Bearer ${token}` });
+    expect((await call(phone.token)).status).toBe(200);
+    expect((await call(tablet.token)).status).toBe(200);
+    await blacklist.revoke(phone.claims.jti);
+    await waitFor(async () => expect((await call(phone.token)).status).toBe(401));
+    expect((await call(tablet.token)).status).toBe(200);
   });
 
   it('When the refresh endpoint gets a refresh token (not a JWT), Then it reaches identity untouched', async () => {

@@ -105,12 +105,12 @@ export async function stubServices(stubs: Stubs, overrides: Record<string, strin
 
 export const nowhere = async () => `http://127.0.0.1:${await freePort()}`;
 
-/** The shared blacklist, as identity writes it on logout. */
-export async function blacklistOf(): Promise<{ redis: RedisHandle; add(token: string): Promise<void> }> {
+/** The shared blacklist, as identity writes it on logout (by the token's jti). */
+export async function blacklistOf(): Promise<{ redis: RedisHandle; revoke(jti: string): Promise<void> }> {
   const redis = await connectRedis(redisUrl());
   const list = createTokenBlacklist(redis.client);
   return {
     redis,
-    add: (token: string) => list.add(token, Math.floor(Date.now() / 1000) + 3600),
+    revoke: (jti: string) => list.revoke(jti, Math.floor(Date.now() / 1000) + 3600),
   };
 }

@@ -58,7 +58,7 @@ export interface AdmissionRequest {
 export interface EdgeAuthDeps {
   tokens: AccessTokens;
   /** Revoked tokens, answered from memory while the mirror is live. */
-  blacklist: Pick<BlacklistMirror, 'hasFingerprint' | 'revokedNow'>;
+  blacklist: Pick<BlacklistMirror, 'isRevoked' | 'revokedNow'>;
   apiKeys: ApiKeyStore;
   limiters: RateLimiters;
   maintenance: boolean;
@@ -76,7 +76,8 @@ interface Identified {
   policy: AccessPolicy;
   caller: Caller;
   token?: string;
-  fingerprint?: string;
+  /** The token's jti: what the blacklist keys on. */
+  jti?: string;
 }
 
 /**
@@ -134,7 +135,7 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
           policy,
           caller: { kind: 'user', claims: verified.claims },
           token,
-          fingerprint: verified.fingerprint,
+          jti: verified.claims.jti,
         };
       }
       if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
@@ -170,17 +171,17 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
 
   /** Blacklist and budgets: from memory where it can answer, else one Redis round trip for the rest. */
   function check(a: AdmissionRequest, known: Identified): Promise<void> | undefined {
-    const { policy, caller, fingerprint } = known;
+    const { policy, caller, jti } = known;
     const bucket = bucketFor(policy.family, caller);
     const loginKey = `ip:${a.ip}`;
-    const revoked = fingerprint ? deps.blacklist.revokedNow(fingerprint) : false;
+    const revoked = jti ? deps.blacklist.revokedNow(jti) : false;
     const login = policy.login ? deps.limiters.consumeLocally('login', loginKey) : undefined;
     const budget = bucket ? deps.limiters.consumeLocally(bucket.bucket, bucket.key) : undefined;
     if (revoked !== undefined && (login || !policy.login) && (budget || !bucket))
       return void conclude(a, known, revoked, login, budget);
     // node-redis pipelines commands issued in the same tick
     return Promise.all([
-      revoked ?? deps.blacklist.hasFingerprint(fingerprint!),
+      revoked ?? deps.blacklist.isRevoked(jti!),
       login ?? (policy.login ? deps.limiters.consume('login', loginKey) : undefined),
       budget ?? (bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined),
     ]).then(([r, l, b]) => conclude(a, known, r, l, b));

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { AppError } from '@lingua/errors';
 import { TestClock } from '@lingua/testing';
-import { createAccessTokens, tokenFingerprint } from './access-tokens';
+import { createAccessTokens } from './access-tokens';
 
 const SECRET = 'test-secret-0123456789abcdef-0123456789';
 const user = {
@@ -23,7 +23,7 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('access tokens', () => {
-  it('When signed, Then the header is HS256/JWT and the payload has exactly the spec claims, expiring in 3600 s', () => {
+  it('When signed, Then the header is HS256/JWT and the payload has exactly the spec claims plus jti, expiring in 3600 s', () => {
     const tokens = createAccessTokens(SECRET, new TestClock('2026-11-22T10:00:00Z'));
     const { token, expiresIn } = tokens.sign(user);
     const decoded = jwt.decode(token, { complete: true })!;
@@ -32,6 +32,7 @@ describe('access tokens', () => {
       'email',
       'exp',
       'iat',
+      'jti',
       'role',
       'sub',
       'subscription_status',
@@ -75,10 +76,21 @@ describe('access tokens', () => {
   });
 });
 
-describe('tokenFingerprint', () => {
-  it('When two tokens differ, Then their fingerprints differ, and the token cannot be read back from it', () => {
-    expect(tokenFingerprint('a.b.c')).toBe(tokenFingerprint('a.b.c'));
-    expect(tokenFingerprint('a.b.c')).not.toBe(tokenFingerprint('a.b.d'));
-    expect(tokenFingerprint('a.b.c')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+describe('token ids (jti)', () => {
+  it('When one user is signed in twice in the same second, Then the two tokens differ by their jti', () => {
+    const tokens = createAccessTokens(SECRET, new TestClock('2026-11-22T10:00:00Z'));
+    const a = tokens.sign(user);
+    const b = tokens.sign(user);
+    expect(a.token).not.toBe(b.token);
+    expect(a.claims.jti).not.toBe(b.claims.jti);
+    expect(tokens.verify(a.token).jti).toBe(a.claims.jti);
+  });
+
+  it('When a validly signed token has no jti (issued before it), Then TOKEN_INVALID', () => {
+    const clock = new TestClock('2026-11-22T10:00:00Z');
+    const tokens = createAccessTokens(SECRET, clock);
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    const legacy = jwt.sign({ ...user, iat, exp: iat + 3600 }, SECRET, { algorithm: 'HS256' });
+    expect(codeOf(() => tokens.verify(legacy))).toBe('TOKEN_INVALID');
   });
 });

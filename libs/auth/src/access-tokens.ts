@@ -1,4 +1,4 @@
-import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
 import { AppError } from '@lingua/errors';
@@ -7,9 +7,14 @@ import { type Clock, systemClock } from './clock';
 /** Access token lifetime of the spec: 1 hour. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
-/** Exactly the claims of the spec's access token, nothing more. */
+/**
+ * The claims of the spec's access token plus `jti` (RFC 7519), nothing more. The jti makes each token
+ * unique (two sign-ins in the same second would otherwise be byte-identical) and is what revocation
+ * keys on. A token without one (issued before jti) is refused as invalid: the client refreshes.
+ */
 export const AccessClaims = z
   .object({
+    jti: z.string().min(1).max(64),
     sub: z.string().min(1),
     email: z.string(),
     username: z.string(),
@@ -20,7 +25,7 @@ export const AccessClaims = z
   })
   .strict();
 export type AccessClaims = z.infer<typeof AccessClaims>;
-export type AccessTokenInput = Omit<AccessClaims, 'iat' | 'exp'>;
+export type AccessTokenInput = Omit<AccessClaims, 'jti' | 'iat' | 'exp'>;
 
 export interface AccessTokens {
   sign(
@@ -43,7 +48,7 @@ export function createAccessTokens(secret: string, clock: Clock = systemClock): 
   return {
     sign(input, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
       const iat = nowSeconds();
-      const claims = AccessClaims.parse({ ...input, iat, exp: iat + ttlSeconds });
+      const claims = AccessClaims.parse({ ...input, jti: randomUUID(), iat, exp: iat + ttlSeconds });
       const token = jwt.sign(claims, key, { algorithm: 'HS256', header: { alg: 'HS256', typ: 'JWT' } });
       return { token, expiresIn: ttlSeconds, claims };
     },
@@ -61,9 +66,4 @@ export function createAccessTokens(secret: string, clock: Clock = systemClock): 
       return parsed.data;
     },
   };
-}
-
-/** A stable, non-reversible key for a token (blacklists store this, never the token itself). */
-export function tokenFingerprint(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }

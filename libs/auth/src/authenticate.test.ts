@@ -34,7 +34,7 @@ describe('authenticate middleware with the Redis blacklist', () => {
     );
     app.get('/admin', authenticate({ tokens, blacklist }), requireRole('admin'), (_req, res) => res.json({}));
     app.post('/logout', authenticate({ tokens, blacklist }), async (_req, res) => {
-      await blacklist.add(res.locals.accessToken as string, currentUser(res).exp);
+      await blacklist.revoke(currentUser(res).jti, currentUser(res).exp);
       res.json({});
     });
     app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
@@ -94,6 +94,19 @@ describe('authenticate middleware with the Redis blacklist', () => {
     const ttls = await Promise.all(keys.map((k) => redis.client.ttl(k)));
     expect(Math.max(...ttls)).toBeLessThanOrEqual(claims.exp - Math.floor(clock.now().getTime() / 1000));
     expect(Math.min(...ttls)).toBeGreaterThan(0);
+  });
+
+  it('When one of two tokens signed in the same second is revoked, Then the other still works', async () => {
+    const same = { ...user, sub: `u-${Date.now()}` };
+    const phone = tokens.sign(same).token;
+    const tablet = tokens.sign(same).token; // the test clock has not moved: same iat and exp
+    const out = await fetch(base + '/logout', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${phone}` },
+    });
+    expect(out.status).toBe(200);
+    expect(await (await get('/me', phone)).json()).toEqual({ code: 'TOKEN_BLACKLISTED' });
+    expect((await get('/me', tablet)).status).toBe(200);
   });
 
   it('When a non-admin calls an admin route, Then 403', async () => {

@@ -33,7 +33,7 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
         throw new AppError('UNAUTHORIZED', 'Authentication required');
       }
       const claims = options.tokens.verify(token);
-      if (options.blacklist && (await options.blacklist.has(token)))
+      if (options.blacklist && (await options.blacklist.isRevoked(claims.jti)))
         throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
       res.locals.user = claims;
       res.locals.accessToken = token;

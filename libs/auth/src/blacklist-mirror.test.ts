@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { redisUrl, startPrivateRedis, TestClock, waitFor } from '@lingua/testing';
 import { type BlacklistMirror, createBlacklistMirror } from './blacklist-mirror';
-import { tokenFingerprint } from './access-tokens';
 import { createTokenBlacklist } from './token-blacklist';
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
-const someToken = () => `header.${randomUUID()}.signature`;
+const someJti = () => randomUUID();
 /** waitFor retries on a throw; these conditions return booleans. */
 const eventually = (check: () => boolean | Promise<boolean>, timeoutMs: number) =>
   waitFor(
@@ -31,46 +30,46 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
     await writer.close();
   });
 
-  it('When a token was revoked before the mirror started, Then the mirror knows it from the index', async () => {
-    const early = someToken();
-    await createTokenBlacklist(writer.client).add(early, inAnHour());
+  it('When a token (its jti) was revoked before the mirror started, Then the mirror knows it from the index', async () => {
+    const early = someJti();
+    await createTokenBlacklist(writer.client).revoke(early, inAnHour());
     mirror = await createBlacklistMirror(redis.client);
     expect(mirror.live).toBe(true);
-    await expect(mirror.has(early)).resolves.toBe(true);
-    await expect(mirror.has(someToken())).resolves.toBe(false);
+    await expect(mirror.isRevoked(early)).resolves.toBe(true);
+    await expect(mirror.isRevoked(someJti())).resolves.toBe(false);
     // the same answers without a promise, while live
-    expect(mirror.revokedNow(tokenFingerprint(early))).toBe(true);
-    expect(mirror.revokedNow(tokenFingerprint(someToken()))).toBe(false);
+    expect(mirror.revokedNow(early)).toBe(true);
+    expect(mirror.revokedNow(someJti())).toBe(false);
   });
 
-  it('When another client revokes a token, Then the mirror answers true from memory, without asking Redis', async () => {
-    const token = someToken();
-    await createTokenBlacklist(writer.client).add(token, inAnHour());
-    await eventually(() => mirror.has(token), 2_000);
+  it('When another client revokes a jti, Then the mirror answers true from memory, without asking Redis', async () => {
+    const jti = someJti();
+    await createTokenBlacklist(writer.client).revoke(jti, inAnHour());
+    await eventually(() => mirror.isRevoked(jti), 2_000);
     // with the shared connection closed, an answer can only come from memory
     const probe = await connectRedis(redisUrl());
     const mirrorOfProbe = await createBlacklistMirror(probe.client);
-    await mirrorOfProbe.has(token); // loaded while connected
-    const other = someToken();
-    await createTokenBlacklist(writer.client).add(other, inAnHour());
-    await eventually(() => mirrorOfProbe.has(other), 2_000);
+    await mirrorOfProbe.isRevoked(jti); // loaded while connected
+    const other = someJti();
+    await createTokenBlacklist(writer.client).revoke(other, inAnHour());
+    await eventually(() => mirrorOfProbe.isRevoked(other), 2_000);
     await probe.client.close(); // the main connection is gone, the subscription is not
-    await expect(mirrorOfProbe.has(other)).resolves.toBe(true);
-    await expect(mirrorOfProbe.has(someToken())).resolves.toBe(false);
+    await expect(mirrorOfProbe.isRevoked(other)).resolves.toBe(true);
+    await expect(mirrorOfProbe.isRevoked(someJti())).resolves.toBe(false);
     await mirrorOfProbe.stop();
   });
 
   it('When the revocation has expired, Then the token is no longer reported', async () => {
     const clock = new TestClock(new Date());
     const own = await createBlacklistMirror(redis.client, { clock });
-    const token = someToken();
-    await createTokenBlacklist(writer.client, clock).add(
-      token,
+    const jti = someJti();
+    await createTokenBlacklist(writer.client, clock).revoke(
+      jti,
       Math.floor(clock.now().getTime() / 1000) + 60,
     );
-    await eventually(() => own.has(token), 2_000);
+    await eventually(() => own.isRevoked(jti), 2_000);
     clock.advance(61_000);
-    await expect(own.has(token)).resolves.toBe(false);
+    await expect(own.isRevoked(jti)).resolves.toBe(false);
     await own.stop();
   });
 });
@@ -85,15 +84,15 @@ describe('blacklist mirror when Redis goes away', () => {
     try {
       await server.stop();
       await eventually(() => !mirror.live, 5_000);
-      await expect(mirror.has(someToken())).rejects.toThrow();
-      expect(mirror.revokedNow(tokenFingerprint(someToken()))).toBeUndefined(); // no answer from memory
+      await expect(mirror.isRevoked(someJti())).rejects.toThrow();
+      expect(mirror.revokedNow(someJti())).toBeUndefined(); // no answer from memory
 
       await server.start();
       await eventually(() => mirror.live, 15_000);
       await eventually(() => writer.client.isReady, 15_000);
-      const token = someToken();
-      await createTokenBlacklist(writer.client).add(token, inAnHour());
-      await eventually(() => mirror.has(token), 2_000);
+      const jti = someJti();
+      await createTokenBlacklist(writer.client).revoke(jti, inAnHour());
+      await eventually(() => mirror.isRevoked(jti), 2_000);
     } finally {
       await mirror.stop();
       await redis.close();

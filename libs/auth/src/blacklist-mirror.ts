@@ -1,5 +1,4 @@
 import type { RedisClient } from '@lingua/redis';
-import { tokenFingerprint } from './access-tokens';
 import { type Clock, systemClock } from './clock';
 import {
   BLACKLIST_CHANNEL,
@@ -13,13 +12,11 @@ const RELOAD_RETRY_MS = 250;
 export interface BlacklistMirror extends TokenBlacklist {
   /** True while answers come from memory (subscribed and loaded); false means each check asks Redis. */
   readonly live: boolean;
-  /** `has` for a caller that already knows the token's fingerprint (tokenFingerprint), saving the hash. */
-  hasFingerprint(fingerprint: string): Promise<boolean>;
   /**
    * The answer from memory without waiting, while the mirror is live; undefined when it is not (then
-   * ask hasFingerprint). For a hot path that wants no promise when nothing is pending.
+   * ask isRevoked). For a hot path that wants no promise when nothing is pending.
    */
-  revokedNow(fingerprint: string): boolean | undefined;
+  revokedNow(jti: string): boolean | undefined;
   stop(): Promise<void>;
 }
 
@@ -44,19 +41,19 @@ export async function createBlacklistMirror(
 ): Promise<BlacklistMirror> {
   const clock = options.clock ?? systemClock;
   const direct = createTokenBlacklist(redis, clock);
-  const revoked = new Map<string, number>(); // fingerprint → expiry (ms)
+  const revoked = new Map<string, number>(); // jti → expiry (ms)
   const subscriber = redis.duplicate();
   let live = false;
   let subscribed = false;
   let generation = 0;
   let stopped = false;
 
-  const remember = (fingerprint: string, expiresAtMs: number) => {
-    if (expiresAtMs > clock.now().getTime()) revoked.set(fingerprint, expiresAtMs);
+  const remember = (jti: string, expiresAtMs: number) => {
+    if (expiresAtMs > clock.now().getTime()) revoked.set(jti, expiresAtMs);
   };
   const onMessage = (message: string) => {
-    const [fingerprint, expiry] = message.split(' ');
-    if (fingerprint && Number.isFinite(Number(expiry))) remember(fingerprint, Number(expiry));
+    const [jti, expiry] = message.split(' ');
+    if (jti && Number.isFinite(Number(expiry))) remember(jti, Number(expiry));
   };
 
   async function load() {
@@ -93,19 +90,15 @@ export async function createBlacklistMirror(
   subscribed = true;
   await load();
 
-  function revokedNow(fingerprint: string): boolean | undefined {
+  function revokedNow(jti: string): boolean | undefined {
     if (!live || !subscriber.isReady) return undefined;
-    const expiry = revoked.get(fingerprint);
+    const expiry = revoked.get(jti);
     return expiry !== undefined && expiry > clock.now().getTime();
-  }
-
-  async function hasFingerprint(fingerprint: string): Promise<boolean> {
-    return revokedNow(fingerprint) ?? direct.hasFingerprint(fingerprint);
   }
 
   const sweep = setInterval(() => {
     const now = clock.now().getTime();
-    for (const [fingerprint, expiry] of revoked) if (expiry <= now) revoked.delete(fingerprint);
+    for (const [jti, expiry] of revoked) if (expiry <= now) revoked.delete(jti);
   }, options.sweepMs ?? 60_000);
   sweep.unref();
 
@@ -113,10 +106,8 @@ export async function createBlacklistMirror(
     get live() {
       return live && subscriber.isReady;
     },
-    add: (token, expiresAtSeconds) => direct.add(token, expiresAtSeconds),
-    addFingerprint: (fingerprint, expiresAtSeconds) => direct.addFingerprint(fingerprint, expiresAtSeconds),
-    has: (token) => hasFingerprint(tokenFingerprint(token)),
-    hasFingerprint,
+    revoke: (jti, expiresAtSeconds) => direct.revoke(jti, expiresAtSeconds),
+    isRevoked: async (jti) => revokedNow(jti) ?? direct.isRevoked(jti),
     revokedNow,
     async stop() {
       stopped = true;

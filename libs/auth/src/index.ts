@@ -1,9 +1,4 @@
-export {
-  createAccessTokens,
-  ACCESS_TOKEN_TTL_SECONDS,
-  AccessClaims,
-  tokenFingerprint,
-} from './access-tokens';
+export { createAccessTokens, ACCESS_TOKEN_TTL_SECONDS, AccessClaims } from './access-tokens';
 export type { AccessTokens, AccessTokenInput } from './access-tokens';
 export {
   createTokenBlacklist,

@@ -1,21 +1,19 @@
 import { AppError } from '@lingua/errors';
-import { type AccessClaims, type AccessTokens, tokenFingerprint } from './access-tokens';
+import type { AccessClaims, AccessTokens } from './access-tokens';
 import { type Clock, systemClock } from './clock';
 
 export interface VerifiedToken {
-  /** Shared by every request that sends the token, hence frozen. */
+  /** Shared by every request that sends the token, hence frozen; `jti` is the blacklist's key. */
   claims: Readonly<AccessClaims>;
-  /** The blacklist's key for the token, hashed once. */
-  fingerprint: string;
 }
 
 /**
  * Verification that remembers the tokens it accepted: a client sends the same token on every
- * request, and checking its HMAC and claims (and hashing its blacklist fingerprint) each time was a
- * visible share of a request's CPU in the gateway and the flashcards service. A remembered token is
- * still refused once it expires (the same rule and error as jsonwebtoken: expired when now ≥ exp);
- * refusals are never remembered. Revocation is the blacklist's job and is checked on every request.
- * The oldest entry goes first when full.
+ * request, and checking its HMAC and claims each time was a visible share of a request's CPU in the
+ * gateway and the flashcards service. A remembered token is still refused once it expires (the same
+ * rule and error as jsonwebtoken: expired when now ≥ exp); refusals are never remembered. Revocation
+ * is the blacklist's job (by the claims' jti) and is checked on every request. The oldest entry goes
+ * first when full.
  */
 export function rememberedVerifier(
   tokens: AccessTokens,
@@ -26,7 +24,7 @@ export function rememberedVerifier(
   return (token) => {
     const hit = accepted.get(token);
     if (hit === undefined) {
-      const verified = { claims: Object.freeze(tokens.verify(token)), fingerprint: tokenFingerprint(token) };
+      const verified = { claims: Object.freeze(tokens.verify(token)) };
       if (accepted.size >= maxEntries) accepted.delete(accepted.keys().next().value as string);
       accepted.set(token, verified);
       return verified;

@@ -4,6 +4,8 @@ import { type AccessTokenInput, type Clock, createAccessTokens, systemClock } fr
 export interface TestToken {
   sub: string;
   token: string;
+  /** The token's id: what a logout revokes. */
+  jti: string;
   /** `{ authorization: 'Bearer …' }`, ready to spread into request headers. */
   headers: Record<string, string>;
 }
@@ -15,7 +17,7 @@ export function signTestToken(
   clock: Clock = systemClock,
 ): TestToken {
   const sub = user.sub ?? randomUUID();
-  const { token } = createAccessTokens(secret, clock).sign({
+  const { token, claims } = createAccessTokens(secret, clock).sign({
     sub,
     email: `${sub}@example.com`,
     username: `u${sub.slice(0, 8)}`,
@@ -23,5 +25,5 @@ export function signTestToken(
     subscription_status: 'inactive',
     ...user,
   });
-  return { sub, token, headers: { authorization: `Bearer ${token}` } };
+  return { sub, token, jti: claims.jti, headers: { authorization: `Bearer ${token}` } };
 }

@@ -31,11 +31,11 @@ describe('Group B /api/flashcards: identity', () => {
       headers: { authorization: 'Bearer abc.def.ghi' },
     });
     expect(forged.status).toBe(401);
-    const { token, auth } = tokenFor(service, clock);
+    const { jti, auth } = tokenFor(service, clock);
     // revoked the way the identity service revokes (key, index and announcement), as a logout does
     const { createTokenBlacklist } = await import('@lingua/auth');
-    await createTokenBlacklist(service.deps.redis!.client, clock).add(
-      token,
+    await createTokenBlacklist(service.deps.redis!.client, clock).revoke(
+      jti,
       Math.floor(clock.now().getTime() / 1000) + 60,
     );
     const revoked = await call(service, 'GET', '/api/flashcards', { headers: auth });

@@ -1,6 +1,7 @@
 import { makeEvent } from '@lingua/contracts';
 import { BLACKLIST_KEY_PREFIX } from '@lingua/auth';
 import { userModel } from '../src/data-access/user.model';
+import { parseRefreshToken } from '../src/domain/sessions';
 import { eventually, bearer, type Harness, ipHeader, newUser, startIdentity } from './harness';
 
 // generous: the machine is shared and under load; nothing here depends on speed
@@ -57,10 +58,12 @@ describe('Group A register', () => {
     const header = JSON.parse(Buffer.from(data.accessToken.split('.')[0], 'base64url').toString());
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = decode(data.accessToken);
+    // the spec's claims plus jti (RFC 7519), which keeps sessions of the same second apart
     expect(Object.keys(claims).sort()).toEqual([
       'email',
       'exp',
       'iat',
+      'jti',
       'role',
       'sub',
       'subscription_status',
@@ -331,6 +334,56 @@ describe('Group A refresh and logout', () => {
     const profile = await h.request('GET', '/api/users/profile', { headers: bearer(token) });
     expect(profile.status).toBe(401);
     expect(profile.body.error.code).toBe('AUTH001');
+  });
+});
+
+describe('independent sessions (jti)', () => {
+  // the harness clock stands still: every token below is signed in the same second
+  const login = async (u: { email: string; password: string }) => {
+    const res = await h.post('/api/v1/auth/login', { email: u.email, password: u.password }, ipHeader());
+    expect(res.status).toBe(200);
+    return res.body.data as { accessToken: string; refreshToken: string };
+  };
+  const profile = (token: string) => h.request('GET', '/api/users/profile', { headers: bearer(token) });
+
+  it('When a user signs in on two phones in the same second and logs out on one, Then the other still works', async () => {
+    const u = await registered();
+    const phone = await login(u);
+    const tablet = await login(u);
+    expect(decode(phone.accessToken).iat).toBe(decode(tablet.accessToken).iat);
+    const out = await h.post('/api/v1/auth/logout', undefined, bearer(phone.accessToken));
+    expect(out.status).toBe(200);
+    expect((await profile(phone.accessToken)).status).toBe(401);
+    expect((await profile(tablet.accessToken)).status).toBe(200);
+    const refreshed = await h.post('/api/v1/auth/refresh', undefined, bearer(tablet.refreshToken));
+    expect(refreshed.status).toBe(200);
+  });
+
+  it('When a refresh token is reused and the user signs in again at once, Then the new sign-in works', async () => {
+    const u = await registered();
+    const first = await login(u);
+    const rotated = await h.post('/api/v1/auth/refresh', undefined, bearer(first.refreshToken));
+    expect(rotated.status).toBe(200);
+    const reuse = await h.post('/api/v1/auth/refresh', undefined, bearer(first.refreshToken));
+    expect(reuse.body.error.code).toBe('TOKEN_BLACKLISTED');
+    expect((await profile(rotated.body.data.accessToken)).status).toBe(401);
+
+    const fresh = await login(u);
+    expect((await profile(fresh.accessToken)).status).toBe(200);
+    expect((await h.post('/api/v1/auth/refresh', undefined, bearer(fresh.refreshToken))).status).toBe(200);
+  });
+
+  it('When tokens are issued, Then every access and refresh token carries its own jti', async () => {
+    const u = await registered();
+    const a = await login(u);
+    const b = await login(u);
+    const c = (await h.post('/api/v1/auth/refresh', undefined, bearer(a.refreshToken))).body.data as {
+      accessToken: string;
+      refreshToken: string;
+    };
+    const ids = [a, b, c].flatMap((t) => [decode(t.accessToken).jti, parseRefreshToken(t.refreshToken)?.jti]);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
 

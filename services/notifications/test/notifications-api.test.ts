@@ -188,8 +188,8 @@ describe('in-app notifications', () => {
 
     const user = tokenFor(service);
     const { createTokenBlacklist } = await import('@lingua/auth');
-    await createTokenBlacklist(service.deps.redis!.client).add(
-      user.token,
+    await createTokenBlacklist(service.deps.redis!.client).revoke(
+      user.jti,
       Math.floor(Date.now() / 1000) + 3600,
     );
     const revoked = await call(service, 'GET', '/api/notifications', { headers: user.auth });

@@ -15,12 +15,13 @@ export interface RefreshFamilyDocument {
   expiresAt: Date;
   revokedAt: Date | null;
   revokedReason: string | null;
-  /** The access tokens issued by this sign-in, by fingerprint: revoked with it when a refresh token is reused. */
+  /** The access tokens issued by this sign-in, by jti: revoked with it when a refresh token is reused. */
   accessTokens: IssuedAccessToken[];
 }
 
 export interface IssuedAccessToken {
-  fingerprint: string;
+  /** Absent from entries recorded before jti (they held a fingerprint; those tokens are refused now). */
+  jti?: string;
   /** The token's exp claim (seconds). */
   exp: number;
 }
@@ -37,7 +38,7 @@ const familySchema = new Schema<RefreshFamilyDocument>(
     expiresAt: { type: Date, required: true },
     revokedAt: { type: Date, default: null },
     revokedReason: { type: String, default: null },
-    accessTokens: { type: [{ _id: false, fingerprint: String, exp: Number }], default: [] },
+    accessTokens: { type: [{ _id: false, jti: String, exp: Number }], default: [] },
   },
   { versionKey: false, collection: 'refresh_families' },
 );

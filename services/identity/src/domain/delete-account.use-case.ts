@@ -25,7 +25,7 @@ export async function deleteAccount(
     userId: string;
     password?: string | undefined;
     reason?: string | undefined;
-    accessToken: string;
+    accessJti: string;
     accessExp: number;
   },
   deps: IdentityDeps,
@@ -51,7 +51,7 @@ export async function deleteAccount(
   await deps.families.revokeAllOfUser(input.userId, 'account-deleted', now);
   await revokeProviderGrants(input.userId, deps);
   await deps.socialIdentities.unlinkAll(input.userId);
-  await deps.blacklist.add(input.accessToken, input.accessExp);
+  await deps.blacklist.revoke(input.accessJti, input.accessExp);
   await deps.attempts.reset(credentials.user.email);
   const avatar = credentials.user.profile.avatarUrl?.split('/').pop();
   if (avatar) await deps.avatars.remove(avatar);

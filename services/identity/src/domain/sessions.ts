@@ -3,7 +3,6 @@ import { AppError } from '@lingua/errors';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 import { randomToken, sha256 } from './secrets';
-import { tokenFingerprint } from '@lingua/auth';
 import type { User } from './user';
 
 export interface IssuedSession {
@@ -31,28 +30,36 @@ function signAccess(user: User, deps: Pick<IdentityDeps, 'accessTokens'>) {
     POLICY.accessTokenTtlSeconds,
   );
   // recorded with the sign-in, so that a stolen refresh token takes its access tokens down too
-  const issued = { fingerprint: tokenFingerprint(signed.token), exp: signed.claims.exp };
+  const issued = { jti: signed.claims.jti, exp: signed.claims.exp };
   return { ...signed, issued };
 }
 
 /** Revokes the access tokens a sign-in issued that have not expired yet. */
 async function revokeIssuedAccess(
-  family: { accessTokens?: { fingerprint: string; exp: number }[] },
+  family: { accessTokens?: { jti?: string; exp: number }[] },
   deps: Pick<IdentityDeps, 'blacklist' | 'clock'>,
 ) {
   const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
   await Promise.all(
     (family.accessTokens ?? [])
-      .filter((t) => t.exp > nowSeconds)
-      .map((t) => deps.blacklist.addFingerprint(t.fingerprint, t.exp)),
+      // entries recorded before jti have none: their tokens are refused as invalid anyway
+      .filter((t): t is { jti: string; exp: number } => t.jti !== undefined && t.exp > nowSeconds)
+      .map((t) => deps.blacklist.revoke(t.jti, t.exp)),
   );
 }
 
-/** Refresh tokens are opaque: `<familyId>.<256-bit secret>`; only their SHA-256 is stored. */
-function parseRefreshToken(token: string): { familyId: string } | undefined {
-  const m = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  return m ? { familyId: m[1]! } : undefined;
+/**
+ * Refresh tokens are opaque: `<familyId>.<jti>.<256-bit secret>`; only their SHA-256 is stored. The
+ * jti makes each token of a family identifiable on its own (the family id is shared by its rotations).
+ * `<familyId>.<secret>`, issued before the jti, is still accepted until it rotates or expires.
+ */
+export function parseRefreshToken(token: string): { familyId: string; jti?: string } | undefined {
+  const m = /^([0-9a-f-]{36})\.(?:([0-9a-f-]{36})\.)?([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return undefined;
+  return m[2] ? { familyId: m[1]!, jti: m[2] } : { familyId: m[1]! };
 }
+
+const newRefreshToken = (familyId: string) => `${familyId}.${randomUUID()}.${randomToken()}`;
 
 /** A new sign-in: an access token and the first refresh token of a new family. */
 export async function issueSession(
@@ -63,7 +70,7 @@ export async function issueSession(
   const now = deps.clock.now();
   const access = signAccess(user, deps);
   const familyId = randomUUID();
-  const refreshToken = `${familyId}.${randomToken()}`;
+  const refreshToken = newRefreshToken(familyId);
   const refreshExpiresAt = new Date(now.getTime() + refreshTtl(options.rememberMe));
   await deps.families.create({
     id: familyId,
@@ -102,7 +109,7 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
     throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
   }
   const access = signAccess(user, deps);
-  const nextToken = `${parsed.familyId}.${randomToken()}`;
+  const nextToken = newRefreshToken(parsed.familyId);
   const expiresAt = new Date(now.getTime() + refreshTtl(existing.rememberMe));
   const rotated = await deps.families.rotate(parsed.familyId, hash, {
     tokenHash: sha256(nextToken),

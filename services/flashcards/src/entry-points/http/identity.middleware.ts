@@ -5,7 +5,7 @@ import { AppError } from '@lingua/errors';
 const USER_ID = 'flashcardsUserId';
 
 /**
- * Who is calling. The token's `sub` is the user id (our access tokens carry exactly the spec's claims,
+ * Who is calling. The token's `sub` is the user id (our access tokens carry the spec's claims plus jti,
  * so the name-identifier alternative never occurs). Anonymous callers are the dev user only where the
  * route allows it and dev mode is on.
  */

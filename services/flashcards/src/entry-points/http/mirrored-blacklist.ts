@@ -35,9 +35,8 @@ export function mirroredBlacklist(
       logger.warn({ err }, 'token blacklist mirror not started; checking Redis on every request'),
     );
   return {
-    add: (token, expiresAtSeconds) => direct.add(token, expiresAtSeconds),
-    addFingerprint: (fingerprint, expiresAtSeconds) => direct.addFingerprint(fingerprint, expiresAtSeconds),
-    has: (token) => (mirror ?? direct).has(token),
+    revoke: (jti, expiresAtSeconds) => direct.revoke(jti, expiresAtSeconds),
+    isRevoked: (jti) => (mirror ?? direct).isRevoked(jti),
     async stop() {
       stopped = true;
       // a mirror still connecting stops itself once it is up (above)

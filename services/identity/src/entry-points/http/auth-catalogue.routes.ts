@@ -96,7 +96,7 @@ export function authCatalogueRoutes(
   router.post(`${P}/logout`, authenticated, async (req, res) => {
     const user = currentUser(res);
     const body = parseInput(CatalogueLogoutBody, req.body ?? {});
-    await deps.blacklist.add(res.locals.accessToken as string, user.exp);
+    await deps.blacklist.revoke(user.jti, user.exp);
     const now = deps.clock.now();
     let sessionsEnded = 0;
     if (body.allDevices) sessionsEnded = await deps.families.revokeAllOfUser(user.sub, 'logout-all', now);

@@ -102,7 +102,7 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
 
   router.post(`${P}/logout`, authenticated, async (req, res) => {
     const user = currentUser(res);
-    await deps.blacklist.add(res.locals.accessToken as string, user.exp);
+    await deps.blacklist.revoke(user.jti, user.exp);
     // A web client's refresh cookie ends with its session (no CSRF needed: logging out is harmless).
     const cookieToken = (req.cookies as Record<string, unknown> | undefined)?.lingua_refresh;
     if (typeof cookieToken === 'string') await revokeRefreshToken(cookieToken, user.sub, deps);

@@ -111,7 +111,7 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
         userId: user.sub,
         password: body.password,
         reason: body.reason,
-        accessToken: res.locals.accessToken as string,
+        accessJti: user.jti,
         accessExp: user.exp,
       },
       deps,
