@@ -25,8 +25,8 @@ export function isInternalAddress(ip: string | undefined): boolean {
 /** Who may see the per-service breakdown: the internal network, admins, API keys with an ops scope. */
 export interface HealthAccess {
   tokens: AccessTokens;
-  /** Revoked tokens (the gateway's blacklist mirror). */
-  isRevoked(token: string): Promise<boolean>;
+  /** Revoked tokens by id (the gateway's blacklist mirror). */
+  isRevoked(jti: string): Promise<boolean>;
   apiKeys: ApiKeyStore;
   redis: RedisHandle;
   /** Requests per minute and client address to the aggregate health paths (internal callers exempt). */
@@ -40,7 +40,8 @@ async function mayseeBreakdown(req: Request, access: HealthAccess): Promise<bool
   if (auth?.startsWith('Bearer ')) {
     const token = auth.slice(7);
     try {
-      if (access.tokens.verify(token).role === 'admin' && !(await access.isRevoked(token))) return true;
+      const claims = access.tokens.verify(token);
+      if (claims.role === 'admin' && !(await access.isRevoked(claims.jti))) return true;
     } catch {
       /* not a valid token: an anonymous caller */
     }

@@ -108,7 +108,7 @@ export async function startGateway(
         docs,
         access: {
           tokens,
-          isRevoked: (token) => blacklist.has(token),
+          isRevoked: (jti) => blacklist.isRevoked(jti),
           apiKeys,
           redis,
           perMinute: config.HEALTH_RATE_LIMIT_PER_MINUTE,
