@@ -37,10 +37,12 @@ async function setWithCards(api: Api, words: string[]) {
   const setId = (await api('POST', '/api/flashcard-sets', { name: `set-${randomUUID()}` })).body.data.set
     .id as string;
   const ids: string[] = [];
-  for (const word of words)
+  for (const word of words) {
     ids.push(
       (await api('POST', '/api/flashcards', { setId, word, translation: `${word}-t` })).body.data.card.id,
     );
+    clock.advance(1); // one after the other, as a user adds them (ties are ordered by id, not insertion)
+  }
   return { setId, ids };
 }
 

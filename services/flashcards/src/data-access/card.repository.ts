@@ -168,7 +168,11 @@ export function cardRepository(
       };
       if (q.favoritesOnly) filter.isFavorite = true;
       if (q.setId) filter.setId = q.setId;
-      const docs = await Cards.find(filter).sort({ nextReviewDate: 1 }).limit(q.limit).lean<CardDoc[]>();
+      const docs = await Cards.find(filter)
+        // ties (cards due at the same instant) in creation order, the same on every database
+        .sort({ nextReviewDate: 1, createdAt: 1, _id: 1 })
+        .limit(q.limit)
+        .lean<CardDoc[]>();
       return docs.map(toCard);
     },
 
@@ -188,7 +192,7 @@ export function cardRepository(
     /** Cards never reviewed yet (session mode "learn"), oldest first. */
     async unreviewed(userId: string, limit: number, setId?: string): Promise<Card[]> {
       const docs = await Cards.find({ userId, isArchived: false, timesReviewed: 0, ...(setId && { setId }) })
-        .sort({ createdAt: 1 })
+        .sort({ createdAt: 1, _id: 1 })
         .limit(limit)
         .lean<CardDoc[]>();
       return docs.map(toCard);
@@ -197,7 +201,7 @@ export function cardRepository(
     /** The weakest cards first (session mode "cram"). */
     async weakest(userId: string, limit: number, setId?: string): Promise<Card[]> {
       const docs = await Cards.find({ userId, isArchived: false, ...(setId && { setId }) })
-        .sort({ masteryLevel: 1, nextReviewDate: 1 })
+        .sort({ masteryLevel: 1, nextReviewDate: 1, _id: 1 })
         .limit(limit)
         .lean<CardDoc[]>();
       return docs.map(toCard);
