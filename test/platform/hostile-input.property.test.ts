@@ -436,6 +436,35 @@ function requestFor(op: Operation, doc: Schema): fc.Arbitrary<Sent> {
         { type: 'application/json', text: JSON.stringify({ a: 'x'.repeat(1_100_000) }) },
       ),
     },
+    // an upload whose file is hostile: wrong bytes for its name, an archive that is not one, deep JSON
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('a.csv', 'a.json', 'a.apkg', 'a.png', 'a', '../../x.csv'),
+          fc.constantFrom<string | Buffer>(
+            Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0xff, 0, 0, 1, 2, 3]),
+            Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]),
+            '{"cards":[{"word":{"$gt":""},"translation":"\\ud800","__proto__":{"x":1}}]}',
+            '['.repeat(10_000),
+            '"word","translation"\n"unterminated,x\n' + 'a,b\n'.repeat(2_000),
+            '\u0000\u0000',
+          ),
+          fc.constantFrom('', 'json', 'csv', 'apkg', 'xml'),
+        )
+        .map(([name, content, format]) => ({
+          type: 'multipart/form-data; boundary=zz',
+          text: Buffer.concat([
+            Buffer.from(
+              (format ? `--zz\r\nContent-Disposition: form-data; name="format"\r\n\r\n${format}\r\n` : '') +
+                `--zz\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+                'Content-Type: application/octet-stream\r\n\r\n',
+            ),
+            Buffer.isBuffer(content) ? content : Buffer.from(content),
+            Buffer.from('\r\n--zz--\r\n'),
+          ]) as string | Buffer,
+        })),
+    },
   );
   return fc
     .record({ path, query, body, admin: fc.boolean(), extra: extraHeaders })
