@@ -19,7 +19,8 @@ import { defineSubscriptionsService } from '../../services/subscriptions/src/sta
 /*
  * Property: whatever a client sends to any operation of /openapi.json (valid-shaped or hostile
  * bodies, parameters and content types), the stack never answers 5xx, every error is in its path's
- * envelope, and no body carries a stack trace. Replay a failure with FUZZ_SEED=<seed> (and FUZZ_RUNS).
+ * envelope, and no body carries a stack trace. Replay a failure with FUZZ_SEED=<seed> (and FUZZ_RUNS);
+ * FUZZ_DEBUG=1 prints every answer. Sequential on purpose: a burst would be shed (503), not handled.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
