@@ -378,6 +378,19 @@ describe('Group B /api/flashcards: question selection and generation', () => {
     );
   });
 
+  it('When the word holds a hyphen, Then the fill-in-the-blank question is built (the RegExp used to throw: 500)', async () => {
+    const { api } = newUser();
+    const id = (
+      await api('POST', '/api/flashcards', sampleCard('well-known', { example: 'A well-known fact.' }))
+    ).body.data.id;
+    const res = await api('POST', `/api/flashcards/${id}/question`, { questionType: 'fill_in_blank' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.question).toMatchObject({
+      questionText: 'A _____ fact.',
+      correctAnswer: 'well-known',
+    });
+  });
+
   it('When a multiple-choice question is generated, Then the options hold the right translation and distractors from other cards', async () => {
     const { api } = newUser();
     for (const w of ['one', 'two', 'three']) await api('POST', '/api/flashcards', sampleCard(w));

@@ -121,6 +121,12 @@ describe('Group A register', () => {
     const zz = await h.post('/api/v1/auth/register', newUser({ preferredLanguage: 'zz' }));
     expect(zz.status).toBe(400);
     expect(zz.body.error.details.preferredLanguage).toBeDefined();
+    // ICU's DisplayNames throws RangeError on these: a 400, never a 500
+    for (const preferredLanguage of ['word', 'https://example.com/x', '']) {
+      const odd = await h.post('/api/v1/auth/register', newUser({ preferredLanguage }));
+      expect(odd.status).toBe(400);
+      expect(odd.body.error.details.preferredLanguage).toBeDefined();
+    }
   });
 
   it('When the e-mail or the username is taken, Then 409 EMAIL_EXISTS or USERNAME_EXISTS', async () => {

@@ -27,10 +27,27 @@ export const usernameField = z
   .regex(/^[A-Za-z0-9_]+$/, 'Username may contain only letters, digits and underscore');
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+const TWO_LETTERS = /^[a-z]{2}$/;
+
+/**
+ * Whether ICU knows the code. Guarded by the shape and caught because `DisplayNames.of` throws
+ * RangeError on anything that is not a well-formed tag (a URL, an empty string), and zod runs
+ * refinements even after the regex check failed.
+ */
+export function isKnownLanguageCode(code: string): boolean {
+  if (!TWO_LETTERS.test(code)) return false;
+  try {
+    return languageNames.of(code) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 export const languageField = z
   .string()
-  .regex(/^[a-z]{2}$/, 'Must be an ISO 639-1 language code (two lower-case letters)')
-  .refine((code) => languageNames.of(code) !== undefined, 'Unknown ISO 639-1 language code');
+  .regex(TWO_LETTERS, 'Must be an ISO 639-1 language code (two lower-case letters)')
+  // a code of the wrong shape already has its message
+  .refine((code) => !TWO_LETTERS.test(code) || isKnownLanguageCode(code), 'Unknown ISO 639-1 language code');
 
 export const timezoneField = z
   .string()

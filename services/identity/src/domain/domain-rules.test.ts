@@ -27,6 +27,14 @@ describe('credential rules', () => {
     expect(languageField.safeParse('de').success).toBe(true);
     for (const bad of ['zz', 'DE', 'deu']) expect(languageField.safeParse(bad).success).toBe(false);
   });
+
+  it('When a language is not a tag ICU accepts, Then it is refused, not thrown', () => {
+    for (const bad of ['word', '', 'https://example.com/x', 'e\u0000', 'x'.repeat(10_000)]) {
+      const result = languageField.safeParse(bad);
+      expect(result.success).toBe(false);
+      expect(result.error!.issues[0]!.message).toMatch(/ISO 639-1/);
+    }
+  });
 });
 
 describe('generated usernames', () => {

@@ -28,6 +28,16 @@ describe('inflected forms and fill-in-the-blank', () => {
     expect(inflectedForms('a.b')).toContain('a.b');
   });
 
+  it('When the word holds a hyphen, a slash or other punctuation, Then it is blanked, not a RegExp SyntaxError', () => {
+    expect(blankWord('A well-known fact', 'well-known')).toEqual({
+      text: 'A _____ fact',
+      answer: 'well-known',
+    });
+    expect(blankWord('Read and/or write', 'and/or')).toEqual({ text: 'Read _____ write', answer: 'and/or' });
+    for (const word of ['-', '\\', '[a-z]', '(?<x>', '{1}', '^$', '\u0000', '\uD800'])
+      expect(() => blankWord(`x ${word} y`, word)).not.toThrow();
+  });
+
   it('When there is no usable example, Then the definition with a blank is used', () => {
     expect(fillInBlankText({ word: 'run', example: null, definition: 'to move fast' })).toEqual({
       text: 'to move fast: _____',
