@@ -1,4 +1,4 @@
-export { serviceEnv, DEV_JWT_SECRET } from './service-env';
+export { serviceEnv, DEV_JWT_SECRET, DEV_EMAIL_LINK_KEY, emailLinkKeyEnv } from './service-env';
 export type { ServiceEnv } from './service-env';
 export { startService } from './start-service';
 export type {

@@ -86,3 +86,39 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       };
     });
 }
+
+/**
+ * Used only when NODE_ENV is not production: 32 fixed bytes, so `npm start` and the tests run with
+ * no setup. Anyone can read it here, which is why production refuses to start without its own key.
+ */
+export const DEV_EMAIL_LINK_KEY = Buffer.from('lingua-dev-email-link-key-32byte').toString('base64');
+
+/**
+ * `EMAIL_LINK_KEY`: the AES-256-GCM key sealing the account e-mail (address and link) that
+ * identity puts on its events for notifications (`sealAccountMail`, `@lingua/contracts`). Only
+ * those two services read it; required in production, like JWT_SECRET.
+ */
+export const emailLinkKeyEnv = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    EMAIL_LINK_KEY: z.string().optional(),
+  })
+  .transform((c, ctx) => {
+    if (c.EMAIL_LINK_KEY === undefined) {
+      if (c.NODE_ENV === 'production')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['EMAIL_LINK_KEY'],
+          message: 'required when NODE_ENV=production',
+        });
+      return { emailLinkKey: Buffer.from(DEV_EMAIL_LINK_KEY, 'base64') };
+    }
+    const key = Buffer.from(c.EMAIL_LINK_KEY, 'base64');
+    if (key.length !== 32 || key.toString('base64') !== c.EMAIL_LINK_KEY.trim())
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EMAIL_LINK_KEY'],
+        message: 'must be 32 bytes in base64 (openssl rand -base64 32)',
+      });
+    return { emailLinkKey: key };
+  });

@@ -7,6 +7,7 @@ export const EVENT_SCHEMA_VERSION = 1;
 
 const userId = z.string().min(1);
 const isoDate = z.iso.datetime({ offset: true });
+const sealed = z.string().startsWith('v1.');
 const role = z.enum(['user', 'subscriber', 'admin']);
 const subscriptionStatus = z.enum(['active', 'expired', 'cancelled', 'pending']);
 
@@ -37,18 +38,9 @@ export const EVENT_DATA_SCHEMAS = {
     deviceId: z.string().optional(),
   }),
   [EVENT_NAMES.userDeleted]: z.object({ userId, reason: z.string().optional() }),
-  [EVENT_NAMES.userPasswordResetRequested]: z.object({
-    userId,
-    email: z.string(),
-    resetUrl: z.string(),
-    expiresAt: isoDate,
-  }),
-  [EVENT_NAMES.userEmailVerificationRequested]: z.object({
-    userId,
-    email: z.string(),
-    verifyUrl: z.string(),
-    expiresAt: isoDate,
-  }),
+  /** `mail`: recipient and link sealed for notifications (sealed-mail.ts); never the link in clear. */
+  [EVENT_NAMES.userPasswordResetRequested]: z.object({ userId, mail: sealed, expiresAt: isoDate }),
+  [EVENT_NAMES.userEmailVerificationRequested]: z.object({ userId, mail: sealed, expiresAt: isoDate }),
   [EVENT_NAMES.subscriptionCreated]: subscriptionData,
   [EVENT_NAMES.subscriptionUpdated]: subscriptionData.extend({
     previousStatus: subscriptionStatus.optional(),

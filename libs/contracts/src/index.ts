@@ -8,3 +8,5 @@ export {
   EVENT_SCHEMA_VERSION,
 } from './event-envelope';
 export type { EventData, DomainEvent, AnyDomainEvent } from './event-envelope';
+export { sealAccountMail, openAccountMail } from './sealed-mail';
+export type { AccountMail } from './sealed-mail';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serviceEnv } from '@lingua/bootstrap';
+import { emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig } from '@lingua/config';
 
 /** identity: every variable it reads (see README); defaults run locally with no setup. */
@@ -50,10 +50,14 @@ export const identityFeatureEnv = z.object({
   FLASHCARDS_ADDR: env.addr('127.0.0.1:50052'),
   FLASHCARDS_STATS_DEADLINE_MS: env.int(300, 10, 10_000),
 });
-export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv>;
+export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv> & { emailLinkKey: Buffer };
 
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
   ...loadConfig(identityEnv, source),
-  identity: loadConfig(identityFeatureEnv, source),
+  identity: {
+    ...loadConfig(identityFeatureEnv, source),
+    // seals the address and link of account e-mails on their events (readable by notifications only)
+    ...loadConfig(emailLinkKeyEnv, source),
+  },
 });
 export type IdentityConfig = ReturnType<typeof loadServiceConfig>;

@@ -1,5 +1,5 @@
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { eventually, bearer, type Harness, ipHeader, newUser, startIdentity } from './harness';
+import { eventually, bearer, type Harness, ipHeader, newUser, openMail, startIdentity } from './harness';
 
 // generous: the machine is shared and under load; nothing here depends on speed
 jest.setTimeout(180_000);
@@ -32,7 +32,7 @@ async function registerAndVerify() {
   expect(reg.status).toBe(201);
   const userId = reg.body.data.user.id as string;
   const mail = await eventFor('user.email_verification_requested', userId);
-  const verified = await h.post('/api/auth/verify-email', { token: tokenFrom(mail.data.verifyUrl) });
+  const verified = await h.post('/api/auth/verify-email', { token: tokenFrom(openMail(mail).url) });
   expect(verified.status).toBe(200);
   return { ...u, userId };
 }
@@ -75,10 +75,10 @@ describe('Group C register, verification and login', () => {
     expect(blocked.body.error.code).toBe('EMAIL_NOT_VERIFIED');
 
     const mail = await eventFor('user.email_verification_requested', reg.body.data.user.id);
-    expect(mail.data.verifyUrl.startsWith('https://app.lingua.test/verify-email?token=')).toBe(true);
-    const verified = await h.post('/api/auth/verify-email', { token: tokenFrom(mail.data.verifyUrl) });
+    expect(openMail(mail).url.startsWith('https://app.lingua.test/verify-email?token=')).toBe(true);
+    const verified = await h.post('/api/auth/verify-email', { token: tokenFrom(openMail(mail).url) });
     expect(verified.body.data).toMatchObject({ message: expect.any(String), user: { emailVerified: true } });
-    const reused = await h.post('/api/auth/verify-email', { token: tokenFrom(mail.data.verifyUrl) });
+    const reused = await h.post('/api/auth/verify-email', { token: tokenFrom(openMail(mail).url) });
     expect(reused.status).toBe(400);
     expect(reused.body.error.code).toBe('VAL002');
 
@@ -141,15 +141,39 @@ describe('Group C refresh and logout', () => {
   });
 });
 
+describe('Account e-mail events on the stream', () => {
+  // every subscriber of events.> can read the stream for 7 days: a live link there would let any
+  // of them verify an address or take over an account
+  it('When verification and reset are requested, Then the published events carry neither token, link nor address in clear', async () => {
+    const u = await registerAndVerify();
+    await h.post('/api/auth/forgot-password', { email: u.email });
+    const verify = await eventFor('user.email_verification_requested', u.userId);
+    const reset = await eventFor('user.password_reset_requested', u.userId);
+    const secrets = [verify, reset].flatMap((e) => {
+      const url = openMail(e).url;
+      return [tokenFrom(url), encodeURIComponent(tokenFrom(url)), url];
+    });
+    const raw = await eventually(() => {
+      const mine = h.rawEvents.filter((m) => m.includes(verify.id) || m.includes(reset.id));
+      expect(mine).toHaveLength(2);
+      return mine;
+    });
+    for (const message of raw) {
+      for (const secret of secrets) expect(message).not.toContain(secret);
+      expect(message.toLowerCase()).not.toContain(u.email.toLowerCase());
+    }
+  });
+});
+
 describe('Group C password reset', () => {
   it('When a reset link is used, Then the password changes, sessions end, and the link works once', async () => {
     const u = await registerAndVerify();
     const session = (await login(u.email, u.password)).body.data;
     await h.post('/api/auth/forgot-password', { email: u.email.toUpperCase() });
     const mail = await eventFor('user.password_reset_requested', u.userId);
-    expect(mail.data.resetUrl.startsWith('https://app.lingua.test/reset-password?token=')).toBe(true);
+    expect(openMail(mail).url.startsWith('https://app.lingua.test/reset-password?token=')).toBe(true);
     expect(new Date(mail.data.expiresAt).getTime()).toBe(h.clock.now().getTime() + 15 * 60_000);
-    const token = tokenFrom(mail.data.resetUrl);
+    const token = tokenFrom(openMail(mail).url);
 
     const weak = await h.post('/api/auth/reset-password', {
       token,
@@ -184,7 +208,7 @@ describe('Group C password reset', () => {
     const mail = await eventFor('user.password_reset_requested', u.userId);
     h.clock.advance(15 * 60_000 + 1000);
     const res = await h.post('/api/auth/reset-password', {
-      token: tokenFrom(mail.data.resetUrl),
+      token: tokenFrom(openMail(mail).url),
       newPassword: 'Changed123',
       confirmPassword: 'Changed123',
     });

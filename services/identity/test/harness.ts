@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import type { RunningService } from '@lingua/bootstrap';
-import { startService } from '@lingua/bootstrap';
-import type { AnyDomainEvent } from '@lingua/contracts';
+import { DEV_EMAIL_LINK_KEY, startService } from '@lingua/bootstrap';
+import { type AccountMail, type AnyDomainEvent, openAccountMail } from '@lingua/contracts';
 import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
 import { httpCall, isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
 import { type IdentityConfig, loadServiceConfig } from '../src/config';
@@ -56,6 +56,8 @@ export interface Harness {
   clock: TestClock;
   jwks: JwksServer;
   events: AnyDomainEvent[];
+  /** The bytes of every message published on the event subjects, as the stream stores them. */
+  rawEvents: string[];
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   request(
     method: string,
@@ -102,6 +104,12 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<H
     handler: async (e) => void events.push(e),
   });
 
+  // a plain subscription on the same subjects sees each message exactly as published to the stream
+  const rawEvents: string[] = [];
+  const rawSub = service.deps.nats.nc.subscribe(`${config.EVENTS_SUBJECT_PREFIX}.>`, {
+    callback: (_err, msg) => void rawEvents.push(Buffer.from(msg.data).toString('utf8')),
+  });
+
   const request: Harness['request'] = (method, p, init = {}) => httpCall(service.httpUrl, method, p, init);
 
   return {
@@ -110,10 +118,12 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<H
     clock,
     jwks,
     events,
+    rawEvents,
     request,
     post: (p, body, headers) =>
       request('POST', p, { ...(body !== undefined && { body }), ...(headers && { headers }) }),
     async stop() {
+      rawSub.unsubscribe();
       await recorder.stop();
       await service.stop();
       await service.deps.mongo.connection.dropDatabase().catch(() => undefined);
@@ -143,3 +153,8 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** waitFor with a timeout fit for a loaded shared machine. */
 export const eventually = <T>(assertion: () => T | Promise<T>) => waitFor(assertion, { timeoutMs: 60_000 });
+
+/** What notifications does with an account e-mail event: opens its recipient and link (development key). */
+export function openMail(event: { event: string; data: { mail: string } }): AccountMail {
+  return openAccountMail(Buffer.from(DEV_EMAIL_LINK_KEY, 'base64'), event.event, event.data.mail);
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serviceEnv } from '@lingua/bootstrap';
+import { emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig } from '@lingua/config';
 
 /** notifications: every variable it reads (see .env.example); defaults run locally with no setup. */
@@ -35,5 +35,7 @@ export const notificationsFeatureEnv = z.object({
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
   ...loadConfig(notificationsEnv, source),
   ...loadConfig(notificationsFeatureEnv, source),
+  // opens the address and link identity sealed on the account e-mail events
+  ...loadConfig(emailLinkKeyEnv, source),
 });
 export type NotificationsConfig = ReturnType<typeof loadServiceConfig>;

@@ -102,6 +102,7 @@ export function defineNotificationsService(
         domainEventsSubscriber({
           ...f,
           clock,
+          emailLinkKey: config.emailLinkKey,
           dispatchWebhooks: dispatch,
           sendFirst,
           concurrency: config.NOTIFICATIONS_CONSUMER_CONCURRENCY,

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { RunningService } from '@lingua/bootstrap';
+import { DEV_EMAIL_LINK_KEY, type RunningService } from '@lingua/bootstrap';
+import { sealAccountMail } from '@lingua/contracts';
 import { isolatedServiceEnv } from '@lingua/testing';
 import { stopAndDrop, publish, startNotifications, waitFor } from './support';
 
@@ -63,6 +64,11 @@ afterAll(async () => {
   await new Promise<void>((resolve) => page.close(() => resolve()));
 });
 
+// what identity puts on the events: recipient and link sealed with the (development) EMAIL_LINK_KEY
+const key = Buffer.from(DEV_EMAIL_LINK_KEY, 'base64');
+const resetMail = (email: string, url: string) =>
+  sealAccountMail(key, 'user.password_reset_requested', { email, url });
+
 const linkIn = (mail: ParsedMail) => {
   const match = /https?:\/\/\S+/.exec(mail.text ?? '');
   if (!match) throw new Error('no link in the e-mail');
@@ -75,8 +81,7 @@ describe('account e-mails', () => {
     const token = randomUUID();
     await publish(service, 'user.password_reset_requested', {
       userId: randomUUID(),
-      email,
-      resetUrl: `${pageUrl}/reset-password?token=${token}`,
+      mail: resetMail(email, `${pageUrl}/reset-password?token=${token}`),
       expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
     });
     const mail = await waitFor(() => {
@@ -97,8 +102,10 @@ describe('account e-mails', () => {
     const email = `${randomUUID()}@example.com`;
     await publish(service, 'user.email_verification_requested', {
       userId: randomUUID(),
-      email,
-      verifyUrl: `${pageUrl}/verify-email?token=abc`,
+      mail: sealAccountMail(key, 'user.email_verification_requested', {
+        email,
+        url: `${pageUrl}/verify-email?token=abc`,
+      }),
       expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     });
     const mail = await waitFor(() => {
@@ -116,8 +123,7 @@ describe('account e-mails', () => {
     const email = `${randomUUID()}@example.com`;
     await publish(service, 'user.password_reset_requested', {
       userId: randomUUID(),
-      email,
-      resetUrl: `${pageUrl}/reset-password?token=retry`,
+      mail: resetMail(email, `${pageUrl}/reset-password?token=retry`),
       expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
     });
     await new Promise((r) => setTimeout(r, 500));
@@ -134,15 +140,16 @@ describe('account e-mails', () => {
   it('When the link has already expired, Then no e-mail is sent', async () => {
     const expired = `${randomUUID()}@example.com`;
     const fresh = `${randomUUID()}@example.com`;
-    const base = { userId: randomUUID(), resetUrl: `${pageUrl}/reset-password?token=x` };
+    const userId = randomUUID();
+    const url = `${pageUrl}/reset-password?token=x`;
     await publish(service, 'user.password_reset_requested', {
-      ...base,
-      email: expired,
+      userId,
+      mail: resetMail(expired, url),
       expiresAt: new Date(Date.now() - 1_000).toISOString(),
     });
     await publish(service, 'user.password_reset_requested', {
-      ...base,
-      email: fresh,
+      userId,
+      mail: resetMail(fresh, url),
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
     });
     // events are handled in order: once the later one arrived, the earlier one was handled

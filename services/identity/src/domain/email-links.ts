@@ -1,4 +1,4 @@
-import { makeEvent } from '@lingua/contracts';
+import { makeEvent, sealAccountMail } from '@lingua/contracts';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 import { randomToken, sha256 } from './secrets';
@@ -28,8 +28,11 @@ export async function emailVerificationRequest(user: Pick<User, 'id' | 'email'>,
     'user.email_verification_requested',
     {
       userId: user.id,
-      email: user.email,
-      verifyUrl: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/verify-email', token),
+      // sealed: the stream keeps events 7 days for every subscriber; only notifications can open it
+      mail: sealAccountMail(deps.config.emailLinkKey, 'user.email_verification_requested', {
+        email: user.email,
+        url: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/verify-email', token),
+      }),
       expiresAt: expiresAt.toISOString(),
     },
     { now },
@@ -48,8 +51,10 @@ export async function requestResetLink(user: Pick<User, 'id' | 'email'>, deps: L
     'user.password_reset_requested',
     {
       userId: user.id,
-      email: user.email,
-      resetUrl: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/reset-password', token),
+      mail: sealAccountMail(deps.config.emailLinkKey, 'user.password_reset_requested', {
+        email: user.email,
+        url: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/reset-password', token),
+      }),
       expiresAt: expiresAt.toISOString(),
     },
     { now },

@@ -1,5 +1,5 @@
 import type { Clock } from '@lingua/auth';
-import type { DomainEvent } from '@lingua/contracts';
+import { type AccountMail, type DomainEvent, openAccountMail } from '@lingua/contracts';
 
 export interface Mail {
   to: string;
@@ -17,14 +17,13 @@ export interface Mailer {
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** The e-mail an account event asks for (pure). */
-export function accountEmail(
-  event: DomainEvent<'user.password_reset_requested'> | DomainEvent<'user.email_verification_requested'>,
-): Mail {
+type AccountEmailEvent =
+  DomainEvent<'user.password_reset_requested'> | DomainEvent<'user.email_verification_requested'>;
+
+/** The e-mail an account event asks for, from its opened recipient and link (pure). */
+export function accountEmail(event: AccountEmailEvent, opened: AccountMail): Mail {
   const reset = event.event === 'user.password_reset_requested';
-  const link = reset
-    ? (event as DomainEvent<'user.password_reset_requested'>).data.resetUrl
-    : (event as DomainEvent<'user.email_verification_requested'>).data.verifyUrl;
+  const link = opened.url;
   const expires = new Date(event.data.expiresAt).toUTCString();
   const subject = reset ? 'Reset your Lingua password' : 'Verify your e-mail address for Lingua';
   const intro = reset
@@ -35,7 +34,7 @@ export function accountEmail(
     ? 'If you did not ask for this, ignore this e-mail: your password stays unchanged.'
     : '';
   return {
-    to: event.data.email,
+    to: opened.email,
     subject,
     messageId: `<${event.id}@lingua.local>`,
     text: `${intro}\n\n${action}: ${link}\n\nThe link expires ${expires}.\n${outro}\n`,
@@ -47,13 +46,16 @@ export function accountEmail(
 
 /**
  * Sends the password-reset or verification e-mail. An expired link is not sent (a replayed stream
- * must not mail users stale links); an SMTP failure throws, so the event is retried.
+ * must not mail users stale links); an SMTP failure throws, so the event is retried. The recipient
+ * and link arrive sealed (only this service and identity hold the key); one that does not open
+ * throws, and a retry cannot help, so it ends dead-lettered.
  */
 export async function sendAccountEmail(
-  event: DomainEvent<'user.password_reset_requested'> | DomainEvent<'user.email_verification_requested'>,
-  deps: { mailer: Mailer; clock: Clock },
+  event: AccountEmailEvent,
+  deps: { mailer: Mailer; clock: Clock; emailLinkKey: Uint8Array },
 ): Promise<boolean> {
   if (new Date(event.data.expiresAt).getTime() <= deps.clock.now().getTime()) return false;
-  await deps.mailer.send(accountEmail(event));
+  const opened = openAccountMail(deps.emailLinkKey, event.event, event.data.mail);
+  await deps.mailer.send(accountEmail(event, opened));
   return true;
 }

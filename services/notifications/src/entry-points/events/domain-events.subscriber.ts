@@ -29,6 +29,8 @@ export interface DomainEventsDeps {
   deliveries: DeliveryStore;
   mailer: Mailer;
   clock: Clock;
+  /** Opens the recipient and link identity sealed on the e-mail events. */
+  emailLinkKey: Uint8Array;
   /** Hands new deliveries to the local webhook worker, which sends them at once. */
   dispatchWebhooks: (queued: QueuedDelivery[]) => void;
   /** The local worker's hot path: a healthy endpoint's first attempt, sent before anything is stored. */
