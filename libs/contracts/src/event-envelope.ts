@@ -37,7 +37,8 @@ export const EVENT_DATA_SCHEMAS = {
     /** The guest device the account was created from (informational: a guest purchase is claimed with its receipt). */
     deviceId: z.string().optional(),
   }),
-  [EVENT_NAMES.userDeleted]: z.object({ userId, reason: z.string().optional() }),
+  /** No `reason`: the user's free text stays with identity (no subscriber needs it). */
+  [EVENT_NAMES.userDeleted]: z.object({ userId }),
   /** `mail`: recipient and link sealed for notifications (sealed-mail.ts); never the link in clear. */
   [EVENT_NAMES.userPasswordResetRequested]: z.object({ userId, mail: sealed, expiresAt: isoDate }),
   [EVENT_NAMES.userEmailVerificationRequested]: z.object({ userId, mail: sealed, expiresAt: isoDate }),

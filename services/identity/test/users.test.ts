@@ -262,11 +262,15 @@ describe('account deletion', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.message).toEqual(expect.any(String));
     await eventually(() =>
+      // the user's free-text reason stays with identity, off the stream every subscriber reads
       expect(h.events.find((e) => e.event === 'user.deleted' && e.data.userId === u.userId)?.data).toEqual({
         userId: u.userId,
-        reason: 'moving on',
       }),
     );
+    const tombstone = await h.service.deps.mongo.connection
+      .collection('users')
+      .findOne({ _id: u.userId as unknown as never });
+    expect(tombstone).toMatchObject({ deletionReason: 'moving on' });
     const after = await h.request('GET', '/api/users/profile', { headers: bearer(u.token) });
     expect(after.status).toBe(401);
     expect(

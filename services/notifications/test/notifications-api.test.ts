@@ -167,7 +167,7 @@ describe('in-app notifications', () => {
   it("When a user's account is deleted, Then their notifications are erased and others' stay", async () => {
     const gone = await userWithThreeNotifications();
     const stays = await userWithThreeNotifications();
-    await publish(service, 'user.deleted', { userId: gone.sub, reason: 'user request' });
+    await publish(service, 'user.deleted', { userId: gone.sub });
     await waitFor(async () => {
       const res = await call(service, 'GET', '/api/notifications', { headers: gone.auth });
       expect(res.body.data.pagination.total).toBe(0);

@@ -350,7 +350,7 @@ describe('webhook delivery', () => {
     const mine = await register(user, own.url, { events: ['user.created', 'user.deleted'] });
     await register(admin, partner.url, { events: ['user.deleted'], scope: 'all' });
 
-    const deleted = await publish(service, 'user.deleted', { userId: user.sub, reason: 'user request' });
+    const deleted = await publish(service, 'user.deleted', { userId: user.sub });
     await waitFor(() => expect(partner.received.map((x) => x.headers['webhook-id'])).toContain(deleted.id));
     const e = await call(service, 'GET', `/api/webhooks/${mine.id}`, { headers: admin.auth });
     expect(e.body.data).toMatchObject({ enabled: false, disabledReason: 'account_deleted' });

@@ -19,6 +19,8 @@ export interface UserDocument {
   settings?: Partial<UserSettings>;
   lastLoginAt?: Date | null;
   deletedAt?: Date | null;
+  /** The reason the user gave when deleting the account (kept here, never put on an event). */
+  deletionReason?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -39,6 +41,7 @@ const userSchema = new Schema<UserDocument>(
     settings: { type: Object, default: {} },
     lastLoginAt: { type: Date, default: null },
     deletedAt: { type: Date, default: null },
+    deletionReason: { type: String, default: null },
     ...outboxFields,
   },
   { timestamps: true, versionKey: false, minimize: false },

@@ -174,7 +174,7 @@ export function userRepository(connection: Connection, withLock: WithLock) {
      * Deletes an account: personal data is erased and e-mail/username freed in the same write that
      * stages user.deleted, so the event cannot be lost; the emptied document is kept as its carrier.
      */
-    async softDelete(id: string, at: Date, event: AnyDomainEvent): Promise<boolean> {
+    async softDelete(id: string, at: Date, event: AnyDomainEvent, reason?: string): Promise<boolean> {
       const staged = stageEvents(event).update;
       const result = await withLock(id, () =>
         Users.updateOne(
@@ -184,6 +184,7 @@ export function userRepository(connection: Connection, withLock: WithLock) {
             $set: {
               ...staged.$set,
               deletedAt: at,
+              deletionReason: reason ?? null,
               email: `deleted+${id}@invalid.lingua`,
               username: `deleted_${id}`,
               usernameKey: `deleted_${id}`,

@@ -41,12 +41,9 @@ export async function deleteAccount(
       throw new AppError('INVALID_CREDENTIALS', 'Password is incorrect');
   }
   const now = deps.clock.now();
-  const event = makeEvent(
-    'user.deleted',
-    { userId: input.userId, ...(input.reason && { reason: input.reason }) },
-    { now },
-  );
-  await deps.users.softDelete(input.userId, now, event);
+  // the reason is the user's own words: kept with the account record, not sent to every subscriber
+  const event = makeEvent('user.deleted', { userId: input.userId }, { now });
+  await deps.users.softDelete(input.userId, now, event, input.reason);
   deps.kickOutbox();
   await deps.families.revokeAllOfUser(input.userId, 'account-deleted', now);
   await revokeProviderGrants(input.userId, deps);
