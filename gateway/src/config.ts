@@ -40,6 +40,8 @@ export const gatewayEnv = z
     RATE_LIMIT_LOGIN_PER_MINUTE: env.int(5, 1),
     /** Aggregate health requests (/health, /api/health, /api/health/detailed) per minute and address. */
     HEALTH_RATE_LIMIT_PER_MINUTE: env.int(600, 1),
+    /** How long one aggregate health answer is shared by every caller (0: asked anew each time). */
+    HEALTH_CACHE_MS: env.int(1_000, 0, 60_000),
     /** Most points a replica leases from a busy caller's budget at once (domain/rate-lease.ts); 1 = none. */
     RATE_LIMIT_LEASE_MAX: env.int(100, 1, 10_000),
     /** Redis key prefix of the counters (tests use their own to stay independent). */

@@ -106,6 +106,7 @@ export async function startGateway(
         version: config.APP_VERSION,
         environment: config.NODE_ENV,
         docs,
+        cacheMs: config.HEALTH_CACHE_MS,
         access: {
           tokens,
           isRevoked: (jti) => blacklist.isRevoked(jti),

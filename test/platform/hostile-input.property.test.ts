@@ -1,20 +1,9 @@
-import type { RunningService } from '@lingua/bootstrap';
-import { startService } from '@lingua/bootstrap';
 import { envelopeStyleFor } from '@lingua/http';
 import { isolatedServiceEnv, signTestToken, uniqueName } from '@lingua/testing';
 import fc from 'fast-check';
-import { DEV_JWT_SECRET, loadGatewayConfig } from '../../gateway/src/config';
-import { type RunningGateway, startGateway } from '../../gateway/src/server';
-import * as ai from '../../services/ai/src/config';
-import { defineAiService } from '../../services/ai/src/start';
-import * as flashcards from '../../services/flashcards/src/config';
-import { defineFlashcardsService } from '../../services/flashcards/src/start';
-import * as identity from '../../services/identity/src/config';
-import { defineIdentityService } from '../../services/identity/src/start';
-import * as notifications from '../../services/notifications/src/config';
-import { defineNotificationsService } from '../../services/notifications/src/start';
-import * as subscriptions from '../../services/subscriptions/src/config';
-import { defineSubscriptionsService } from '../../services/subscriptions/src/start';
+import { DEV_JWT_SECRET } from '../../gateway/src/config';
+import type { RunningGateway } from '../../gateway/src/server';
+import { type InProcessStack, startInProcessStack } from './in-process-stack';
 
 /*
  * Property: whatever a client sends to any operation of /openapi.json (valid-shaped or hostile
@@ -29,44 +18,23 @@ const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 45_000);
 /** Operations not sent, each with why. */
 const SKIPPED: Record<string, string> = {
   'DELETE /api/users/account': 'deletes the signed-in account the rest of the run uses',
-  // tokens carry no jti, so one signed in the same second is the same token: a logout would answer
-  // every request of that second 401 and hide the routes behind it
-  'POST /api/v1/auth/logout': "blacklists the run's access token",
-  'POST /api/auth/logout': "blacklists the run's access token",
 };
 
-let services: Record<string, RunningService>;
+let stack: InProcessStack;
 let gateway: RunningGateway;
 let userSub: string;
 
 beforeAll(async () => {
-  const env = isolatedServiceEnv();
-  services = {
-    identity: await startService(defineIdentityService(identity.loadServiceConfig(env))),
-    flashcards: await startService(defineFlashcardsService(flashcards.loadServiceConfig(env))),
-    subscriptions: await startService(defineSubscriptionsService(subscriptions.loadServiceConfig(env))),
-    ai: await startService(defineAiService(ai.loadServiceConfig(env))),
-    notifications: await startService(defineNotificationsService(notifications.loadServiceConfig(env))),
-  };
-  gateway = await startGateway(
-    loadGatewayConfig({
-      ...env,
-      GATEWAY_PORT: '0',
-      IDENTITY_HTTP_URL: services.identity!.httpUrl,
-      FLASHCARDS_HTTP_URL: services.flashcards!.httpUrl,
-      SUBSCRIPTIONS_HTTP_URL: services.subscriptions!.httpUrl,
-      AI_HTTP_URL: services.ai!.httpUrl,
-      NOTIFICATIONS_HTTP_URL: services.notifications!.httpUrl,
-      // the property is about input handling, not budgets: limits high enough not to hide routes
-      RATE_LIMIT_FREE_PER_HOUR: '1000000',
-      RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
-      RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000',
-      RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: '1000000',
-      RATE_LIMIT_LOGIN_PER_MINUTE: '1000000',
-      RATE_LIMIT_PREFIX: uniqueName('fuzz:rl'),
-    }),
-    { logger: services.identity!.deps.logger },
-  );
+  stack = await startInProcessStack(isolatedServiceEnv(), {
+    // the property is about input handling, not budgets: limits high enough not to hide routes
+    RATE_LIMIT_FREE_PER_HOUR: '1000000',
+    RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
+    RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000',
+    RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: '1000000',
+    RATE_LIMIT_LOGIN_PER_MINUTE: '1000000',
+    RATE_LIMIT_PREFIX: uniqueName('fuzz:rl'),
+  });
+  gateway = stack.gateway;
   // a real account, so routes that read the user's own records find them
   const username = `fz_${Date.now().toString(36)}`;
   const res = await fetch(`${gateway.url}/api/v1/auth/register`, {
@@ -101,8 +69,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await gateway?.stop();
-  for (const s of Object.values(services ?? {})) await s.stop();
+  await stack?.stop();
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,51 +1,23 @@
 import type { RunningService } from '@lingua/bootstrap';
-import { startService } from '@lingua/bootstrap';
 import { isolatedServiceEnv, signTestToken, startFerretDb, waitFor } from '@lingua/testing';
-import { loadGatewayConfig } from '../../gateway/src/config';
-import { type RunningGateway, startGateway } from '../../gateway/src/server';
-import * as ai from '../../services/ai/src/config';
-import { defineAiService } from '../../services/ai/src/start';
-import * as flashcards from '../../services/flashcards/src/config';
-import { defineFlashcardsService } from '../../services/flashcards/src/start';
-import * as identity from '../../services/identity/src/config';
-import { defineIdentityService } from '../../services/identity/src/start';
-import * as notifications from '../../services/notifications/src/config';
-import { defineNotificationsService } from '../../services/notifications/src/start';
-import * as subscriptions from '../../services/subscriptions/src/config';
-import { defineSubscriptionsService } from '../../services/subscriptions/src/start';
+import type { RunningGateway } from '../../gateway/src/server';
+import { type InProcessStack, startInProcessStack } from './in-process-stack';
 
 // All five services and the gateway, on a private FerretDB that the test stops and starts again.
 let db: Awaited<ReturnType<typeof startFerretDb>>;
+let stack: InProcessStack;
 let services: Record<string, RunningService>;
 let gateway: RunningGateway;
 
 beforeAll(async () => {
   db = await startFerretDb();
-  const env = isolatedServiceEnv({ MONGO_URL: db.url });
-  services = {
-    identity: await startService(defineIdentityService(identity.loadServiceConfig(env))),
-    flashcards: await startService(defineFlashcardsService(flashcards.loadServiceConfig(env))),
-    subscriptions: await startService(defineSubscriptionsService(subscriptions.loadServiceConfig(env))),
-    ai: await startService(defineAiService(ai.loadServiceConfig(env))),
-    notifications: await startService(defineNotificationsService(notifications.loadServiceConfig(env))),
-  };
-  gateway = await startGateway(
-    loadGatewayConfig({
-      ...env,
-      GATEWAY_PORT: '0',
-      IDENTITY_HTTP_URL: services.identity!.httpUrl,
-      FLASHCARDS_HTTP_URL: services.flashcards!.httpUrl,
-      SUBSCRIPTIONS_HTTP_URL: services.subscriptions!.httpUrl,
-      AI_HTTP_URL: services.ai!.httpUrl,
-      NOTIFICATIONS_HTTP_URL: services.notifications!.httpUrl,
-    }),
-    { logger: services.identity!.deps.logger },
-  );
+  // health answers are not reused here: the test watches them change from one moment to the next
+  stack = await startInProcessStack(isolatedServiceEnv({ MONGO_URL: db.url }), { HEALTH_CACHE_MS: '0' });
+  ({ services, gateway } = stack);
 }, 60_000);
 
 afterAll(async () => {
-  await gateway?.stop();
-  for (const s of Object.values(services ?? {})) await s.stop();
+  await stack?.stop();
   await db?.dispose();
 });
 

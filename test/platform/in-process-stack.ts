@@ -1,0 +1,58 @@
+import type { RunningService } from '@lingua/bootstrap';
+import { startService } from '@lingua/bootstrap';
+import { loadGatewayConfig } from '../../gateway/src/config';
+import { type RunningGateway, startGateway } from '../../gateway/src/server';
+import * as ai from '../../services/ai/src/config';
+import { defineAiService } from '../../services/ai/src/start';
+import * as flashcards from '../../services/flashcards/src/config';
+import { defineFlashcardsService } from '../../services/flashcards/src/start';
+import * as identity from '../../services/identity/src/config';
+import { defineIdentityService } from '../../services/identity/src/start';
+import * as notifications from '../../services/notifications/src/config';
+import { defineNotificationsService } from '../../services/notifications/src/start';
+import * as subscriptions from '../../services/subscriptions/src/config';
+import { defineSubscriptionsService } from '../../services/subscriptions/src/start';
+
+export interface InProcessStack {
+  services: Record<'identity' | 'flashcards' | 'subscriptions' | 'ai' | 'notifications', RunningService>;
+  gateway: RunningGateway;
+  stop(): Promise<void>;
+}
+
+/**
+ * The five services and the gateway in this test's process, on free ports, configured from one
+ * environment (isolatedServiceEnv); `gatewayEnv` adds the gateway's own settings.
+ */
+export async function startInProcessStack(
+  env: Record<string, string>,
+  gatewayEnv: Record<string, string> = {},
+): Promise<InProcessStack> {
+  const services = {
+    identity: await startService(defineIdentityService(identity.loadServiceConfig(env))),
+    flashcards: await startService(defineFlashcardsService(flashcards.loadServiceConfig(env))),
+    subscriptions: await startService(defineSubscriptionsService(subscriptions.loadServiceConfig(env))),
+    ai: await startService(defineAiService(ai.loadServiceConfig(env))),
+    notifications: await startService(defineNotificationsService(notifications.loadServiceConfig(env))),
+  };
+  const gateway = await startGateway(
+    loadGatewayConfig({
+      ...env,
+      GATEWAY_PORT: '0',
+      IDENTITY_HTTP_URL: services.identity.httpUrl,
+      FLASHCARDS_HTTP_URL: services.flashcards.httpUrl,
+      SUBSCRIPTIONS_HTTP_URL: services.subscriptions.httpUrl,
+      AI_HTTP_URL: services.ai.httpUrl,
+      NOTIFICATIONS_HTTP_URL: services.notifications.httpUrl,
+      ...gatewayEnv,
+    }),
+    { logger: services.identity.deps.logger },
+  );
+  return {
+    services,
+    gateway,
+    async stop() {
+      await gateway.stop();
+      for (const s of Object.values(services)) await s.stop();
+    },
+  };
+}
