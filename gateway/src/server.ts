@@ -3,7 +3,7 @@ import { createAccessTokens, createBlacklistMirror } from '@lingua/auth';
 import {
   accessLog,
   accessLogger,
-  createLoadShedder,
+  adaptiveShedder,
   envelopeStyleFor,
   finishApp,
   requestIdMiddleware,
@@ -168,10 +168,8 @@ export async function startGateway(
     port: config.GATEWAY_PORT,
     host: config.HOST,
     ...(config.LOAD_SHED && {
-      shedder: createLoadShedder({
-        initialLimit: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
-        minLimit: Math.min(16, config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT),
-        maxLimit: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
+      shedder: adaptiveShedder({
+        maxInFlight: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
         targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
         maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,
       }),

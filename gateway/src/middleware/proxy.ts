@@ -7,7 +7,7 @@ import {
   proxyEventsPlugin,
 } from 'http-proxy-middleware';
 import { AppError } from '@lingua/errors';
-import { DEADLINE_HEADER, envelopeStyleFor, errorBody, requestBudgetMs } from '@lingua/http';
+import { DEADLINE_HEADER, errorBodyForPath, requestBudgetMs } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
 import { injectTraceContext } from '@lingua/telemetry';
 import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
@@ -70,9 +70,8 @@ export function answerUpstreamFailure(
     : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
   logger.warn({ err, service, code }, 'upstream failure');
   if (!('writeHead' in out) || out.headersSent) return void out.end?.();
-  const style = envelopeStyleFor(req.url?.split('?')[0] ?? '/');
   out.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8' });
-  out.end(JSON.stringify(errorBody(style === 'plain' ? 'catalogue' : style, appError)));
+  out.end(JSON.stringify(errorBodyForPath(req.url ?? '/', appError)));
 }
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */

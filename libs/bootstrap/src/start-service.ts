@@ -16,7 +16,7 @@ import {
 } from '@lingua/events';
 import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
-import { createApp, createLoadShedder, finishApp, startHttpServer } from '@lingua/http';
+import { adaptiveShedder, createApp, finishApp, startHttpServer } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
 import { connectMongo, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
@@ -35,16 +35,6 @@ export interface ServiceDeps<C extends ServiceEnv = ServiceEnv> {
   outbox: OutboxRelay;
   health: HealthRegistry;
 }
-
-/** A service's adaptive concurrency limit: starts at the maximum, never below 16 in flight. */
-const shedderFor = (o: NonNullable<ServiceEnv['loadShed']>) =>
-  createLoadShedder({
-    initialLimit: o.maxInFlight,
-    minLimit: Math.min(16, o.maxInFlight),
-    maxLimit: o.maxInFlight,
-    targetLatencyMs: o.targetLatencyMs,
-    maxEventLoopDelayMs: o.maxEventLoopDelayMs,
-  });
 
 /** A durable consumer as a service declares it; the logger and processed-event store are supplied. */
 export type ConsumerDefinition = Omit<ConsumerOptions, 'logger' | 'processed'>;
@@ -142,7 +132,7 @@ export async function startService<C extends ServiceEnv>(
     const http = await startHttpServer(app, {
       port: config.httpPort,
       host: config.HOST,
-      ...(config.loadShed && { shedder: shedderFor(config.loadShed) }),
+      ...(config.loadShed && { shedder: adaptiveShedder(config.loadShed) }),
     });
     stack.push(() => http.close(config.SHUTDOWN_GRACE_MS));
 

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { type AppError, catalogueCodeOf } from '@lingua/errors';
 import { currentRequestContext } from '@lingua/logger';
-import { API_VERSION, type EnvelopeStyle } from './envelope-style';
+import { API_VERSION, type EnvelopeStyle, envelopeStyleFor } from './envelope-style';
 
 function meta(style: EnvelopeStyle, requestId: string | undefined) {
   const timestamp = new Date().toISOString();
@@ -61,6 +61,12 @@ export function errorBody(style: EnvelopeStyle, err: AppError) {
         meta: meta(style, requestId),
       };
   }
+}
+
+/** The error body for a request path, in its family (plain paths answer errors as the catalogue does). */
+export function errorBodyForPath(path: string, err: AppError) {
+  const style = envelopeStyleFor(path.split('?')[0]!);
+  return errorBody(style === 'plain' ? 'catalogue' : style, err);
 }
 
 export function sendSuccess(

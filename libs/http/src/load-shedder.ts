@@ -1,7 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError } from '@lingua/errors';
-import { errorBody } from './envelopes';
-import { envelopeStyleFor } from './envelope-style';
+import { errorBodyForPath } from './envelopes';
 
 /** Health probes are never shed; cheap reads are shed after everything else. */
 export type Priority = 'critical' | 'read' | 'normal';
@@ -28,6 +27,23 @@ export interface LoadShedder {
   endWindow(): void;
   stop(): void;
 }
+
+/**
+ * The limit every process runs with: it starts at the maximum (a limit far above the load comes down
+ * at once, see endWindow) and never goes below 16 requests in flight.
+ */
+export const adaptiveShedder = (o: {
+  maxInFlight: number;
+  targetLatencyMs: number;
+  maxEventLoopDelayMs: number;
+}): LoadShedder =>
+  createLoadShedder({
+    initialLimit: o.maxInFlight,
+    minLimit: Math.min(16, o.maxInFlight),
+    maxLimit: o.maxInFlight,
+    targetLatencyMs: o.targetLatencyMs,
+    maxEventLoopDelayMs: o.maxEventLoopDelayMs,
+  });
 
 /**
  * An adaptive concurrency limit (AIMD, as TCP's congestion window): while requests finish within the
@@ -116,11 +132,10 @@ const RETRY_AFTER_S = '1';
 
 /** The answer to a shed request: 503 SRV002 in the path's envelope, with Retry-After, and nothing else done. */
 export function answerShed(req: IncomingMessage, res: ServerResponse): void {
-  const style = envelopeStyleFor((req.url ?? '/').split('?')[0]!);
   const err = new AppError('SERVICE_UNAVAILABLE', 'The server is busy; try again shortly', {
     headers: { 'Retry-After': RETRY_AFTER_S },
   });
-  const body = JSON.stringify(errorBody(style === 'plain' ? 'catalogue' : style, err));
+  const body = JSON.stringify(errorBodyForPath(req.url ?? '/', err));
   res.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),

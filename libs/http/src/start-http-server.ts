@@ -5,8 +5,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@lingua/errors';
 import { runWithRequestContext } from '@lingua/logger';
-import { envelopeStyleFor } from './envelope-style';
-import { errorBody } from './envelopes';
+import { errorBodyForPath } from './envelopes';
 import { type LoadShedder, sheddingListener } from './load-shedder';
 
 /**
@@ -23,13 +22,12 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   // the request line, if it was read, names the path and so the envelope
   const path =
     /^[A-Z]+ (\/[^?\s]*)/.exec(err.rawPacket?.subarray(0, 2048).toString('latin1') ?? '')?.[1] ?? '/';
-  const style = envelopeStyleFor(path);
   const message = tooLarge ? 'Request line or headers too large' : 'Malformed HTTP request';
   // no request was built, so no request id: one is made so the answer can still be quoted
   const requestId = randomUUID();
   const body = JSON.stringify(
     runWithRequestContext({ requestId, correlationId: requestId }, () =>
-      errorBody(style === 'plain' ? 'catalogue' : style, new AppError('INVALID_INPUT', message)),
+      errorBodyForPath(path, new AppError('INVALID_INPUT', message)),
     ),
   );
   const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
