@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { createAccessTokens, createBlacklistMirror } from '@lingua/auth';
+import { createAccessTokens, createAssertionSigner, createBlacklistMirror } from '@lingua/auth';
 import {
   accessLog,
   accessLogger,
@@ -131,7 +131,15 @@ export async function startGateway(
     ),
   );
   app.use(apiConventions);
-  const admission = { tokens, blacklist, apiKeys, limiters, maintenance: config.MAINTENANCE_MODE };
+  const assertions = createAssertionSigner(config.assertionKeys);
+  const admission = {
+    tokens,
+    assertions,
+    blacklist,
+    apiKeys,
+    limiters,
+    maintenance: config.MAINTENANCE_MODE,
+  };
   app.use(edgeAuth(admission));
   app.use(
     bodyLimits({

@@ -21,10 +21,26 @@ describe('configuration at boot', () => {
     expect(run.stderr).toMatch(/IDENTITY_HTTP_PORT/);
   });
 
-  it('When production runs without JWT_SECRET, Then the service refuses to start and says why', () => {
-    const run = boot('services/flashcards/dist/main.js', { NODE_ENV: 'production', JWT_SECRET: undefined });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/JWT_SECRET: .*required when NODE_ENV=production/);
+  it('When production runs without its secrets, Then each deployable refuses to start and names what it needs', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: undefined, EMAIL_LINK_KEY: 'x' };
+    const flashcards = boot('services/flashcards/dist/main.js', production);
+    expect(flashcards.status).toBe(1);
+    expect(flashcards.stderr).toMatch(/FLASHCARDS_ASSERTION_KEY: .*required when NODE_ENV=production/);
+    // only identity and the gateway hold the client-token secret (docs/adr/0001-internal-assertions.md)
+    expect(flashcards.stderr).not.toMatch(/JWT_SECRET/);
+    const identity = boot('services/identity/dist/main.js', production);
+    expect(identity.status).toBe(1);
+    expect(identity.stderr).toMatch(/IDENTITY_ASSERTION_KEY: .*required when NODE_ENV=production/);
+    const signer = boot('services/identity/dist/main.js', {
+      ...production,
+      IDENTITY_ASSERTION_KEY: 'k'.repeat(40),
+    });
+    expect(signer.status).toBe(1);
+    expect(signer.stderr).toMatch(/JWT_SECRET: .*required when NODE_ENV=production/);
+    const gateway = boot('gateway/dist/main.js', { ...production, JWT_SECRET: 'j'.repeat(40) });
+    expect(gateway.status).toBe(1);
+    for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS'])
+      expect(gateway.stderr).toMatch(new RegExp(`${svc}_ASSERTION_KEY: .*required when NODE_ENV=production`));
   });
 
   it('When the gateway gets a bad service URL, Then it exits with code 1 naming the variable', () => {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { type AssertionAudience, devAssertionKey } from '@lingua/auth';
 import { env } from '@lingua/config';
 
-/** Used only when NODE_ENV is not production, so `npm start` works with no setup. */
-export const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
+export { DEV_JWT_SECRET } from '@lingua/auth';
 
 /** What every service reads from its environment, after parsing. */
 export interface ServiceEnv {
@@ -17,7 +17,8 @@ export interface ServiceEnv {
   REDIS_URL: string;
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;
-  jwtSecret: string;
+  /** This service's key for the gateway's internal assertions (`<SERVICE>_ASSERTION_KEY`). */
+  assertionKey: string;
   LOG_LEVEL: string;
   SHUTDOWN_GRACE_MS: number;
   /** Budget of a request that came without the gateway's X-Request-Timeout-Ms. */
@@ -47,7 +48,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         .string()
         .regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits, underscore')
         .default('events'),
-      JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+      [`${SVC}_ASSERTION_KEY`]: z.string().min(32, 'must be at least 32 characters').optional(),
       LOG_LEVEL: env.logLevel(),
       SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
       REQUEST_DEADLINE_MS: env.int(10_000, 100, 120_000),
@@ -58,8 +59,12 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
     })
     .transform((parsed, ctx): ServiceEnv => {
       const c = parsed as Record<string, unknown>; // computed keys erase the static shape
-      if (c.NODE_ENV === 'production' && c.JWT_SECRET === undefined)
-        ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'required when NODE_ENV=production' });
+      if (c.NODE_ENV === 'production' && c[`${SVC}_ASSERTION_KEY`] === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [`${SVC}_ASSERTION_KEY`],
+          message: 'required when NODE_ENV=production',
+        });
       return {
         service,
         NODE_ENV: c.NODE_ENV as ServiceEnv['NODE_ENV'],
@@ -72,7 +77,8 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         REDIS_URL: c.REDIS_URL as string,
         EVENTS_STREAM: c.EVENTS_STREAM as string,
         EVENTS_SUBJECT_PREFIX: c.EVENTS_SUBJECT_PREFIX as string,
-        jwtSecret: (c.JWT_SECRET as string | undefined) ?? DEV_JWT_SECRET,
+        assertionKey:
+          (c[`${SVC}_ASSERTION_KEY`] as string | undefined) ?? devAssertionKey(service as AssertionAudience),
         LOG_LEVEL: c.LOG_LEVEL as string,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,
         REQUEST_DEADLINE_MS: c.REQUEST_DEADLINE_MS as number,

@@ -1,4 +1,4 @@
-import { createAccessTokens, rememberedTokens, systemClock, type Clock } from '@lingua/auth';
+import { createAssertionVerifier, systemClock, type Clock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
@@ -62,10 +62,10 @@ export function flashcardsDeps(
   achievements?: AchievementHook,
 ): FlashcardsDeps {
   const connection = deps.mongo.connection;
-  const tokens = rememberedTokens(createAccessTokens(deps.config.jwtSecret, clock), clock);
+  const assertions = createAssertionVerifier('flashcards', deps.config.assertionKey, { clock });
   const blacklist = blacklistFor(deps, clock);
   const identity = identityMiddleware({
-    tokens,
+    assertions,
     blacklist,
     devUserId: deps.config.devAnonymousUser ? deps.config.devUserId : undefined,
   });

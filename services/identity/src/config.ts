@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
+import { DEV_JWT_SECRET, emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig } from '@lingua/config';
 
 /** identity: every variable it reads (see README); defaults run locally with no setup. */
@@ -15,6 +15,21 @@ const list = (fallback: string) =>
         .map((s) => s.trim())
         .filter(Boolean),
     );
+
+/**
+ * The HS256 client-token secret. Only identity (which signs) and the gateway (which verifies at the
+ * edge) hold it; every other service learns the caller from the gateway's internal assertion.
+ */
+export const jwtSecretEnv = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    JWT_SECRET: env.secret().optional(),
+  })
+  .transform((c, ctx) => {
+    if (c.NODE_ENV === 'production' && c.JWT_SECRET === undefined)
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'required when NODE_ENV=production' });
+    return { jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET };
+  });
 
 /** Variables of the identity features (accounts, tokens, providers, profiles). */
 export const identityFeatureEnv = z.object({
@@ -54,6 +69,7 @@ export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv> & { email
 
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
   ...loadConfig(identityEnv, source),
+  ...loadConfig(jwtSecretEnv, source),
   identity: {
     ...loadConfig(identityFeatureEnv, source),
     // seals the address and link of account e-mails on their events (readable by notifications only)

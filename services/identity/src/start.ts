@@ -1,4 +1,10 @@
-import { type Clock, createAccessTokens, createTokenBlacklist, systemClock } from '@lingua/auth';
+import {
+  type Clock,
+  createAccessTokens,
+  createAssertionVerifier,
+  createTokenBlacklist,
+  systemClock,
+} from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import type { IdentityConfig } from './config';
@@ -59,6 +65,7 @@ function identityDeps(
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
     accessTokens: createAccessTokens(config.jwtSecret, clock),
+    assertions: createAssertionVerifier('identity', config.assertionKey, { clock }),
     blacklist: createTokenBlacklist(deps.redis.client, clock),
     hasher,
     providers: joseIdentityProviders(

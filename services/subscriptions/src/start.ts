@@ -1,5 +1,5 @@
 import { periodicTask, type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
-import { authenticate, createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import { authenticate, createAssertionVerifier, createTokenBlacklist } from '@lingua/auth';
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
@@ -129,11 +129,11 @@ export function defineSubscriptionsService(
       void ensureSubscriptionIndexes(deps.mongo.connection).catch((err) =>
         deps.logger.error({ err }, 'subscriptions: index creation failed'),
       );
-      const tokens = createAccessTokens(config.jwtSecret, clock);
+      const assertions = createAssertionVerifier('subscriptions', config.assertionKey, { clock });
       const blacklist = createTokenBlacklist(deps.redis!.client, clock);
       const auth = {
-        optional: authenticate({ tokens, blacklist, optional: true }),
-        required: authenticate({ tokens, blacklist }),
+        optional: authenticate({ assertions, blacklist, optional: true }),
+        required: authenticate({ assertions, blacklist }),
       };
       const docs = createApiDocs('subscriptions');
       const s = config.subscriptions;
