@@ -43,6 +43,27 @@ describe('configuration at boot', () => {
       expect(gateway.stderr).toMatch(new RegExp(`${svc}_ASSERTION_KEY: .*required when NODE_ENV=production`));
   });
 
+  it('When production keeps a development default for public URLs, audiences or SMTP, Then the service exits 1 naming it', () => {
+    const keys = { NODE_ENV: 'production', EMAIL_LINK_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const identity = boot('services/identity/dist/main.js', {
+      ...keys,
+      JWT_SECRET: 'j'.repeat(40),
+      IDENTITY_ASSERTION_KEY: 'k'.repeat(40),
+      IDENTITY_PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+    });
+    expect(identity.status).toBe(1);
+    expect(identity.stderr).toMatch(/IDENTITY_PUBLIC_BASE_URL: must not point at a loopback address/);
+    expect(identity.stderr).toMatch(/GOOGLE_AUDIENCES: .*required when NODE_ENV=production/);
+    const notifications = boot('services/notifications/dist/main.js', {
+      ...keys,
+      NOTIFICATIONS_ASSERTION_KEY: 'k'.repeat(40),
+      SMTP_HOST: 'localhost',
+    });
+    expect(notifications.status).toBe(1);
+    expect(notifications.stderr).toMatch(/SMTP_HOST: must not be a loopback address/);
+    expect(notifications.stderr).toMatch(/MAIL_FROM: .*required when NODE_ENV=production/);
+  });
+
   it('When the gateway gets a bad service URL, Then it exits with code 1 naming the variable', () => {
     const run = boot('gateway/dist/main.js', { AI_HTTP_URL: 'not a url' });
     expect(run.status).toBe(1);

@@ -1,1 +1,2 @@
-export { loadConfig, parseConfig, ConfigError, env } from './load-config';
+export { loadConfig, parseConfig, ConfigError, env, isLoopbackHost, productionGuard } from './load-config';
+export type { GuardRule } from './load-config';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEV_JWT_SECRET, emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
-import { env, loadConfig } from '@lingua/config';
+import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** identity: every variable it reads (see README); defaults run locally with no setup. */
 export const identityEnv = serviceEnv('identity', { http: 3001, grpc: 50051 });
@@ -67,13 +67,23 @@ export const identityFeatureEnv = z.object({
 });
 export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv> & { emailLinkKey: Buffer };
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
-  ...loadConfig(identityEnv, source),
-  ...loadConfig(jwtSecretEnv, source),
-  identity: {
-    ...loadConfig(identityFeatureEnv, source),
-    // seals the address and link of account e-mails on their events (readable by notifications only)
-    ...loadConfig(emailLinkKeyEnv, source),
-  },
+/** Development defaults that must be set for production (e-mail links, Google's audiences). */
+export const identityProductionGuard = productionGuard({
+  IDENTITY_PUBLIC_BASE_URL: { kind: 'url' },
+  GOOGLE_AUDIENCES: { kind: 'placeholder', placeholder: 'lingua-web.apps.googleusercontent.com' },
 });
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => {
+  const config = {
+    ...loadConfig(identityEnv, source),
+    ...loadConfig(jwtSecretEnv, source),
+    identity: {
+      ...loadConfig(identityFeatureEnv, source),
+      // seals the address and link of account e-mails on their events (readable by notifications only)
+      ...loadConfig(emailLinkKeyEnv, source),
+    },
+  };
+  loadConfig(identityProductionGuard, source); // checks only: exits naming the variable
+  return config;
+};
 export type IdentityConfig = ReturnType<typeof loadServiceConfig>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
-import { env, loadConfig } from '@lingua/config';
+import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** notifications: every variable it reads (see .env.example); defaults run locally with no setup. */
 export const notificationsEnv = serviceEnv('notifications', { http: 3005 });
@@ -32,10 +32,20 @@ export const notificationsFeatureEnv = z.object({
   MAIL_FROM: env.string('Lingua <no-reply@lingua.local>'),
 });
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
-  ...loadConfig(notificationsEnv, source),
-  ...loadConfig(notificationsFeatureEnv, source),
-  // opens the address and link identity sealed on the account e-mail events
-  ...loadConfig(emailLinkKeyEnv, source),
+/** Development defaults that must be set for production: the mail server and sender. */
+export const notificationsProductionGuard = productionGuard({
+  SMTP_HOST: { kind: 'host' },
+  MAIL_FROM: { kind: 'placeholder', placeholder: 'Lingua <no-reply@lingua.local>' },
 });
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => {
+  const config = {
+    ...loadConfig(notificationsEnv, source),
+    ...loadConfig(notificationsFeatureEnv, source),
+    // opens the address and link identity sealed on the account e-mail events
+    ...loadConfig(emailLinkKeyEnv, source),
+  };
+  loadConfig(notificationsProductionGuard, source); // checks only: exits naming the variable
+  return config;
+};
 export type NotificationsConfig = ReturnType<typeof loadServiceConfig>;
