@@ -86,7 +86,7 @@ export async function startGateway(
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.TRUST_PROXY);
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
   app.use(accessLog(logger, { sampleRate: config.ACCESS_LOG_SAMPLE_RATE }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AssertionAudience, devAssertionKey } from '@lingua/auth';
 import { env } from '@lingua/config';
+import { type TrustProxy, trustProxyEnv } from '@lingua/http';
 
 export { DEV_JWT_SECRET } from '@lingua/auth';
 
@@ -20,6 +21,8 @@ export interface ServiceEnv {
   /** This service's key for the gateway's internal assertions (`<SERVICE>_ASSERTION_KEY`). */
   assertionKey: string;
   LOG_LEVEL: string;
+  /** Who may tell this service the client's address: the gateway (TRUST_PROXY). */
+  trustProxy: TrustProxy;
   SHUTDOWN_GRACE_MS: number;
   /** Budget of a request that came without the gateway's X-Request-Timeout-Ms. */
   REQUEST_DEADLINE_MS: number;
@@ -50,6 +53,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         .default('events'),
       [`${SVC}_ASSERTION_KEY`]: z.string().min(32, 'must be at least 32 characters').optional(),
       LOG_LEVEL: env.logLevel(),
+      TRUST_PROXY: trustProxyEnv(),
       SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
       REQUEST_DEADLINE_MS: env.int(10_000, 100, 120_000),
       LOAD_SHED: env.bool(true),
@@ -80,6 +84,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         assertionKey:
           (c[`${SVC}_ASSERTION_KEY`] as string | undefined) ?? devAssertionKey(service as AssertionAudience),
         LOG_LEVEL: c.LOG_LEVEL as string,
+        trustProxy: c.TRUST_PROXY as TrustProxy,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,
         REQUEST_DEADLINE_MS: c.REQUEST_DEADLINE_MS as number,
         loadShed: c.LOAD_SHED

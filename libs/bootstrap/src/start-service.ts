@@ -162,6 +162,7 @@ export async function startService<C extends ServiceEnv>(
 
     const app = createApp({
       logger,
+      trustProxy: config.trustProxy,
       deadline: {
         defaultMs: config.REQUEST_DEADLINE_MS,
         maxMs: Math.max(config.REQUEST_DEADLINE_MS, 60_000),
