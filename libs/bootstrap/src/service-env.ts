@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env } from '@lingua/config';
+import { env, parseNatsServers } from '@lingua/config';
 
 /** Used only when NODE_ENV is not production, so `npm start` works with no setup. */
 export const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
@@ -11,9 +11,12 @@ export interface ServiceEnv {
   HOST: string;
   httpPort: number;
   grpcPort: number;
+  /** Any MongoDB connection string, as given (the database is `mongoDb`, passed as dbName). */
   MONGO_URL: string;
   mongoDb: string;
   NATS_URL: string;
+  /** NATS_URL as the list of seed servers given to the client. */
+  natsServers: string[];
   REDIS_URL: string;
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;
@@ -38,9 +41,9 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       HOST: env.string('127.0.0.1'),
       [`${SVC}_HTTP_PORT`]: env.port(ports.http),
       [`${SVC}_GRPC_PORT`]: env.port(ports.grpc ?? 0),
-      MONGO_URL: env.url(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
+      MONGO_URL: env.mongoUrl(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
       [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
-      NATS_URL: env.url('nats://127.0.0.1:4222'),
+      NATS_URL: env.natsServers('nats://127.0.0.1:4222'),
       REDIS_URL: env.url('redis://127.0.0.1:6379'),
       EVENTS_STREAM: env.string('EVENTS'),
       EVENTS_SUBJECT_PREFIX: z
@@ -69,6 +72,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         MONGO_URL: c.MONGO_URL as string,
         mongoDb: c[`${SVC}_MONGO_DB`] as string,
         NATS_URL: c.NATS_URL as string,
+        natsServers: parseNatsServers(c.NATS_URL as string),
         REDIS_URL: c.REDIS_URL as string,
         EVENTS_STREAM: c.EVENTS_STREAM as string,
         EVENTS_SUBJECT_PREFIX: c.EVENTS_SUBJECT_PREFIX as string,

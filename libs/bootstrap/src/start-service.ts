@@ -86,9 +86,9 @@ export async function startService<C extends ServiceEnv>(
       await undo().catch((err) => logger.warn({ err }, 'shutdown step failed'));
   };
   try {
-    const mongoHandle = await connectMongo(config.MONGO_URL, config.mongoDb);
+    const mongoHandle = await connectMongo(config.MONGO_URL, config.mongoDb, { logger });
     stack.push(() => mongoHandle.close());
-    const nats = await connectNats(config.NATS_URL, { name: config.service });
+    const nats = await connectNats(config.natsServers, { name: config.service });
     stack.push(() => nats.close());
     const redis = def.useRedis ? await connectRedis(config.REDIS_URL, { name: config.service }) : undefined;
     if (redis) stack.push(() => redis.close());

@@ -1,4 +1,4 @@
-export { connectMongo, databaseUrl } from './connect';
+export { connectMongo, describeMongoUrl } from './connect';
 export type { MongoHandle } from './connect';
 export { isDuplicateKeyError, mapDuplicateKeyError } from './duplicate-key';
 export { findPage } from './find-page';
