@@ -18,7 +18,7 @@ import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
 import { adaptiveShedder, createApp, finishApp, startHttpServer } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
-import { connectMongo, type MongoHandle } from '@lingua/mongo';
+import { buildIndexes, connectMongo, type IndexSpec, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
 import type { ServiceEnv } from './service-env';
@@ -41,6 +41,11 @@ export type ConsumerDefinition = Omit<ConsumerOptions, 'logger' | 'processed'>;
 
 export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   config: C;
+  /**
+   * Every index of the service's database, from its one list (`data-access/indexes.ts`): built and
+   * awaited at start; one that cannot be built keeps the service not-ready and is named in the log.
+   */
+  indexes?(config: C): IndexSpec[];
   /** Redis is connected (and checked for readiness) only by services that use it. */
   useRedis?: boolean;
   /** Routes behind the gateway; health routes and the error mapper are added around them. */
@@ -99,8 +104,11 @@ export async function startService<C extends ServiceEnv>(
     });
     await ensureStreams(nats.jsm, bus);
     const publisher = createEventPublisher(nats, bus);
+    const indexes = await buildIndexes(mongoHandle.connection.db!, def.indexes?.(config) ?? [], { logger });
+    stack.push(async () => indexes.stop());
     const health = new HealthRegistry()
       .register({ name: 'database', check: () => mongoHandle.ping() })
+      .register({ name: 'indexes', check: () => indexes.check() })
       .register({ name: 'nats', check: () => nats.ping() });
     if (redis) health.register({ name: 'redis', check: () => redis.ping() });
 

@@ -49,7 +49,10 @@ export async function connectMongo(
     heartbeatFrequencyMS: 2_000,
     // Without this, operations issued while disconnected wait in a queue instead of failing fast.
     bufferCommands: false,
-    autoIndex: true,
+    // Never build indexes behind the service's back (mongoose would, in the background, with failures
+    // only emitted as events): each service declares its indexes in one list, built and awaited at
+    // start by buildIndexes. Off everywhere, so production and tests behave alike.
+    autoIndex: false,
   });
   // request deadlines reach the database as maxTimeMS (models are declared after this)
   connection.plugin(deadlinePlugin);

@@ -32,8 +32,6 @@ const tokenSchema = new Schema<OneTimeTokenDocument>(
   },
   { versionKey: false, collection: 'one_time_tokens' },
 );
-// index: invalidating a user's outstanding reset tokens once one was used
-tokenSchema.index({ userId: 1, kind: 1 });
 
 const tokenModel = (connection: Connection): Model<OneTimeTokenDocument> =>
   (connection.models.OneTimeToken as Model<OneTimeTokenDocument> | undefined) ??

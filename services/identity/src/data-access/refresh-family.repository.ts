@@ -42,8 +42,6 @@ const familySchema = new Schema<RefreshFamilyDocument>(
   },
   { versionKey: false, collection: 'refresh_families' },
 );
-// index: "log out of all devices" and revocation on password reset / account deletion
-familySchema.index({ userId: 1 });
 
 const familyModel = (connection: Connection): Model<RefreshFamilyDocument> =>
   (connection.models.RefreshFamily as Model<RefreshFamilyDocument> | undefined) ??
