@@ -55,7 +55,7 @@ function identityDeps(
     clock,
     logger: deps.logger,
     users: userRepository(connection, locks.user),
-    families: refreshFamilyRepository(connection),
+    families: refreshFamilyRepository(connection, { historyLimit: f.IDENTITY_REFRESH_HISTORY }),
     oneTimeTokens: oneTimeTokenRepository(connection, locks.token),
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
