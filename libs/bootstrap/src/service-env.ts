@@ -20,6 +20,10 @@ export interface ServiceEnv {
   REDIS_URL: string;
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;
+  /** Limits of the event streams (every service applies them: give all services the same). */
+  eventStreams: { maxAgeMs: number; maxBytes: number; replicas: number; duplicateWindowMs: number };
+  /** How long a consumer remembers a handled event id (TTL of processed_events). */
+  processedEventsTtlSeconds: number;
   jwtSecret: string;
   LOG_LEVEL: string;
   SHUTDOWN_GRACE_MS: number;
@@ -50,6 +54,15 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         .string()
         .regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits, underscore')
         .default('events'),
+      EVENTS_MAX_AGE_HOURS: env.int(7 * 24, 1, 10 * 365 * 24),
+      EVENTS_MAX_BYTES: z.coerce
+        .number()
+        .int()
+        .refine((n) => n === -1 || n >= 1024 * 1024, '-1 (no limit) or at least 1048576 (1 MiB)')
+        .default(-1),
+      EVENTS_REPLICAS: env.int(1, 1, 5),
+      EVENTS_DUPLICATE_WINDOW_MS: env.int(120_000, 1_000, 24 * 3600_000),
+      PROCESSED_EVENTS_TTL_HOURS: env.int(14 * 24, 1, 10 * 365 * 24),
       JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
       LOG_LEVEL: env.logLevel(),
       SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
@@ -63,6 +76,23 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       const c = parsed as Record<string, unknown>; // computed keys erase the static shape
       if (c.NODE_ENV === 'production' && c.JWT_SECRET === undefined)
         ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'required when NODE_ENV=production' });
+      const maxAgeMs = (c.EVENTS_MAX_AGE_HOURS as number) * 3600_000;
+      const duplicateWindowMs = c.EVENTS_DUPLICATE_WINDOW_MS as number;
+      if (duplicateWindowMs > maxAgeMs)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['EVENTS_DUPLICATE_WINDOW_MS'],
+          message: 'must not exceed EVENTS_MAX_AGE_HOURS (JetStream refuses it)',
+        });
+      // An event can come back while the stream still holds it (redelivery after a lost ack, a
+      // consumer down for days) and, as a re-published copy, after the duplicate window: the record
+      // that it was handled must outlive both.
+      if ((c.PROCESSED_EVENTS_TTL_HOURS as number) <= (c.EVENTS_MAX_AGE_HOURS as number))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PROCESSED_EVENTS_TTL_HOURS'],
+          message: 'must be longer than EVENTS_MAX_AGE_HOURS (events still in the stream can be redelivered)',
+        });
       return {
         service,
         NODE_ENV: c.NODE_ENV as ServiceEnv['NODE_ENV'],
@@ -76,6 +106,13 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         REDIS_URL: c.REDIS_URL as string,
         EVENTS_STREAM: c.EVENTS_STREAM as string,
         EVENTS_SUBJECT_PREFIX: c.EVENTS_SUBJECT_PREFIX as string,
+        eventStreams: {
+          maxAgeMs,
+          maxBytes: c.EVENTS_MAX_BYTES as number,
+          replicas: c.EVENTS_REPLICAS as number,
+          duplicateWindowMs,
+        },
+        processedEventsTtlSeconds: (c.PROCESSED_EVENTS_TTL_HOURS as number) * 3600,
         jwtSecret: (c.JWT_SECRET as string | undefined) ?? DEV_JWT_SECRET,
         LOG_LEVEL: c.LOG_LEVEL as string,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,

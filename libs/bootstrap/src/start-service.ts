@@ -11,6 +11,7 @@ import {
   mongoProcessedEvents,
   type NatsHandle,
   OutboxRelay,
+  PROCESSED_EVENTS_COLLECTION,
   type RunningConsumer,
   startDurableConsumer,
 } from '@lingua/events';
@@ -101,10 +102,24 @@ export async function startService<C extends ServiceEnv>(
     const bus = eventBusConfig({
       streamName: config.EVENTS_STREAM,
       subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
+      ...config.eventStreams,
     });
     await ensureStreams(nats.jsm, bus);
     const publisher = createEventPublisher(nats, bus);
-    const indexes = await buildIndexes(mongoHandle.connection.db!, def.indexes?.(config) ?? [], { logger });
+    const indexSpecs = [
+      ...(def.indexes?.(config) ?? []),
+      // handled event ids are forgotten once no redelivery or re-published copy can come any more
+      ...(def.consumers
+        ? [
+            {
+              collection: PROCESSED_EVENTS_COLLECTION,
+              key: { at: 1 as const },
+              expireAfterSeconds: config.processedEventsTtlSeconds,
+            },
+          ]
+        : []),
+    ];
+    const indexes = await buildIndexes(mongoHandle.connection.db!, indexSpecs, { logger });
     stack.push(async () => indexes.stop());
     const health = new HealthRegistry()
       .register({ name: 'database', check: () => mongoHandle.ping() })

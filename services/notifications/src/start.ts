@@ -80,7 +80,7 @@ export function defineNotificationsService(
     worker ? worker.sendFirst(delivery, endpoint) : Promise.resolve('queue');
   return {
     config,
-    indexes: () => notificationsIndexes(),
+    indexes: (c) => notificationsIndexes(c),
     useRedis: true,
     http: (app, deps) => {
       const f = featuresOf(deps);
