@@ -13,6 +13,9 @@ export const flashcardsIndexes: IndexSpec[] = [
   { collection: CARDS_COLLECTION, key: { userId: 1, setId: 1, isArchived: 1, createdAt: -1 } },
   // the case-insensitive duplicate check on create
   { collection: CARDS_COLLECTION, key: { userId: 1, wordKey: 1 } },
+  // the outbox relay's only query, on both collections whose documents carry staged events
+  { collection: CARDS_COLLECTION, key: { _outboxPending: 1 } },
+  { collection: 'achievement_unlocks', key: { _outboxPending: 1 } },
   // one user's sets, newest first
   { collection: 'card_sets', key: { userId: 1, createdAt: -1 } },
   // stats and session results read one user's reviews over a time window

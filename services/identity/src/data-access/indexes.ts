@@ -11,6 +11,9 @@ export const identityIndexes: IndexSpec[] = [
   { collection: 'users', key: { username: 1 }, unique: true },
   // the case-insensitive USERNAME_EXISTS pre-check ("Anna" and "anna" are one name)
   { collection: 'users', key: { usernameKey: 1 } },
+  // the outbox relay's only query, on both collections whose documents carry staged events
+  { collection: 'users', key: { _outboxPending: 1 } },
+  { collection: 'one_time_tokens', key: { _outboxPending: 1 } },
   // "log out of all devices" and revocation on password reset / account deletion
   { collection: 'refresh_families', key: { userId: 1 } },
   // unlinking every provider of a deleted user

@@ -27,8 +27,7 @@ const tokenSchema = new Schema<OneTimeTokenDocument>(
     // The e-mail request event travels in the token's own insert (outbox). Not select:false, unlike
     // the lib's outboxFields: FerretDB rejects findAndModify with the projection that would need.
     _outbox: { type: [Object], default: undefined },
-    // index: the outbox relay's only query
-    _outboxPending: { type: Boolean, index: true },
+    _outboxPending: { type: Boolean },
   },
   { versionKey: false, collection: 'one_time_tokens' },
 );
