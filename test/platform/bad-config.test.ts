@@ -4,13 +4,13 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 
 // Runs the built entry point (npm test builds first), as a supervisor would.
-function boot(entry: string, env: Record<string, string | undefined>) {
+function boot(entry: string, env: Record<string, string | undefined>, timeoutMs = 20_000) {
   const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return spawnSync(process.execPath, [path.join(ROOT, entry)], {
     env: merged,
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: timeoutMs,
   });
 }
 
@@ -68,5 +68,42 @@ describe('configuration at boot', () => {
     const run = boot('gateway/dist/main.js', { AI_HTTP_URL: 'not a url' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/AI_HTTP_URL/);
+  });
+
+  it('When MONGO_URL is not a MongoDB connection string, Then the service exits with code 1 naming the variable', () => {
+    const run = boot('services/flashcards/dist/main.js', { MONGO_URL: 'mongodb://db-0:27017,,db-1:27017' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/MONGO_URL: empty host/);
+  });
+
+  it('When NATS_URL is a malformed seed list, Then the service exits with code 1 naming the variable', () => {
+    const run = boot('services/identity/dist/main.js', { NATS_URL: 'nats://a:4222,http://b:4222' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/NATS_URL: "http:\/\/b:4222": scheme must be nats/);
+  });
+
+  it('When MONGO_URL is a multi-host replica-set string, Then the service gets past configuration and tries those hosts', () => {
+    // nothing listens on ports 1 and 2: the service tries both, logs why neither answers and keeps
+    // trying (not ready) until the SIGTERM spawnSync sends at its timeout ends it cleanly
+    const run = boot(
+      'services/identity/dist/main.js',
+      { MONGO_URL: 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0&authSource=admin', LOG_LEVEL: 'info' },
+      15_000,
+    );
+    expect(run.stderr).not.toMatch(/Invalid configuration/);
+    const lines = run.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; mongo?: unknown; servers?: Record<string, string> });
+    expect(lines.find((l) => l.msg === 'connecting to MongoDB')?.mongo).toMatchObject({
+      hosts: ['127.0.0.1:1', '127.0.0.1:2'],
+      replicaSet: 'rs0',
+      dbName: 'lingua_identity',
+    });
+    expect(Object.keys(lines.find((l) => l.msg === 'MongoDB unreachable')?.servers ?? {}).sort()).toEqual([
+      '127.0.0.1:1',
+      '127.0.0.1:2',
+    ]);
+    expect(run.status).toBe(0);
   });
 });

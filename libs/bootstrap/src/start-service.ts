@@ -11,6 +11,7 @@ import {
   mongoProcessedEvents,
   type NatsHandle,
   OutboxRelay,
+  PROCESSED_EVENTS_COLLECTION,
   type RunningConsumer,
   startDurableConsumer,
 } from '@lingua/events';
@@ -26,7 +27,7 @@ import {
   startHttpServer,
 } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
-import { connectMongo, type MongoHandle } from '@lingua/mongo';
+import { buildIndexes, connectMongo, type IndexSpec, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
 import type { ServiceEnv } from './service-env';
@@ -50,6 +51,11 @@ export type ConsumerDefinition = Omit<ConsumerOptions, 'logger' | 'processed'>;
 
 export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   config: C;
+  /**
+   * Every index of the service's database, from its one list (`data-access/indexes.ts`): built and
+   * awaited at start; one that cannot be built keeps the service not-ready and is named in the log.
+   */
+  indexes?(config: C): IndexSpec[];
   /** Redis is connected (and checked for readiness) only by services that use it. */
   useRedis?: boolean;
   /** Routes behind the gateway; health routes and the error mapper are added around them. */
@@ -117,14 +123,14 @@ export async function startService<C extends ServiceEnv>(
 
     const mongoHandle = await untilAvailable(
       'database',
-      () => connectMongo(config.MONGO_URL, config.mongoDb),
+      () => connectMongo(config.MONGO_URL, config.mongoDb, { logger }),
       retry,
     );
     stack.push(() => mongoHandle.close());
     waitingFor = 'nats';
     const nats = await untilAvailable(
       'nats',
-      () => connectNats(config.NATS_URL, { name: config.service }),
+      () => connectNats(config.natsServers, { name: config.service }),
       retry,
     );
     stack.push(() => nats.close());
@@ -137,12 +143,30 @@ export async function startService<C extends ServiceEnv>(
     const bus = eventBusConfig({
       streamName: config.EVENTS_STREAM,
       subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
+      ...config.eventStreams,
     });
     waitingFor = 'event streams';
     await untilAvailable('event streams', () => ensureStreams(nats.jsm, bus), retry);
     const publisher = createEventPublisher(nats, bus);
+    const indexSpecs = [
+      ...(def.indexes?.(config) ?? []),
+      // handled event ids are forgotten once no redelivery or re-published copy can come any more
+      ...(def.consumers
+        ? [
+            {
+              collection: PROCESSED_EVENTS_COLLECTION,
+              key: { at: 1 as const },
+              expireAfterSeconds: config.processedEventsTtlSeconds,
+            },
+          ]
+        : []),
+    ];
+    waitingFor = 'indexes';
+    const indexes = await buildIndexes(mongoHandle.connection.db!, indexSpecs, { logger });
+    stack.push(async () => indexes.stop());
     const health = new HealthRegistry()
       .register({ name: 'database', check: () => mongoHandle.ping() })
+      .register({ name: 'indexes', check: () => indexes.check() })
       .register({ name: 'nats', check: () => nats.ping() });
     if (redis) health.register({ name: 'redis', check: () => redis.ping() });
 

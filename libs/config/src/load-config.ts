@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mongoUrlField, natsServersField } from './connection-strings';
 
 /** Raised when the environment does not satisfy a service's schema; names every offending variable. */
 export class ConfigError extends Error {
@@ -48,6 +49,10 @@ export function loadConfig<S extends z.ZodType>(
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: (fallback?: string) => (fallback === undefined ? z.url() : z.url().default(fallback)),
+  /** Any MongoDB connection string (several hosts, mongodb+srv, options); see parseMongoUrl. */
+  mongoUrl: mongoUrlField,
+  /** One NATS URL or a comma-separated seed list (`nats://a:4222,nats://b:4222`). */
+  natsServers: natsServersField,
   /** host:port of a gRPC peer */
   addr: (fallback: string) =>
     z

@@ -18,6 +18,7 @@ import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { mirroredBlacklist } from './entry-points/http/mirrored-blacklist';
 import { registerHttpRoutes } from './entry-points/http';
+import { flashcardsIndexes } from './data-access/indexes';
 
 export interface FlashcardsOptions {
   /** Time for due dates, streaks and token expiry (tests pass a TestClock). */
@@ -115,6 +116,7 @@ export function defineFlashcardsService(
   };
   return {
     config,
+    indexes: () => flashcardsIndexes,
     useRedis: true,
     accessLogSampleRate: config.accessLogSampleRate,
     http: (app, deps) => {

@@ -41,6 +41,14 @@ export const identityFeatureEnv = z.object({
   /** Secure flag of the refresh and CSRF cookies (false only for plain-HTTP local runs). */
   IDENTITY_COOKIE_SECURE: env.bool(true),
   IDENTITY_AVATAR_DIR: env.string('.data/avatars'),
+  /**
+   * Replaced refresh-token hashes and issued access tokens a sign-in keeps (newest first): reuse of
+   * one of these replaced tokens revokes the sign-in and blacklists those access tokens. An older
+   * replaced token is refused as invalid. Bounded so a sign-in's document does not grow with use.
+   */
+  IDENTITY_REFRESH_HISTORY: env.int(20, 1, 1_000),
+  /** Hard lifetime of a sign-in from its first token: refreshing never extends it past this. */
+  IDENTITY_REFRESH_MAX_LIFETIME_DAYS: env.int(90, 1, 3_650),
   APPLE_JWKS_URL: env.url('https://appleid.apple.com/auth/keys'),
   APPLE_ISSUER: env.string('https://appleid.apple.com'),
   /** Bundle id(s) and Services ID(s) the Apple identity token may be issued for. */

@@ -24,6 +24,7 @@ import { subscriptionChangedSubscriber } from './entry-points/events/subscriptio
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
 import { registerIdentityHttp } from './entry-points/http';
 import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sweeper';
+import { identityIndexes } from './data-access/indexes';
 
 export interface IdentityOptions {
   /** Time for every rule (token expiry, lockout, reset links); tests pass a TestClock. */
@@ -60,7 +61,7 @@ function identityDeps(
     clock,
     logger: deps.logger,
     users: userRepository(connection, locks.user),
-    families: refreshFamilyRepository(connection),
+    families: refreshFamilyRepository(connection, { historyLimit: f.IDENTITY_REFRESH_HISTORY }),
     oneTimeTokens: oneTimeTokenRepository(connection, locks.token),
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
@@ -96,6 +97,7 @@ export function defineIdentityService(
     (built ??= identityDeps(deps, locksOf(deps), clock, hasher));
   return {
     config,
+    indexes: () => identityIndexes,
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
