@@ -37,6 +37,8 @@ export const gatewayEnv = z
     GATEWAY_LOAD_SHED_MAX_IN_FLIGHT: env.int(1024, 1, 100_000),
     GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS: env.int(100, 10, 60_000),
     LOG_LEVEL: env.logLevel(),
+    /** After SIGTERM: how long the gateway still serves, not ready, before it stops accepting. */
+    DRAIN_DELAY_MS: env.int(0, 0, 60_000),
     /**
      * Who may tell the gateway the client's address (the ingress): a hop count or address/CIDR list
      * (express's `trust proxy`). The client address derived with it is what rate limits key on and

@@ -59,12 +59,9 @@ export function answerUpstreamFailure(
   logger: Logger,
 ): void {
   const code = (err as NodeJS.ErrnoException).code;
-  // a hang-up after connecting is a timeout too (node: ECONNRESET; undici: UND_ERR_SOCKET)
-  const timedOut =
-    code === 'ECONNRESET' ||
-    code === 'ETIMEDOUT' ||
-    code === 'UND_ERR_SOCKET' ||
-    /timeout/i.test(err.message);
+  // http-proxy aborts a request at its timeout with ECONNRESET ("socket hang up"); undici's lost
+  // connection (UND_ERR_SOCKET: a replica closing or killed) is an unavailable service, not a timeout
+  const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
   const appError = timedOut
     ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
     : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);

@@ -31,6 +31,8 @@ export interface ServiceEnv {
   /** Who may tell this service the client's address: the gateway (TRUST_PROXY). */
   trustProxy: TrustProxy;
   SHUTDOWN_GRACE_MS: number;
+  /** After SIGTERM: how long the service still serves, not ready, before it stops accepting. */
+  DRAIN_DELAY_MS: number;
   /** Budget of a request that came without the gateway's X-Request-Timeout-Ms. */
   REQUEST_DEADLINE_MS: number;
   /** Adaptive concurrency limit (load shedding); undefined when LOAD_SHED=false. */
@@ -71,6 +73,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       LOG_LEVEL: env.logLevel(),
       TRUST_PROXY: trustProxyEnv(),
       SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+      DRAIN_DELAY_MS: env.int(0, 0, 60_000),
       REQUEST_DEADLINE_MS: env.int(10_000, 100, 120_000),
       LOAD_SHED: env.bool(true),
       LOAD_SHED_TARGET_MS: env.int(500, 10, 60_000),
@@ -127,6 +130,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         LOG_LEVEL: c.LOG_LEVEL as string,
         trustProxy: c.TRUST_PROXY as TrustProxy,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,
+        DRAIN_DELAY_MS: c.DRAIN_DELAY_MS as number,
         REQUEST_DEADLINE_MS: c.REQUEST_DEADLINE_MS as number,
         loadShed: c.LOAD_SHED
           ? {

@@ -18,6 +18,7 @@ import {
 import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
 import type { RequestListener } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   adaptiveShedder,
   bootingListener,
@@ -105,6 +106,8 @@ export async function startService<C extends ServiceEnv>(
   // uses); until then, closing it is the last step
   let http: RunningHttpServer | undefined;
   let httpStacked = false;
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
   const stopAll = async () => {
     for (const undo of stack.reverse())
       await undo().catch((err) => logger.warn({ err }, 'shutdown step failed'));
@@ -165,6 +168,13 @@ export async function startService<C extends ServiceEnv>(
     const indexes = await buildIndexes(mongoHandle.connection.db!, indexSpecs, { logger });
     stack.push(async () => indexes.stop());
     const health = new HealthRegistry()
+      // not ready from the moment a stop begins, so the Service sends new requests elsewhere
+      .register({
+        name: 'shutdown',
+        check: async () => {
+          if (stopping) throw new Error('shutting down');
+        },
+      })
       .register({ name: 'database', check: () => mongoHandle.ping() })
       .register({ name: 'indexes', check: () => indexes.check() })
       .register({ name: 'nats', check: () => nats.ping() });
@@ -229,7 +239,19 @@ export async function startService<C extends ServiceEnv>(
       grpcPort,
       grpcAddress: grpcPort === undefined ? undefined : `${config.HOST}:${grpcPort}`,
       deps,
-      stop: stopAll,
+      /**
+       * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the
+       * time load balancers take to notice), then servers, consumers and connections in order.
+       */
+      stop() {
+        stopped ??= (async () => {
+          stopping = true;
+          server.drain();
+          if (config.DRAIN_DELAY_MS > 0) await delay(config.DRAIN_DELAY_MS);
+          await stopAll();
+        })();
+        return stopped;
+      },
     };
   } catch (err) {
     await stopAll();

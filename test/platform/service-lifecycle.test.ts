@@ -5,7 +5,7 @@ import { freePort, isolatedServiceEnv, startFerretDb, waitFor } from '@lingua/te
 import { loadServiceConfig } from '../../services/ai/src/config';
 import { defineAiService } from '../../services/ai/src/start';
 
-// A service whose database is down at start listens at once: liveness answers, readiness says what it
+// Lifecycle of a service process. A service whose database is down at start listens at once: liveness answers, readiness says what it
 // waits for, other routes answer 503 with Retry-After; it keeps trying with back-off and becomes ready
 // when the database comes; a SIGTERM while it waits ends it cleanly. (Before: exit 1 after 5 s, a
 // crash loop under Kubernetes.)
@@ -80,5 +80,31 @@ it('When SIGTERM comes while the service still waits for its database, Then it e
     expect(await exited).toBe(0);
   } finally {
     proc.kill('SIGKILL');
+  }
+}, 60_000);
+
+it('When a service is told to stop, Then it is not ready at once, still serves with Connection: close for its drain delay, then refuses', async () => {
+  const port = await freePort();
+  const service = await startService(
+    defineAiService(
+      loadServiceConfig(isolatedServiceEnv({ AI_HTTP_PORT: String(port), DRAIN_DELAY_MS: '1500' })),
+    ),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    expect((await json(`${base}/health/ready`)).status).toBe(200);
+    const stopped = service.stop();
+    expect(await json(`${base}/health/ready`)).toMatchObject({
+      status: 503,
+      body: { ready: false, checks: { shutdown: { status: 'down' } } },
+    });
+    const live = await fetch(`${base}/health/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('connection')).toBe('close');
+    await stopped;
+    await expect(fetch(`${base}/health/live`)).rejects.toThrow();
+  } finally {
+    await service.stop().catch(() => undefined);
+    await service.deps.mongo.connection.dropDatabase().catch(() => undefined);
   }
 }, 60_000);
