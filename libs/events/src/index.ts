@@ -10,5 +10,3 @@ export { mongoProcessedEvents } from './processed-events';
 export type { ProcessedEvents } from './processed-events';
 export { outboxFields, stageEvents, OutboxRelay } from './outbox';
 export type { OutboxEntry, OutboxRelayOptions, OutboxHint } from './outbox';
-export { documentLock, lockedForRelay, withLocks } from './document-lock';
-export type { WithLock } from './document-lock';

@@ -1,6 +1,6 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents, type WithLock, withLocks } from '@lingua/events';
+import { stageEvents } from '@lingua/events';
 import type { DueCounter } from '../domain/card-stats.use-case';
 import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
 import { type CardCounters, cardCounters } from './card-counters.repository';
@@ -49,19 +49,17 @@ export type CardRepository = ReturnType<typeof cardRepository>;
 
 /**
  * Data access for cards; every query is scoped to the owner, so another user's card is simply "not found".
- * `withLock` (the card's Redis lock, also taken by the outbox relay) serialises single-card updates
- * with the relay's writes: on the local FerretDB they would otherwise lose each other's changes.
+ * Each card write is one atomic single-document update (libs/mongo/README.md, "Database guarantees we
+ * rely on"), so it and the outbox relay's `$pull` of a published event never undo each other.
  * Every write also keeps the owner's card counters (card-counters.repository.ts): here is the one
  * place that knows each write's before and after.
  */
 export function cardRepository(
   connection: Connection,
   dueIndex?: DueIndex,
-  withLock?: WithLock,
   counters: CardCounters = cardCounters(connection),
 ) {
   const Cards = cardModel(connection);
-  const locked = <T>(id: string, fn: () => Promise<T>) => (withLock ? withLock(id, fn) : fn());
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
   const invalidateDerived = async (userId: string) => {
     await counters.invalidate(userId);
@@ -235,19 +233,15 @@ export function cardRepository(
       const $set: Record<string, unknown> = { ...set };
       if (set.word !== undefined) $set.wordKey = wordKeyOf(set.word);
       const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
-      // the native driver: mongoose would add a projection for the hidden outbox fields, and FerretDB's
-      // findAndModify does not implement projections
-      // under the card's lock, with or without events: the relay's $pull rewrites the whole document
-      // on the local FerretDB, so it could also undo a plain edit; the lock also makes `where` reliable
-      const before = await locked(id, () =>
-        Cards.collection.findOneAndUpdate(
-          {
-            ...active(userId, id),
-            ...options.where,
-          } as never,
-          (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
-          { returnDocument: 'before' },
-        ),
+      // the native driver: the prior state including the staged events is wanted, which mongoose's
+      // projection of the hidden outbox fields would hide
+      const before = await Cards.collection.findOneAndUpdate(
+        {
+          ...active(userId, id),
+          ...options.where,
+        } as never,
+        (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
+        { returnDocument: 'before' },
       );
       if (!before) return null;
       const prior = toCard(before as unknown as CardDoc);
@@ -258,11 +252,6 @@ export function cardRepository(
       await counters.add(userId, countsDelta(prior, card));
       await dueIndex?.cardsWritten(userId, [card]);
       return card;
-    },
-
-    /** Runs a bulk write to these cards (import) under their locks, like `update` for one card. */
-    lockedMany<T>(ids: readonly string[], fn: () => Promise<T>): Promise<T> {
-      return withLock ? withLocks(withLock, ids, fn) : fn();
     },
 
     async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {

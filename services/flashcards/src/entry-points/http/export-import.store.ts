@@ -86,24 +86,21 @@ export function portabilityStore(
             .select(Object.fromEntries(CONTENT_FIELDS.map((f) => [f, 1])))
             .lean<Record<string, unknown>[]>();
           for (const batch of chunks(replace)) {
-            // under the cards' locks: the outbox relay's write to a just-reviewed card must not undo it
-            await deps.cards.lockedMany(
-              batch.map((r) => r.cardId),
-              () =>
-                Cards.bulkWrite(
-                  batch.map(({ cardId, set }): AnyBulkWriteOperation<CardDoc> => ({
-                    updateOne: {
-                      filter: { _id: cardId, userId, isArchived: false },
-                      update: {
-                        $set: {
-                          ...set,
-                          ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }),
-                        },
-                      },
+            // each update is atomic on its card ($set of content fields only): a concurrent review
+            // or the outbox relay's $pull on the same card keeps its own fields
+            await Cards.bulkWrite(
+              batch.map(({ cardId, set }): AnyBulkWriteOperation<CardDoc> => ({
+                updateOne: {
+                  filter: { _id: cardId, userId, isArchived: false },
+                  update: {
+                    $set: {
+                      ...set,
+                      ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }),
                     },
-                  })),
-                  { ordered: true },
-                ),
+                  },
+                },
+              })),
+              { ordered: true },
             );
             await deps.cards.contentChanged(
               userId,
@@ -127,17 +124,11 @@ export function portabilityStore(
           }).catch(() => undefined);
         }
         for (const batch of chunks(snapshots)) {
-          await deps.cards
-            .lockedMany(
-              batch.map((s) => s._id as string),
-              () =>
-                Cards.bulkWrite(
-                  batch.map(({ _id, ...content }) => ({
-                    updateOne: { filter: { _id: _id as string, userId }, update: { $set: content } },
-                  })),
-                ),
-            )
-            .catch(() => undefined);
+          await Cards.bulkWrite(
+            batch.map(({ _id, ...content }) => ({
+              updateOne: { filter: { _id: _id as string, userId }, update: { $set: content } },
+            })),
+          ).catch(() => undefined);
         }
         await deps.cards.invalidateDerived(userId);
         throw err;
