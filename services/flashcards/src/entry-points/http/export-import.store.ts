@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongoose';
 import type { CardDoc } from '../../data-access/card.model';
-import { wordKeyOf } from '../../data-access/card.repository';
+import { CARD_REVISION_INC, wordKeyOf } from '../../data-access/card.repository';
 import { touchesCounts } from '../../domain/cards/card-counts';
 import type { ExportableCard } from '../../domain/portability/card-mapping';
 import type { ExportDeps } from '../../domain/portability/export-cards.use-case';
@@ -97,6 +97,7 @@ export function portabilityStore(
                       ...set,
                       ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }),
                     },
+                    ...CARD_REVISION_INC,
                   },
                 },
               })),
@@ -126,7 +127,10 @@ export function portabilityStore(
         for (const batch of chunks(snapshots)) {
           await Cards.bulkWrite(
             batch.map(({ _id, ...content }) => ({
-              updateOne: { filter: { _id: _id as string, userId }, update: { $set: content } },
+              updateOne: {
+                filter: { _id: _id as string, userId },
+                update: { $set: content, ...CARD_REVISION_INC },
+              },
             })),
           ).catch(() => undefined);
         }
