@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { createAccessTokens, createBlacklistMirror } from '@lingua/auth';
+import { createAccessTokens, createAssertionSigner, createBlacklistMirror } from '@lingua/auth';
 import {
   accessLog,
   accessLogger,
@@ -86,7 +86,7 @@ export async function startGateway(
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.TRUST_PROXY);
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
   app.use(accessLog(logger, { sampleRate: config.ACCESS_LOG_SAMPLE_RATE }));
@@ -131,7 +131,15 @@ export async function startGateway(
     ),
   );
   app.use(apiConventions);
-  const admission = { tokens, blacklist, apiKeys, limiters, maintenance: config.MAINTENANCE_MODE };
+  const assertions = createAssertionSigner(config.assertionKeys);
+  const admission = {
+    tokens,
+    assertions,
+    blacklist,
+    apiKeys,
+    limiters,
+    maintenance: config.MAINTENANCE_MODE,
+  };
   app.use(edgeAuth(admission));
   app.use(
     bodyLimits({

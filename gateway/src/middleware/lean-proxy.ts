@@ -53,6 +53,7 @@ export function leanForwarder(
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const waitMs = stampDeadline(req, query === -1 ? url : url.slice(0, query), options);
+    // the fast path has put the client address it derived (TRUST_PROXY) here; the socket's otherwise
     if (incoming['x-forwarded-for'] === undefined) incoming['x-forwarded-for'] = req.socket.remoteAddress;
     if (incoming['x-forwarded-port'] === undefined)
       incoming['x-forwarded-port'] = /:(\d+)$/.exec(host ?? '')?.[1] ?? '80';

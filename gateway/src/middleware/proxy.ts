@@ -89,6 +89,10 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
         // replaces the fixed proxyTimeout by this request's own wait (its deadline, set below)
         proxyReq.setTimeout((res as http.ServerResponse & { locals: { waitMs: number } }).locals.waitMs);
         injectTraceContext((k, v) => proxyReq.setHeader(k, v));
+        // the client address derived with TRUST_PROXY, as the only entry: what a client wrote in
+        // X-Forwarded-For itself never reaches a service
+        const ip = (req as http.IncomingMessage & { ip?: string }).ip;
+        if (ip) proxyReq.setHeader('x-forwarded-for', ip);
         // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
         fixRequestBody(proxyReq, req);
       },
