@@ -10,5 +10,3 @@ export { mongoProcessedEvents, PROCESSED_EVENTS_COLLECTION } from './processed-e
 export type { ProcessedEvents } from './processed-events';
 export { outboxFields, stageEvents, OutboxRelay } from './outbox';
 export type { OutboxEntry, OutboxRelayOptions, OutboxHint } from './outbox';
-export { documentLock, lockedForRelay, withLocks } from './document-lock';
-export type { WithLock } from './document-lock';

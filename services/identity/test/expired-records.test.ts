@@ -48,7 +48,7 @@ describe('sweep of expired identity records', () => {
     h.clock.advance(DAY + 7 * DAY + 1000);
     const sweeper = expiredRecordsSweeper({
       families: refreshFamilyRepository(connection, { historyLimit: 20 }),
-      oneTimeTokens: oneTimeTokenRepository(connection, (_id, fn) => fn()),
+      oneTimeTokens: oneTimeTokenRepository(connection),
       clock: h.clock,
       logger: silentLogger(),
     });

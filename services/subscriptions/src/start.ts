@@ -3,7 +3,6 @@ import { authenticate, createAssertionVerifier, createTokenBlacklist } from '@li
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
-import { documentLock, lockedForRelay } from '@lingua/events';
 import { notificationLog } from './data-access/notification-log.repository';
 import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
 import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-store-server-api';
@@ -31,10 +30,6 @@ export interface SubscriptionsOptions {
 }
 
 const systemClock: Clock = { now: () => new Date() };
-
-/** One lock namespace for every writer of subscription documents (this service's replicas). */
-const lockFor = (deps: ServiceDeps<SubscriptionsConfig>) =>
-  documentLock(deps.redis!.client, { prefix: 'subscriptions:lock' });
 
 function buildStores(
   config: SubscriptionsConfig,
@@ -91,7 +86,7 @@ export function defineSubscriptionsService(
     if (ctx) return ctx;
     const stores = buildStores(config, catalogue, clock, deps);
     ctx = {
-      subscriptions: subscriptionRepository(deps.mongo.connection, lockFor(deps)),
+      subscriptions: subscriptionRepository(deps.mongo.connection),
       catalogue,
       verifiers: {
         ios: stores.apple
@@ -119,9 +114,7 @@ export function defineSubscriptionsService(
     config,
     indexes: () => subscriptionsIndexes,
     useRedis: true,
-    outboxCollections: (deps) => [
-      lockedForRelay(subscriptionsCollection(deps.mongo.connection), lockFor(deps)) as never,
-    ],
+    outboxCollections: (deps) => [subscriptionsCollection(deps.mongo.connection) as never],
     http: (app, deps) => {
       const c = contextFor(deps);
       const assertions = createAssertionVerifier('subscriptions', config.assertionKey, { clock });
@@ -164,7 +157,7 @@ export function defineSubscriptionsService(
       }),
     // no user.created consumer: a new account naming a device proves nothing about its guest purchase
     consumers: (deps) => [userDeletedSubscriber(contextFor(deps))],
-    // safe on every replica: each subscription is expired under its document lock, exactly once
+    // safe on every replica: each subscription is expired by a version-checked write, exactly once
     workers: (deps) => [
       periodicTask(
         'subscriptions expiry sweep',

@@ -77,6 +77,8 @@ const schema = new Schema<CardDoc>(
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     ...outboxFields,
+    // the write version, `$inc`ed by every update (card.repository.ts): orders the due read model's writes
+    ...{ _rev: { type: Number, select: false } },
   },
   { collection: CARDS_COLLECTION, versionKey: false, timestamps: false },
 );
