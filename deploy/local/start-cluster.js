@@ -50,15 +50,18 @@ async function waitFor(what, check, timeoutMs) {
 }
 const httpOk = (url) => fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok);
 
-function nginxConfig(dir) {
+/**
+ * The balancers' configuration. `down` holds the replicas taken out of rotation (labels such as
+ * `flashcards-1`), as Kubernetes removes a pod from its Service's endpoints once it is not ready.
+ */
+function nginxConfig(dir, down = new Set()) {
   const upstreams = [];
   const servers = [];
+  const member = (label, port) =>
+    `server 127.0.0.1:${port} max_fails=1 fail_timeout=2s${down.has(label) ? ' down' : ''};`;
   for (const [name, , http, grpc] of SERVICES) {
     const members = (port) =>
-      Array.from(
-        { length: REPLICAS },
-        (_, r) => `server 127.0.0.1:${replicaPort(port, r)} max_fails=1 fail_timeout=2s;`,
-      ).join(' ');
+      Array.from({ length: REPLICAS }, (_, r) => member(`${name}-${r + 1}`, replicaPort(port, r))).join(' ');
     upstreams.push(`upstream ${name}_http { ${members(http)} keepalive 32; }`);
     servers.push(
       `server { listen 127.0.0.1:${http}; location / { proxy_pass http://${name}_http; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; client_max_body_size 60m; } }`,
@@ -70,7 +73,7 @@ function nginxConfig(dir) {
       );
     }
   }
-  const gateways = GATEWAY_PORTS.map((p) => `server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join(' ');
+  const gateways = GATEWAY_PORTS.map((p, i) => member(`gateway-${i + 1}`, p)).join(' ');
   upstreams.push(`upstream gateways { ${gateways} keepalive 64; }`);
   servers.push(
     `server { listen 127.0.0.1:${INGRESS_PORT}; location / { proxy_pass http://gateways; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Proto $scheme; client_max_body_size 60m; } }`,
@@ -173,6 +176,10 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
     EVENTS_STREAM: 'CLUSTER_EVENTS',
     EVENTS_SUBJECT_PREFIX: 'cluster',
     DRAIN_DELAY_MS: '1000',
+    // the virtual users of the chaos suite are not what rate limits are for
+    RATE_LIMIT_FREE_PER_HOUR: '1000000',
+    RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
+    RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000',
     ...env,
   };
   for (const [name, dir, http, grpc] of SERVICES)
@@ -203,6 +210,41 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
     {},
   ).start();
 
+  // endpoints: a replica leaves rotation before a graceful stop and returns once ready again
+  const down = new Set();
+  const nginxConf = path.join(nginxDir, 'nginx.conf');
+  const reload = () => {
+    fs.writeFileSync(nginxConf, nginxConfig(nginxDir, down));
+    spawnSync(NGINX, ['-s', 'reload', '-c', nginxConf, '-p', nginxDir], { stdio: 'ignore' });
+  };
+  const readyUrl = (label) => {
+    const [name, n] = label.split('-');
+    const i = Number(n) - 1;
+    if (name === 'gateway') return `http://127.0.0.1:${GATEWAY_PORTS[i]}/health/ready`;
+    return `http://127.0.0.1:${replicaPort(SERVICES.find(([s]) => s === name)[2], i)}/health/ready`;
+  };
+  /**
+   * A pod's restart as Kubernetes does it: SIGTERM (graceful) takes the replica out of rotation
+   * first; SIGKILL only after the fact, as failed probes would. Back in rotation once ready.
+   */
+  const restart = async (label, signal = 'SIGTERM') => {
+    const p = processes.get(label);
+    if (signal === 'SIGTERM') {
+      down.add(label);
+      reload();
+      await new Promise((r) => setTimeout(r, 500)); // nginx's workers take the new configuration
+    }
+    await p.stop(signal);
+    if (!down.has(label)) {
+      down.add(label);
+      reload();
+    }
+    p.start();
+    await waitFor(label, () => httpOk(readyUrl(label)), 60_000);
+    down.delete(label);
+    reload();
+  };
+
   const url = `http://127.0.0.1:${INGRESS_PORT}`;
   const stop = async () => {
     const order = [...processes.values()].reverse(); // nginx, gateways, services, then NATS
@@ -223,7 +265,15 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
     await stop();
     throw err;
   }
-  return { url, processes, stop, natsNodes: NATS_NODES, replicaPort, services: SERVICES, mails: sink?.mails };
+  return {
+    url,
+    processes,
+    restart,
+    stop,
+    natsNodes: NATS_NODES,
+    services: SERVICES,
+    mails: sink?.mails,
+  };
 }
 
 module.exports = { startCluster };
