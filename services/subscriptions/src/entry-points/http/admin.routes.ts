@@ -37,6 +37,7 @@ export function adminRoutes(
   docs.route({
     method: 'get',
     path: BASE,
+    operationId: 'admin.v1.subscriptions.list',
     summary: 'List subscriptions',
     auth: 'access',
     query: AdminListQuery,
