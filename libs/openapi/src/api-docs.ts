@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Express } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ERROR_CATALOGUE } from '@lingua/errors';
 import { envelopeStyleFor } from '@lingua/http';
 import { errorEnvelope, successEnvelope } from './envelope-schemas';
@@ -33,6 +33,15 @@ export interface RouteDoc {
   response?: z.ZodType;
   /** Success status, default 200. */
   status?: number;
+  /** The success answer has no `data`, only a message (`{success: true, message}`). */
+  messageOnly?: boolean;
+  /**
+   * Whole bodies (envelope included) for statuses the route answers besides, or instead of, the
+   * enveloped `response`: a second face's 201, a 200 that is sometimes `success: false`.
+   */
+  bodies?: Record<number, { description: string; body: z.ZodType }>;
+  /** A second envelope family the route may answer in (the two faces of /api/flashcards). */
+  alsoStyle?: ReturnType<typeof envelopeStyleFor>;
   /** A non-JSON success (downloads): content type → description. */
   download?: Record<string, string>;
   /** Error statuses the route may answer, with what they mean. 401 is added for authenticated routes. */
@@ -154,8 +163,15 @@ export function createApiDocs(service: string): ApiDocs {
           }
         : {
             description: 'Success',
-            content: doc.response ? json(successEnvelope(style, doc.response)) : undefined,
+            content: doc.response
+              ? json(successEnvelope(style, doc.response))
+              : doc.messageOnly
+                ? json(successEnvelope(style))
+                : undefined,
           };
+      const errorBody = doc.alsoStyle
+        ? z.union([errorEnvelope(style), errorEnvelope(doc.alsoStyle)])
+        : errorEnvelope(style);
       const errors: Record<number, string> = style === 'plain' ? {} : { 400: 'Invalid input' };
       if (doc.auth === 'access' || doc.auth === 'refresh')
         errors[401] = 'Missing, invalid, expired or revoked token';
@@ -190,8 +206,14 @@ export function createApiDocs(service: string): ApiDocs {
               status,
               {
                 description: `${description}.${codesFor(Number(status))}`,
-                content: json(doc.errorBodies?.[Number(status)] ?? errorEnvelope(style)),
+                content: json(doc.errorBodies?.[Number(status)] ?? errorBody),
               },
+            ]),
+          ),
+          ...Object.fromEntries(
+            Object.entries(doc.bodies ?? {}).map(([status, { description, body }]) => [
+              status,
+              { description, content: json(body) },
             ]),
           ),
         },

@@ -4,3 +4,4 @@ export { mergeApiDocuments } from './merge';
 export type { MergeOptions } from './merge';
 export { successEnvelope, errorEnvelope, ErrorBodies } from './envelope-schemas';
 export { TAG_DESCRIPTIONS } from './tags';
+export { sendData } from './send-data';
