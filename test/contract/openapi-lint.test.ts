@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { isolatedServiceEnv } from '@lingua/testing';
+import { isolatedServiceEnv, waitFor } from '@lingua/testing';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 
 // The public document as client developers get it (/openapi.json of the whole stack), linted with
@@ -19,7 +19,15 @@ let file: string;
 
 beforeAll(async () => {
   stack = await startInProcessStack(isolatedServiceEnv());
-  const doc = await (await fetch(`${stack.gateway.url}/openapi.json`)).json();
+  // the whole document: a service whose fragment is late (a loaded machine) is asked again
+  let doc: { info: { description: string } } | undefined;
+  await waitFor(
+    async () => {
+      doc = await (await fetch(`${stack.gateway.url}/openapi.json`)).json();
+      expect(doc!.info.description).not.toContain('Not available right now');
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   dir = mkdtempSync(join(tmpdir(), 'lingua-openapi-'));
   file = join(dir, 'openapi.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
@@ -44,6 +52,27 @@ async function report(cmd: string, args: string[]): Promise<string> {
 }
 
 describe('the public OpenAPI document', () => {
+  it('When it is built, Then every service is in it and each operation has a unique operationId and a typed success answer', async () => {
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      paths: Record<
+        string,
+        Record<string, { operationId?: string; responses: Record<string, { content?: object }> }>
+      >;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+    );
+    expect(operations.length).toBeGreaterThan(90);
+    const ids = operations.map((o) => o.op.operationId);
+    expect(ids.filter((id) => !id)).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    // a generated client types `data` from the 2XX content; none may be left without one
+    const untyped = operations
+      .filter(({ op }) => !Object.entries(op.responses).some(([s, r]) => s.startsWith('2') && r.content))
+      .map((o) => o.where);
+    expect(untyped).toEqual([]);
+  });
+
   it('When Redocly lints it, Then it reports no error', async () => {
     const out = await report(bin('redocly'), [
       'lint',

@@ -29,7 +29,8 @@ function newUser() {
 describe('/api/flashcards: both faces on one path', () => {
   it('When a plain GET lists the cards, Then the answer has Group B flashcards/count and Group C cards/pagination', async () => {
     const api = newUser();
-    const id = (await api('POST', '/api/flashcards', { ...sampleCard('desk'), example: 'A desk.' })).body.data.id;
+    const id = (await api('POST', '/api/flashcards', { ...sampleCard('desk'), example: 'A desk.' })).body.data
+      .id;
     const res = await api('GET', '/api/flashcards');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -75,11 +76,16 @@ describe('/api/flashcards: both faces on one path', () => {
       },
     });
     // Group B names and Group C names of the same field, one at a time
-    expect((await api('PUT', `/api/flashcards/${id}`, { example: 'On the table.' })).body.data).toMatchObject({
-      example: 'On the table.',
-      card: { exampleSentence: 'On the table.' },
+    expect((await api('PUT', `/api/flashcards/${id}`, { example: 'On the table.' })).body.data).toMatchObject(
+      {
+        example: 'On the table.',
+        card: { exampleSentence: 'On the table.' },
+      },
+    );
+    const groupC = await api('PUT', `/api/flashcards/${id}`, {
+      exampleSentence: 'Under it.',
+      tags: ['home'],
     });
-    const groupC = await api('PUT', `/api/flashcards/${id}`, { exampleSentence: 'Under it.', tags: ['home'] });
     expect(groupC.status).toBe(200);
     expect(groupC.body).toMatchObject({
       data: { example: 'Under it.', card: { exampleSentence: 'Under it.', tags: ['home'] } },

@@ -13,6 +13,23 @@ import {
   ReviewModeDecision,
   ReviewResult,
 } from './card.responses';
+import {
+  LearningDue,
+  LearningReviewResult,
+  LearningSettings,
+  LearningStatsResult,
+  SessionEnded,
+  SessionStarted,
+} from './learning.responses';
+import {
+  CompletedTests,
+  SetCreated,
+  SetDeleted,
+  SetList,
+  SetUpdated,
+  SetWithCards,
+  StudyTest,
+} from './sets-study.responses';
 import { BatchBody, CatalogueCreateBody, CatalogueListQuery } from './catalogue-cards.schemas';
 import { CreateSetBody, ListSetsQuery, SetIdParams, UpdateSetBody } from './flashcard-sets.schemas';
 import {
@@ -195,6 +212,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['study'],
     auth: 'access',
     query: CompletedTestsQuery,
+    response: CompletedTests,
   },
   {
     method: 'post',
@@ -203,6 +221,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['study'],
     auth: 'access',
     body: RecordTestBody,
+    response: StudyTest,
     status: 201,
     errors: { ...notFound, 409: 'Already recorded' },
   },
@@ -225,6 +244,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     query: ListSetsQuery,
+    response: SetList,
   },
   {
     method: 'post',
@@ -233,6 +253,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     body: CreateSetBody,
+    example: { name: 'Kitchen', description: 'Things in the kitchen', tags: ['home'] },
+    response: SetCreated,
     status: 201,
   },
   {
@@ -242,6 +264,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     params: SetIdParams,
+    response: SetWithCards,
     errors: { 404: 'Set not found' },
   },
   {
@@ -252,6 +275,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     params: SetIdParams,
     body: UpdateSetBody,
+    response: SetUpdated,
     errors: { 404: 'Set not found' },
   },
   {
@@ -261,6 +285,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     params: SetIdParams,
+    response: SetDeleted,
     errors: { 404: 'Set not found' },
   },
   {
@@ -270,6 +295,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     query: LearningDueQuery,
+    response: LearningDue,
   },
   {
     method: 'post',
@@ -278,6 +304,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: LearningReviewBody,
+    response: LearningReviewResult,
     errors: notFound,
   },
   {
@@ -287,6 +314,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     query: StatsQuery,
+    response: LearningStatsResult,
   },
   {
     method: 'post',
@@ -295,6 +323,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: SessionStartBody,
+    example: { mode: 'review', limit: 20 },
+    response: SessionStarted,
     status: 201,
   },
   {
@@ -304,6 +334,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: SessionEndBody,
+    response: SessionEnded,
     errors: { 404: 'Session not found' },
   },
   {
@@ -312,6 +343,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     summary: 'Scheduler and daily goal',
     tags: ['learning'],
     auth: 'access',
+    response: LearningSettings,
   },
   {
     method: 'put',
@@ -320,5 +352,6 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: SettingsBody,
+    response: LearningSettings,
   },
 ];
