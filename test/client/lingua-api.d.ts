@@ -2531,6 +2531,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "sentence": "I has a desk by the window.",
+                 *       "language": "en"
+                 *     }
+                 */
                 "application/json": {
                     sentence: string;
                     /** @default en */
@@ -3495,6 +3501,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "Secret123",
+                 *       "rememberMe": true
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -3780,6 +3793,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "username": "ana_learns",
+                 *       "password": "Secret123",
+                 *       "confirmPassword": "Secret123"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     username: string;
@@ -8543,6 +8564,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "Secret123"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -8810,6 +8837,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "Secret123",
+                 *       "username": "ana_learns"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
