@@ -145,6 +145,33 @@ export async function userJourney(
     await api.GET('/api/v1/subscriptions/status', { headers }),
   );
 
+  // more of what a first session reads: both faces of the card list, a partial edit, stats, quotas
+  const list = ok('flashcards.list', steps, await api.GET('/api/flashcards', { headers }));
+  if (list.data.count !== list.data.cards.length || list.data.pagination.total !== list.data.count)
+    throw new Error('the plain list carries both faces');
+  const edited = ok(
+    'flashcards.update',
+    steps,
+    await api.PUT('/api/flashcards/{id}', {
+      headers,
+      params: { path: { id: cardId } },
+      body: { translation: 'Pult' },
+    }),
+  );
+  if (edited.data.card.translation !== 'Pult') throw new Error('a partial update changes only what it names');
+  ok('flashcards.nextReview', steps, await api.GET('/api/flashcards/next-review', { headers }));
+  ok('learning.due', steps, await api.GET('/api/learning/due', { headers, params: { query: { setId } } }));
+  ok(
+    'learning.stats',
+    steps,
+    await api.GET('/api/learning/stats', { headers, params: { query: { period: 'week' } } }),
+  );
+  ok('achievements.list', steps, await api.GET('/api/achievements', { headers }));
+  ok('ai.quota', steps, await api.GET('/api/ai/quota', { headers }));
+  ok('users.profile', steps, await api.GET('/api/users/profile', { headers }));
+  ok('subscriptions.v1.plans', steps, await api.GET('/api/v1/subscriptions/plans', { headers }));
+  ok('dialogues.v1.usage', steps, await api.GET('/api/v1/dialogues/usage', { headers }));
+
   return {
     steps,
     cardId,
