@@ -19,7 +19,7 @@ for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   unchecked += r.unchecked;
   for (const f of r.failures) failures.push({ file, ...f });
 }
-console.log(`operations with a validated answer: ${validated.size}`);
+console.log(`operations with an answer that matched the document: ${validated.size}`);
 console.log(`answers with no documented status (not checked): ${unchecked}`);
 console.log(`answers that do not match the document: ${failures.length}`);
 for (const f of failures)

@@ -134,12 +134,12 @@ describe('the generated client', () => {
     expect(result).toMatchObject({ subscriptionActive: false, sessionXp: 10 });
     expect(result.correctedSentence).toEqual(expect.any(String));
 
-    const { failures, checked } = checkAgainstDocument(doc, recorded);
+    const { failures, checked, passed } = checkAgainstDocument(doc, recorded);
     expect(failures).toEqual([]);
     // every answer of the journey had a schema to be checked against
     expect(checked).toHaveLength(recorded.length);
     // coverage: which operations of the document have an answer validated by this suite
-    const validated = new Set(checked.map((c) => c.split(' ').slice(0, 2).join(' ')));
+    const validated = new Set(passed.map((c) => c.split(' ').slice(0, 2).join(' ')));
     const all = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
