@@ -21,6 +21,8 @@ module.exports = {
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
+  // OPENAPI_CONFORMANCE=<dir>: every JSON answer is checked against the OpenAPI document (report)
+  setupFilesAfterEnv: ['<rootDir>/test/openapi-recorder.setup.ts'],
   // fails the run when anything it made is still there
   globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.js',
   reporters: ['default', '<rootDir>/libs/testing/src/summary-reporter.js'],

@@ -199,34 +199,74 @@ export function healthRoutes(deps: {
       }),
     });
   });
-  router.get('/health/live', (_req, res) => void res.json({ status: 'ok' }));
+  router.get('/health/live', (_req, res) => void res.json({ status: 'ok' } satisfies GatewayLiveness));
   router.get('/health/ready', async (_req, res) => {
     if (deps.stopping?.()) return void res.status(503).json({ ready: false, status: 'shutting down' });
     const up = await redisReady();
-    res.status(up ? 200 : 503).json({ ready: up, checks: { redis: { status: up ? 'up' : 'down' } } });
+    const body: GatewayReadiness = { ready: up, checks: { redis: { status: up ? 'up' : 'down' } } };
+    res.status(up ? 200 : 503).json(body);
   });
   return router;
 }
 
+const GatewayLiveness = z.object({ status: z.literal('ok') }).meta({ id: 'Liveness' });
+type GatewayLiveness = z.infer<typeof GatewayLiveness>;
+const GatewayReadiness = z
+  .object({
+    ready: z.boolean(),
+    checks: z.record(z.string(), z.object({ status: z.enum(['up', 'down']) })),
+  })
+  .meta({ id: 'Readiness' });
+type GatewayReadiness = z.infer<typeof GatewayReadiness>;
+
 const status = z.string();
+const HealthBody = z
+  .object({
+    status,
+    version: z.string(),
+    timestamp: z.string().meta({ format: 'date-time' }),
+    checks: z.object({ database: status, redis: status, external_apis: status }),
+  })
+  .meta({ id: 'Health' });
+
 function documentHealth(docs: ApiDocs) {
   docs.route({
     method: 'get',
+    path: '/health/live',
+    operationId: 'health.live',
+    summary: 'Liveness of the gateway process',
+    description: 'Liveness: 200 while the process runs; a failure means restart it. Public.',
+    tags: ['health'],
+    auth: 'none',
+    response: GatewayLiveness,
+  });
+  docs.route({
+    method: 'get',
+    path: '/health/ready',
+    operationId: 'health.ready',
+    summary: 'Readiness of the gateway (its Redis)',
+    description: 'Readiness: 200 when the gateway can serve, 503 (same body, ready false) otherwise. Public.',
+    tags: ['health'],
+    auth: 'none',
+    response: GatewayReadiness,
+    errors: { 503: 'Not ready' },
+    errorBodies: { 503: GatewayReadiness },
+  });
+  docs.route({
+    method: 'get',
     path: '/health',
+    operationId: 'health.check',
     summary: 'Overall health (200 healthy, 503 otherwise)',
     tags: ['health'],
     auth: 'none',
-    response: z.object({
-      status,
-      version: z.string(),
-      timestamp: z.string().meta({ format: 'date-time' }),
-      checks: z.object({ database: status, redis: status, external_apis: status }),
-    }),
+    response: HealthBody,
     errors: { 503: 'Unhealthy' },
+    errorBodies: { 503: HealthBody },
   });
   docs.route({
     method: 'get',
     path: '/api/health',
+    operationId: 'health.summary',
     summary: 'Health summary',
     tags: ['health'],
     auth: 'none',
@@ -240,6 +280,7 @@ function documentHealth(docs: ApiDocs) {
   docs.route({
     method: 'get',
     path: '/api/health/detailed',
+    operationId: 'health.detailed',
     summary:
       'Health of every part; the per-service breakdown only for the internal network, admins and API keys with scope ops:read',
     tags: ['health'],

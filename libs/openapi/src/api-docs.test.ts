@@ -4,7 +4,14 @@ import { z } from 'zod';
 // Generated documents are walked as plain JSON.
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-import { API_DOCS_PATH, createApiDocs, mergeApiDocuments, serveApiDocs } from './index';
+import {
+  API_DOCS_PATH,
+  createApiDocs,
+  mergeApiDocuments,
+  operationIdFor,
+  serveApiDocs,
+  TAG_DESCRIPTIONS,
+} from './index';
 
 const CardParams = z.object({ id: z.uuid() });
 const CreateCard = z.object({ word: z.string().min(1).max(255), translation: z.string() }).strict();
@@ -42,7 +49,11 @@ describe('API docs from zod schemas', () => {
     const get = doc.paths!['/api/flashcards/{id}']!.get!;
     expect(get.security).toEqual([{ bearerAuth: [] }]);
     expect(get.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id', required: true })]);
-    expect(Object.keys(get.responses!)).toEqual(['200', '400', '401', '404']);
+    // 429/503/504 may come from the gateway in front of any proxied route
+    expect(Object.keys(get.responses!)).toEqual(['200', '400', '401', '404', '429', '503', '504']);
+    expect(get.operationId).toBe('flashcards.get');
+    expect(get.tags).toEqual(['flashcards']);
+    expect((get.responses!['404'] as Json).description).toMatch(/^Not found\. Codes: .*NOT_FOUND \(RES001\)/);
     // Group B path → Group B envelopes: {success, data} and a plain-text error
     const ok = (get.responses!['200'] as Json).content['application/json'].schema;
     expect(ok.properties.data).toMatchObject({ properties: { id: { type: 'string' } } });
@@ -91,6 +102,51 @@ describe('API docs from zod schemas', () => {
     expect(conflicts).toEqual(['POST /api/v1/auth/login']);
     expect(document.components!.schemas).toHaveProperty('AuthError');
     expect(document.components!.schemas).toHaveProperty('SharedError');
+  });
+
+  it('When no operationId is given, Then a readable one is derived from the method and path', () => {
+    expect(operationIdFor('post', '/api/v1/auth/login')).toBe('auth.v1.login');
+    expect(operationIdFor('post', '/api/flashcards/:id/review')).toBe('flashcards.review');
+    expect(operationIdFor('get', '/api/flashcards')).toBe('flashcards.list');
+    expect(operationIdFor('post', '/api/flashcard-sets')).toBe('flashcardSets.create');
+    expect(operationIdFor('put', '/api/flashcards/:id')).toBe('flashcards.update');
+    expect(operationIdFor('get', '/api/v1/subscriptions/status')).toBe('subscriptions.v1.status');
+    expect(operationIdFor('put', '/api/learning/settings')).toBe('learning.settings.update');
+  });
+
+  it('When a public route and a query default are documented, Then security is [] and the default is the string a client sends', () => {
+    const docs = createApiDocs('flashcards');
+    docs.route({
+      method: 'get',
+      path: '/api/flashcards/due',
+      summary: 'Due',
+      auth: 'none',
+      query: z.object({ limit: z.string().regex(/^\d+$/).default('20').transform(Number).pipe(z.number()) }),
+    });
+    docs.route({
+      method: 'get',
+      path: '/api/flashcards/odd',
+      summary: 'Odd',
+      auth: 'none',
+      query: z.object({
+        on: z
+          .enum(['true', 'false'])
+          .transform((v) => v === 'true')
+          .default(true),
+      }),
+    });
+    const doc = docs.document();
+    expect(doc.paths!['/api/flashcards/due']!.get!.security).toEqual([]);
+    const [on] = doc.paths!['/api/flashcards/odd']!.get!.parameters as Json[];
+    expect(on.schema).toMatchObject({ type: 'string', default: 'true' });
+  });
+
+  it('When fragments are merged, Then every tag used is declared with a description and unused schemes are dropped', () => {
+    const a = createApiDocs('notifications');
+    a.route({ method: 'get', path: '/api/notifications', summary: 'List', auth: 'access' });
+    const { document } = mergeApiDocuments([a.document()], { title: 'Lingua', version: 'v1' });
+    expect(document.tags).toEqual([{ name: 'notifications', description: TAG_DESCRIPTIONS.notifications }]);
+    expect(Object.keys(document.components!.securitySchemes!)).toEqual(['bearerAuth']);
   });
 
   it('When a service serves its fragment, Then GET /internal/openapi.json returns it', async () => {

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Express } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { ERROR_CATALOGUE } from '@lingua/errors';
 import { envelopeStyleFor } from '@lingua/http';
 import { errorEnvelope, successEnvelope } from './envelope-schemas';
 
@@ -14,7 +15,12 @@ export interface RouteDoc {
   /** express style (`/api/flashcards/:id`); turned into `{id}` for the document. */
   path: string;
   summary: string;
-  /** Defaults to the service name. */
+  /**
+   * Stable name for generated clients (`flashcards.review`, `auth.v1.login`). Derived from the path
+   * and method when omitted (operationIdFor); set it where the derived one reads badly.
+   */
+  operationId?: string;
+  /** Defaults to the area of the path (areaOf); each tag is described in TAG_DESCRIPTIONS. */
   tags?: string[];
   auth: RouteAuth;
   params?: ZodObjectLike;
@@ -27,13 +33,26 @@ export interface RouteDoc {
   response?: z.ZodType;
   /** Success status, default 200. */
   status?: number;
+  /** The success answer has no `data`, only a message (`{success: true, message}`). */
+  messageOnly?: boolean;
+  /**
+   * Whole bodies (envelope included) for statuses the route answers besides, or instead of, the
+   * enveloped `response`: a second face's 201, a 200 that is sometimes `success: false`.
+   */
+  bodies?: Record<number, { description: string; body: z.ZodType }>;
+  /** A second envelope family the route may answer in (the two faces of /api/flashcards). */
+  alsoStyle?: ReturnType<typeof envelopeStyleFor>;
   /** A non-JSON success (downloads): content type → description. */
   download?: Record<string, string>;
   /** Error statuses the route may answer, with what they mean. 401 is added for authenticated routes. */
   errors?: Record<number, string>;
+  /** Error statuses whose body is not the family's error envelope (a 503 health report). */
+  errorBodies?: Partial<Record<number, z.ZodType>>;
   /** Overrides the envelope family chosen from the path (e.g. Group C requests on a Group B path). */
   style?: ReturnType<typeof envelopeStyleFor>;
   description?: string;
+  /** A typical request body, shown by documentation tools and used by generators' mocks. */
+  example?: unknown;
 }
 
 export interface ApiDocs {
@@ -48,8 +67,60 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 
 const expressToOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-const SECURITY: Record<RouteAuth, Array<Record<string, string[]>> | undefined> = {
-  none: undefined,
+const camel = (segment: string) => segment.replace(/[-_]+([a-z0-9])/gi, (_m, c: string) => c.toUpperCase());
+const VERB_FOR_ITEM: Record<Method, string> = {
+  get: 'get',
+  put: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  post: 'create',
+};
+
+/**
+ * The derived operationId: the literal segments after `/api`, camelCased and joined by dots, with
+ * a version segment moved after the area (`/api/v1/auth/login` → `auth.v1.login`); a collection
+ * gets `list`/`create`, an item (path ending in a parameter) `get`/`update`/`delete`, and a named
+ * action other than GET/POST its verb (`learning.settings.update`).
+ */
+export function operationIdFor(method: Method, path: string): string {
+  const segments = path.split('/').filter(Boolean);
+  const endsWithParam = segments.at(-1)?.startsWith(':') ?? false;
+  const literals = segments.filter((s) => !s.startsWith(':') && !s.startsWith('{')).map(camel);
+  if (literals[0] === 'api') literals.shift();
+  if (/^v\d+$/.test(literals[0] ?? '') && literals.length > 1) {
+    const [version, area] = literals.splice(0, 2);
+    literals.unshift(area!, version!);
+  }
+  if (endsWithParam) literals.push(VERB_FOR_ITEM[method]);
+  else if (literals.length === 1 || (literals.length === 2 && /^v\d+$/.test(literals[1]!)))
+    literals.push(method === 'get' ? 'list' : method === 'post' ? 'create' : VERB_FOR_ITEM[method]);
+  else if (method !== 'get' && method !== 'post') literals.push(VERB_FOR_ITEM[method]);
+  return literals.join('.');
+}
+
+/** The area of a path, its default tag: `/api/v1/auth/login` → auth, `/api/notifications` → notifications. */
+export function areaOf(path: string, fallback: string): string {
+  const literals = path.split('/').filter((s) => s && !s.startsWith(':') && s !== 'api' && !/^v\d+$/.test(s));
+  return literals[0] ?? fallback;
+}
+
+/** The stable codes a status may carry (Group A code and Group C catalogue code), for the docs. */
+export function codesFor(status: number): string {
+  const codes = Object.entries(ERROR_CATALOGUE)
+    .filter(([, c]) => c.http === status)
+    .map(([code, c]) => `${code} (${c.catalogue})`);
+  return codes.length ? ` Codes: ${codes.join(', ')}.` : '';
+}
+
+/** Answers any proxied route may get from the gateway itself (its shedding, deadlines, limits). */
+const GATEWAY_ERRORS: Record<number, string> = {
+  429: 'Rate limit of the caller’s plan exceeded (Retry-After)',
+  503: 'Overloaded or a dependency is down (Retry-After)',
+  504: 'The request deadline passed',
+};
+
+const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
+  none: [],
   access: [{ bearerAuth: [] }],
   refresh: [{ bearerAuth: [] }],
   optional: [{ bearerAuth: [] }, {}],
@@ -92,24 +163,40 @@ export function createApiDocs(service: string): ApiDocs {
           }
         : {
             description: 'Success',
-            content: doc.response ? json(successEnvelope(style, doc.response)) : undefined,
+            content: doc.response
+              ? json(successEnvelope(style, doc.response))
+              : doc.messageOnly
+                ? json(successEnvelope(style))
+                : undefined,
           };
-      const errors: Record<number, string> = { 400: 'Invalid input' };
+      const errorBody = doc.alsoStyle
+        ? z.union([errorEnvelope(style), errorEnvelope(doc.alsoStyle)])
+        : errorEnvelope(style);
+      const errors: Record<number, string> = style === 'plain' ? {} : { 400: 'Invalid input' };
       if (doc.auth === 'access' || doc.auth === 'refresh')
         errors[401] = 'Missing, invalid, expired or revoked token';
+      if (style !== 'plain') Object.assign(errors, GATEWAY_ERRORS);
       Object.assign(errors, doc.errors);
       const config: RouteConfig = {
         method: doc.method,
         path: expressToOpenApiPath(doc.path),
+        operationId: doc.operationId ?? operationIdFor(doc.method, doc.path),
         summary: doc.summary,
-        description: doc.description,
-        tags: doc.tags ?? [service],
+        description: doc.description ?? `${doc.summary}. ${AUTH_NOTE[doc.auth]}`,
+        tags: doc.tags ?? [areaOf(doc.path, service)],
         security: SECURITY[doc.auth],
         request: {
           params: doc.params,
           query: doc.query,
           body: doc.body
-            ? { content: { [doc.bodyType ?? 'application/json']: { schema: doc.body } } }
+            ? {
+                content: {
+                  [doc.bodyType ?? 'application/json']: {
+                    schema: doc.body,
+                    ...(doc.example !== undefined && { example: doc.example }),
+                  },
+                },
+              }
             : undefined,
         },
         responses: {
@@ -117,7 +204,16 @@ export function createApiDocs(service: string): ApiDocs {
           ...Object.fromEntries(
             Object.entries(errors).map(([status, description]) => [
               status,
-              { description, content: json(errorEnvelope(style)) },
+              {
+                description: `${description}.${codesFor(Number(status))}`,
+                content: json(doc.errorBodies?.[Number(status)] ?? errorBody),
+              },
+            ]),
+          ),
+          ...Object.fromEntries(
+            Object.entries(doc.bodies ?? {}).map(([status, { description, body }]) => [
+              status,
+              { description, content: json(body) },
             ]),
           ),
         },
@@ -126,12 +222,37 @@ export function createApiDocs(service: string): ApiDocs {
       return doc;
     },
     document() {
-      return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+      const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
         openapi: '3.1.0',
         info: { title: `Lingua ${service}`, version: 'v1' },
       });
+      queryDefaultsAsDeclared(document);
+      return document;
     },
   };
+}
+
+const AUTH_NOTE: Record<RouteAuth, string> = {
+  none: 'Public: no token.',
+  access: 'Needs an access token (Authorization: Bearer).',
+  refresh: 'Needs the refresh token (Authorization: Bearer) instead of an access token.',
+  optional: 'An access token is optional; without one the call acts for an anonymous caller.',
+  apiKey: 'For internal callers with an API key (X-API-Key and X-Client-ID).',
+};
+
+/**
+ * Query and path values arrive as strings, so their schemas are strings (`^\\d+$`, `'true'|'false'`)
+ * while zod records the parsed default (20, true). A generator reads the default against the
+ * declared type, so it is written as the string a client would send.
+ */
+function queryDefaultsAsDeclared(document: OpenApiDocument): void {
+  for (const item of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(item as Record<string, { parameters?: unknown[] }>))
+      for (const parameter of operation.parameters ?? []) {
+        const schema = (parameter as { schema?: { type?: unknown; default?: unknown } }).schema;
+        if (schema?.type === 'string' && schema.default !== undefined && typeof schema.default !== 'string')
+          schema.default = String(schema.default);
+      }
 }
 
 /** Path where every service serves its fragment for the gateway (not routed publicly). */

@@ -8,20 +8,23 @@ const sharedMeta = z.object({ timestamp, request_id: z.string().optional(), api_
 const catalogueMeta = z.object({ timestamp, requestId: z.string().optional() });
 const details = z.record(z.string(), z.unknown());
 
-/** The success body of a family around `data`. */
-export function successEnvelope(style: EnvelopeStyle, data: z.ZodType): z.ZodType {
-  const message = z.string().optional();
+/**
+ * The success body of a family around `data`; without `data`, the message-only answer
+ * (`{success: true, message}`, e.g. a Group B delete).
+ */
+export function successEnvelope(style: EnvelopeStyle, data?: z.ZodType): z.ZodType {
+  const body = data ? { data, message: z.string().optional() } : { message: z.string() };
   switch (style) {
     case 'plain':
-      return data;
+      return data ?? z.object(body);
     case 'flashcards':
-      return z.object({ success: z.literal(true), data, message });
+      return z.object({ success: z.literal(true), ...body });
     case 'auth':
-      return z.object({ success: z.literal(true), data, message, meta: authMeta });
+      return z.object({ success: z.literal(true), ...body, meta: authMeta });
     case 'shared':
-      return z.object({ success: z.literal(true), data, message, meta: sharedMeta });
+      return z.object({ success: z.literal(true), ...body, meta: sharedMeta });
     default:
-      return z.object({ success: z.literal(true), data, message, meta: catalogueMeta });
+      return z.object({ success: z.literal(true), ...body, meta: catalogueMeta });
   }
 }
 

@@ -39,6 +39,8 @@ export function docsRoutes(deps: {
         '/api/flashcards, Group C under /api. ' +
         API_RULES +
         (missing.length ? ` Not available right now: ${missing.join(', ')}.` : ''),
+      // relative: the document is served by the gateway it describes, whatever its public address
+      servers: [{ url: '/', description: 'The gateway serving this document' }],
     });
     if (conflicts.length) deps.logger.warn({ conflicts }, 'openapi: a path is documented by two services');
     // a document missing a service is not cached, so the next request tries again

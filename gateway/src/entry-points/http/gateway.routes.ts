@@ -26,6 +26,7 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   docs.route({
     method: 'get',
     path: '/api/v1/status',
+    operationId: 'status.v1.get',
     summary: "API status and the caller's remaining hourly budget",
     tags: ['status'],
     auth: 'access',
@@ -45,6 +46,7 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   docs.route({
     method: 'post',
     path: API_KEYS,
+    operationId: 'admin.v1.apiKeys.create',
     summary: 'Issue an API key (admin); the secret is shown once',
     tags: ['api-keys'],
     auth: 'access',
@@ -77,6 +79,7 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   docs.route({
     method: 'get',
     path: API_KEYS,
+    operationId: 'admin.v1.apiKeys.list',
     summary: 'List API keys (admin), newest first',
     tags: ['api-keys'],
     auth: 'access',

@@ -88,6 +88,7 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
     tags,
     auth: 'access',
     body: AnalyzeSentenceBody,
+    example: { sentence: 'I has a desk by the window.', language: 'en' },
     response: SentenceAnalysisResponse,
     errors: PROVIDER_ERRORS,
   });

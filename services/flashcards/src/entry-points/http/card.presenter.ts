@@ -1,9 +1,10 @@
 import type { Card } from '../../data-access/card.repository';
 import { synonymsFromText } from '../../domain/cards/card-fields';
 import { reviewStatusIn, utcDayDiff } from '../../domain/cards/review-status';
+import type { CatalogueCard, FlashcardFull, FlashcardPublic } from './card.responses';
 
 /** Group B public fields of a Flashcard (lists). */
-export function flashcardPublic(card: Card) {
+export function flashcardPublic(card: Card): FlashcardPublic {
   return {
     id: card.id,
     word: card.word,
@@ -25,7 +26,7 @@ export function flashcardPublic(card: Card) {
 }
 
 /** Group B full Flashcard (single reads and writes): public fields plus the scheduling state. */
-export function flashcardFull(card: Card) {
+export function flashcardFull(card: Card): FlashcardFull {
   return {
     ...flashcardPublic(card),
     easinessFactor: card.easinessFactor,
@@ -72,7 +73,7 @@ export function dueCardJson(card: Card, now: Date): string {
 }
 
 /** Group C card. */
-export function catalogueCard(card: Card) {
+export function catalogueCard(card: Card): CatalogueCard {
   return {
     id: card.id,
     setId: card.setId,
@@ -96,6 +97,11 @@ export function catalogueCard(card: Card) {
     createdAt: card.createdAt,
     updatedAt: card.updatedAt,
   };
+}
+
+/** Both faces of a written card: the Group B full card with the Group C card under `card`. */
+export function flashcardWritten(card: Card): FlashcardFull & { card: CatalogueCard } {
+  return { ...flashcardFull(card), card: catalogueCard(card) };
 }
 
 /** Group C learning record of a card (learning/due). */

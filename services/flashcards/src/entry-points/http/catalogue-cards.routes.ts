@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppError, catalogueCodeOf, fieldErrors } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
 import type { Card } from '../../data-access/card.repository';
 import { type CardContent, contentUpdate, newCard } from '../../domain/cards/card-fields';
 import { MASTERED_AT } from '../../domain/scheduling/mastery';
-import { catalogueCard } from './card.presenter';
+import { catalogueCard, flashcardPublic } from './card.presenter';
+import { sendData } from '@lingua/openapi';
 import {
   BatchBody,
   BatchCreateItem,
   CatalogueCreateBody,
   CatalogueListQuery,
-  CatalogueUpdateBody,
 } from './catalogue-cards.schemas';
+import { BatchResult, CatalogueCardResult, FlashcardList } from './card.responses';
 import type { FlashcardsDeps } from './deps';
-import { CardIdParams } from './flashcards.schemas';
+import type { FlashcardUpdateBody } from './flashcards.schemas';
 import { validate } from './validate';
 
 const CATALOGUE_LIST_KEYS = [
@@ -107,7 +107,10 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
         },
         { skip: (q.page - 1) * q.limit, limit: q.limit },
       );
-      sendSuccess(res, {
+      // both faces (see FlashcardList): a Group B client reading a filtered list gets its fields too
+      sendData(res, FlashcardList, {
+        flashcards: items.map(flashcardPublic),
+        count: items.length,
         cards: items.map(catalogueCard),
         pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) },
       });
@@ -118,13 +121,14 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
       const uid = userId(res);
       await requireSet(uid, body.setId);
       const card = await createOne(uid, body, body.setId);
-      sendSuccess(res, { card: catalogueCard(card) }, { status: 201 });
+      sendData(res, CatalogueCardResult, { card: catalogueCard(card) }, { status: 201 });
     },
 
-    async update(req: Request, res: Response) {
-      const { id } = validate(CardIdParams, req.params);
-      const body = validate(CatalogueUpdateBody, req.body);
-      const uid = userId(res);
+    /**
+     * Group C rules of an update: a new setId must be the caller's, and a word must not repeat in
+     * the card's (new) set. The body is the shared PUT body (FlashcardUpdateBody).
+     */
+    async update(uid: string, id: string, body: FlashcardUpdateBody): Promise<Card> {
       const card = await deps.cards.findActive(uid, id);
       if (!card) throw new AppError('NOT_FOUND', 'Flashcard not found');
       if (body.setId && body.setId !== card.setId) await requireSet(uid, body.setId);
@@ -136,7 +140,7 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
         updatedAt: deps.clock.now(),
       });
       if (!updated) throw new AppError('NOT_FOUND', 'Flashcard not found');
-      sendSuccess(res, { card: catalogueCard(updated) });
+      return updated;
     },
 
     /** Per-item results: one failing item never fails the others. */
@@ -190,7 +194,7 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
           }
         }
       }
-      sendSuccess(res, {
+      sendData(res, BatchResult, {
         operation: body.operation,
         success,
         failed: errors.length,

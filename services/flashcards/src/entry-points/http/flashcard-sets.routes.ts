@@ -1,18 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { type Request, Router } from 'express';
 import { AppError } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
+import { sendData } from '@lingua/openapi';
 import { MAX_SETS_PER_USER, type CardSet } from '../../data-access/set.repository';
 import { orderSets, setStats } from '../../domain/sets/set-stats';
 import { catalogueCard } from './card.presenter';
 import type { FlashcardsDeps } from './deps';
 import { CreateSetBody, ListSetsQuery, SetIdParams, UpdateSetBody } from './flashcard-sets.schemas';
 import { validate } from './validate';
+import {
+  SetCreated,
+  SetDeleted,
+  SetList,
+  SetUpdated,
+  SetWithCards,
+  type CardSetSchema,
+} from './sets-study.responses';
 
 /** Cards shown with a single set (GET /flashcard-sets/:setId); the full list is GET /flashcards?setId=. */
 export const SET_CARDS_SHOWN = 100;
 
-const presentSet = (set: CardSet) => ({
+const presentSet = (set: CardSet): CardSetSchema => ({
   id: set.id,
   name: set.name,
   description: set.description,
@@ -55,7 +63,7 @@ export function flashcardSetsRouter(deps: FlashcardsDeps): Router {
     }));
     const ordered = orderSets(withStats, q.orderBy, q.order);
     const pageItems = ordered.slice((q.page - 1) * q.limit, q.page * q.limit);
-    sendSuccess(res, {
+    sendData(res, SetList, {
       sets: pageItems.map((s) => ({
         ...presentSet(s),
         cardCount: s.stats.totalCards,
@@ -88,7 +96,7 @@ export function flashcardSetsRouter(deps: FlashcardsDeps): Router {
       createdAt: now,
       updatedAt: now,
     });
-    sendSuccess(res, { set: { ...presentSet(set), cardCount: 0, progress: 0 } }, { status: 201 });
+    sendData(res, SetCreated, { set: { ...presentSet(set), cardCount: 0, progress: 0 } }, { status: 201 });
   });
 
   router.get('/:setId', async (req, res) => {
@@ -100,7 +108,7 @@ export function flashcardSetsRouter(deps: FlashcardsDeps): Router {
       deps.cards.countInSets(uid, [setId]),
       deps.cards.list(uid, { setId, masteredAt: 0 }, { skip: 0, limit: SET_CARDS_SHOWN }),
     ]);
-    sendSuccess(res, {
+    sendData(res, SetWithCards, {
       set: presentSet(set),
       cards: shown.items.map(catalogueCard),
       stats: setStats(all, deps.clock.now()),
@@ -112,7 +120,7 @@ export function flashcardSetsRouter(deps: FlashcardsDeps): Router {
     const body = validate(UpdateSetBody, req.body);
     const set = await deps.sets.update(deps.userIdOf(res), setId, { ...body, updatedAt: deps.clock.now() });
     if (!set) throw notFound();
-    sendSuccess(res, { set: presentSet(set) });
+    sendData(res, SetUpdated, { set: presentSet(set) });
   });
 
   router.delete('/:setId', async (req, res) => {
@@ -122,7 +130,7 @@ export function flashcardSetsRouter(deps: FlashcardsDeps): Router {
     // cards first: a crash in between leaves an empty set, never cards of a missing set
     const deletedCount = await deps.cards.deleteSetCards(uid, setId);
     await deps.sets.remove(uid, setId);
-    sendSuccess(res, { message: 'Flashcard set deleted', deletedCount });
+    sendData(res, SetDeleted, { message: 'Flashcard set deleted', deletedCount });
   });
 
   return router;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import { AppError } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
+import { sendData } from '@lingua/openapi';
 import { newCard, contentUpdate } from '../../domain/cards/card-fields';
 import { levelInfo } from '../../domain/cards/cefr';
 import { dueWindow, reviewStatus } from '../../domain/cards/review-status';
@@ -10,13 +10,30 @@ import { fillInBlankText } from '../../domain/questions/fill-in-blank';
 import { optimalReviewMode } from '../../domain/questions/question-types';
 import { reviewCard } from '../../domain/review-card.use-case';
 import { gradeFromConfidence } from '../../domain/scheduling/grade';
-import { dueCardJson, flashcardFull, flashcardPublic } from './card.presenter';
+import {
+  catalogueCard,
+  dueCardJson,
+  flashcardFull,
+  flashcardPublic,
+  flashcardWritten,
+} from './card.presenter';
+import {
+  FavoriteResult,
+  FlashcardFull,
+  FlashcardList,
+  FlashcardWritten,
+  NextReview,
+  QuestionResult,
+  ReviewModeDecision,
+  ReviewResult,
+} from './card.responses';
 import { catalogueCardRoutes, isCatalogueRequest } from './catalogue-cards.routes';
 import type { FlashcardsDeps } from './deps';
 import {
   CardIdParams,
   DueQuery,
   FlashcardBody,
+  FlashcardUpdateBody,
   ListFlashcardsQuery,
   OptimalReviewModeBody,
   QuestionBody,
@@ -53,7 +70,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
   router.get('/', async (req, res) => {
     if (isCatalogueRequest(req)) return catalogue.list(req, res);
     const q = validate(ListFlashcardsQuery, req.query);
-    const { items } = await deps.cards.list(
+    const { items, total } = await deps.cards.list(
       userId(res),
       {
         setId: undefined,
@@ -63,7 +80,19 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
       },
       { skip: 0, limit: GROUP_B_LIST_CAP },
     );
-    sendSuccess(res, { flashcards: items.map(flashcardPublic), count: items.length });
+    // both faces on one path: Group B's flashcards/count and Group C's cards/pagination (one page of
+    // up to GROUP_B_LIST_CAP newest cards)
+    sendData(res, FlashcardList, {
+      flashcards: items.map(flashcardPublic),
+      count: items.length,
+      cards: items.map(catalogueCard),
+      pagination: {
+        page: 1,
+        limit: GROUP_B_LIST_CAP,
+        total,
+        totalPages: Math.ceil(total / GROUP_B_LIST_CAP),
+      },
+    });
   });
 
   router.get('/due', async (req, res) => {
@@ -81,9 +110,9 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
   router.get('/next-review', async (_req, res) => {
     const now = deps.clock.now();
     const [card] = await deps.cards.due(userId(res), { to: new Date(8.64e15), limit: 1 });
-    if (!card) return sendSuccess(res, null, { message: 'No flashcards to review' });
+    if (!card) return sendData(res, NextReview, null, { message: 'No flashcards to review' });
     const status = reviewStatus(card.nextReviewDate, now);
-    sendSuccess(res, {
+    sendData(res, NextReview, {
       flashcard: flashcardFull(card),
       nextReviewDate: card.nextReviewDate,
       isDue: card.nextReviewDate.getTime() <= now.getTime(),
@@ -96,7 +125,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
   router.get('/:id', async (req, res) => {
     const card = await deps.cards.findActive(userId(res), cardIdOf(req));
     if (!card) throw notFound();
-    sendSuccess(res, flashcardFull(card));
+    sendData(res, FlashcardFull, flashcardFull(card));
   });
 
   router.post('/', async (req, res) => {
@@ -121,23 +150,32 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
         deps.clock.now(),
       ),
     );
-    sendSuccess(res, flashcardFull(card), { message: 'Flashcard created successfully' });
+    sendData(res, FlashcardFull, flashcardFull(card), { message: 'Flashcard created successfully' });
   });
 
+  // one update for both faces: any subset of either group's fields, validated where present; the
+  // answer carries both (FlashcardWritten), in the envelope of the face the body chose
   router.put('/:id', async (req, res) => {
-    if (isCatalogueRequest(req)) return catalogue.update(req, res);
     const id = cardIdOf(req);
-    const body = validate(FlashcardBody, req.body);
+    const body = validate(FlashcardUpdateBody, req.body);
     const uid = userId(res);
-    if (!(await deps.cards.findActive(uid, id))) throw notFound();
-    if (await deps.cards.findDuplicate(uid, body.word, id))
-      throw new AppError('CONFLICT', `Another flashcard for "${body.word}" already exists`);
-    const card = await deps.cards.update(uid, id, {
-      ...(contentUpdate(body) as object),
-      updatedAt: deps.clock.now(),
-    });
-    if (!card) throw notFound();
-    sendSuccess(res, flashcardFull(card), { message: 'Flashcard updated successfully' });
+    let card;
+    if (isCatalogueRequest(req)) card = await catalogue.update(uid, id, body);
+    else {
+      if (!(await deps.cards.findActive(uid, id))) throw notFound();
+      if (body.word !== undefined && (await deps.cards.findDuplicate(uid, body.word, id)))
+        throw new AppError('CONFLICT', `Another flashcard for "${body.word}" already exists`);
+      const { example, exampleSentence, setId: _setId, ...rest } = body;
+      card = await deps.cards.update(uid, id, {
+        ...contentUpdate({
+          ...rest,
+          ...((example ?? exampleSentence) !== undefined && { example: example ?? exampleSentence }),
+        }),
+        updatedAt: deps.clock.now(),
+      });
+      if (!card) throw notFound();
+    }
+    sendData(res, FlashcardWritten, flashcardWritten(card), { message: 'Flashcard updated successfully' });
   });
 
   router.delete('/:id', async (req, res) => {
@@ -163,7 +201,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
       );
       if (updated) {
         const message = updated.isFavorite ? 'Added to favorites' : 'Removed from favorites';
-        return sendSuccess(res, { isFavorite: updated.isFavorite }, { message });
+        return sendData(res, FavoriteResult, { isFavorite: updated.isFavorite }, { message });
       }
     }
     throw new AppError('CONFLICT', 'The card changed concurrently; try again');
@@ -183,8 +221,9 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
       },
       deps,
     );
-    sendSuccess(
+    sendData(
       res,
+      ReviewResult,
       {
         flashcard: flashcardFull(card),
         wasCorrect: outcome.correct,
@@ -203,7 +242,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
     const { learnerLevel } = validate(OptimalReviewModeBody, req.body);
     const card = await deps.cards.findActive(userId(res), id);
     if (!card) throw notFound();
-    sendSuccess(res, optimalReviewMode(learnerLevel, card));
+    sendData(res, ReviewModeDecision, optimalReviewMode(learnerLevel, card));
   });
 
   router.post('/:id/question', async (req, res) => {
@@ -227,7 +266,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
       card = (await deps.cards.update(uid, id, { filledQuestionText: fillInBlankText(card).text })) ?? card;
     }
     const distractors = type === 'multiple_choice' ? await deps.cards.otherTranslations(uid, id, 10) : [];
-    sendSuccess(res, {
+    sendData(res, QuestionResult, {
       question: buildQuestion(type, card, distractors),
       ...(mode && { situation: mode.situation, availableTypes: mode.availableTypes }),
     });

@@ -3,6 +3,7 @@ import { QUESTION_TYPES } from '../../domain/questions/question-types';
 import {
   cefr,
   definition,
+  difficulty,
   guid,
   longText,
   masteryLevel,
@@ -11,6 +12,7 @@ import {
   queryBool,
   queryInt,
   synonyms,
+  tagsBody,
   translation,
   word,
 } from './common.schemas';
@@ -38,6 +40,37 @@ export const FlashcardBody = z
     masteryLevel: masteryLevel.optional(),
   })
   .strict();
+
+/**
+ * PUT /api/flashcards/{id}, both faces: any subset of the Group B and Group C card fields; what is
+ * present is validated, what is absent is left as it is. `example` (Group B) and `exampleSentence`
+ * (Group C) are the same field; a body gives at most one of them. setId (Group C) moves the card.
+ */
+export const FlashcardUpdateBody = z
+  .object({
+    word,
+    translation,
+    definition,
+    partOfSpeech,
+    pronunciation,
+    example: longText,
+    exampleSentence: longText,
+    exampleTranslation: longText,
+    synonyms,
+    difficultyLevel: cefr,
+    masteryLevel,
+    setId: guid,
+    tags: tagsBody,
+    difficulty,
+  })
+  .partial()
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, 'at least one field is required')
+  .refine((v) => v.example === undefined || v.exampleSentence === undefined, {
+    message: 'give example or exampleSentence, not both',
+    path: ['exampleSentence'],
+  });
+export type FlashcardUpdateBody = z.infer<typeof FlashcardUpdateBody>;
 
 /** Group B: GET /api/flashcards/due. */
 export const DueQuery = z

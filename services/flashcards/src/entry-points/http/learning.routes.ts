@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
+import { sendData } from '@lingua/openapi';
 import type { Card } from '../../data-access/card.repository';
 import { learningStats, periodStart, sessionXp } from '../../domain/learning/stats';
 import { reviewCard, unlockAchievements } from '../../domain/review-card.use-case';
 import { gradeFromRating } from '../../domain/scheduling/grade';
 import { catalogueCard, learningRecord } from './card.presenter';
 import type { FlashcardsDeps } from './deps';
+import {
+  LearningDue,
+  LearningReviewResult,
+  LearningSettings,
+  LearningStatsResult,
+  SessionEnded,
+  SessionStarted,
+} from './learning.responses';
 import {
   LearningDueQuery,
   LearningReviewBody,
@@ -35,7 +43,7 @@ export function learningRouter(deps: FlashcardsDeps): Router {
       deps.cards.due(uid, { to: now, limit: q.limit, ...(q.setId && { setId: q.setId }) }),
       deps.cards.countDue(uid, now, q.setId),
     ]);
-    sendSuccess(res, { cards: cards.map(withRecord), totalDue });
+    sendData(res, LearningDue, { cards: cards.map(withRecord), totalDue });
   });
 
   router.post('/review', async (req, res) => {
@@ -55,7 +63,7 @@ export function learningRouter(deps: FlashcardsDeps): Router {
       },
       deps,
     );
-    sendSuccess(res, {
+    sendData(res, LearningReviewResult, {
       cardId: card.id,
       correct: outcome.correct,
       nextReviewDate: card.nextReviewDate,
@@ -75,7 +83,7 @@ export function learningRouter(deps: FlashcardsDeps): Router {
       deps.profiles.get(uid),
       deps.reviews.between(uid, periodStart(q.period, now), new Date(now.getTime() + 1), q.setId),
     ]);
-    sendSuccess(res, learningStats(q.period, reviews, profile, now));
+    sendData(res, LearningStatsResult, learningStats(q.period, reviews, profile, now));
   });
 
   router.post('/session/start', async (req, res) => {
@@ -102,8 +110,9 @@ export function learningRouter(deps: FlashcardsDeps): Router {
       endedAt: null,
       result: null,
     });
-    sendSuccess(
+    sendData(
       res,
+      SessionStarted,
       { sessionId, mode: body.mode, startedAt: now, cards: cards.map(withRecord) },
       { status: 201 },
     );
@@ -115,7 +124,7 @@ export function learningRouter(deps: FlashcardsDeps): Router {
     const session = await deps.sessions.find(uid, sessionId);
     if (!session) throw new AppError('NOT_FOUND', 'Learning session not found');
     // ending twice answers the first result again (a retried request must not double the XP)
-    if (session.result) return sendSuccess(res, { sessionId, ...session.result });
+    if (session.result) return sendData(res, SessionEnded, { sessionId, ...session.result });
     const now = deps.clock.now();
     const reviews = await deps.reviews.between(
       uid,
@@ -135,21 +144,21 @@ export function learningRouter(deps: FlashcardsDeps): Router {
     const ended = await deps.sessions.end(uid, sessionId, now, result);
     if (!ended) {
       const again = await deps.sessions.find(uid, sessionId);
-      return sendSuccess(res, { sessionId, ...(again?.result ?? result) });
+      return sendData(res, SessionEnded, { sessionId, ...(again?.result ?? result) });
     }
     await deps.profiles.addXp(uid, result.xpEarned, now);
-    sendSuccess(res, { sessionId, ...result });
+    sendData(res, SessionEnded, { sessionId, ...result });
   });
 
   router.get('/settings', async (_req, res) => {
     const p = await deps.profiles.get(deps.userIdOf(res));
-    sendSuccess(res, { algorithm: p.algorithm, dailyGoal: p.dailyGoal });
+    sendData(res, LearningSettings, { algorithm: p.algorithm, dailyGoal: p.dailyGoal });
   });
 
   router.put('/settings', async (req, res) => {
     const body = validate(SettingsBody, req.body);
     const p = await deps.profiles.updateSettings(deps.userIdOf(res), body, deps.clock.now());
-    sendSuccess(res, { algorithm: p.algorithm, dailyGoal: p.dailyGoal });
+    sendData(res, LearningSettings, { algorithm: p.algorithm, dailyGoal: p.dailyGoal });
   });
 
   return router;

@@ -1,10 +1,42 @@
-import type { RouteDoc } from '@lingua/openapi';
-import { BatchBody, CatalogueListQuery } from './catalogue-cards.schemas';
+import { type RouteDoc, successEnvelope } from '@lingua/openapi';
+import { z } from 'zod';
+import {
+  BatchResult,
+  CatalogueCardResult,
+  DueList,
+  FavoriteResult,
+  FlashcardFull,
+  FlashcardList,
+  FlashcardWritten,
+  NextReview,
+  QuestionResult,
+  ReviewModeDecision,
+  ReviewResult,
+} from './card.responses';
+import {
+  LearningDue,
+  LearningReviewResult,
+  LearningSettings,
+  LearningStatsResult,
+  SessionEnded,
+  SessionStarted,
+} from './learning.responses';
+import {
+  CompletedTests,
+  SetCreated,
+  SetDeleted,
+  SetList,
+  SetUpdated,
+  SetWithCards,
+  StudyTest,
+} from './sets-study.responses';
+import { BatchBody, CatalogueCreateBody, CatalogueListQuery } from './catalogue-cards.schemas';
 import { CreateSetBody, ListSetsQuery, SetIdParams, UpdateSetBody } from './flashcard-sets.schemas';
 import {
   CardIdParams,
   DueQuery,
   FlashcardBody,
+  FlashcardUpdateBody,
   ListFlashcardsQuery,
   OptimalReviewModeBody,
   QuestionBody,
@@ -22,7 +54,23 @@ import { CompletedTestsQuery, RecordTestBody } from './study.schemas';
 
 const notFound = { 404: 'Flashcard not found (or not the caller’s)' };
 const GROUP_C_RULE =
-  'Group C when the request uses a Group C-only feature (page, limit, setId, tags, difficulty, mastered, favorite or dueForReview in the query; setId in the body); Group B otherwise.';
+  'Both faces on one path: a request is Group C when it uses a Group C-only feature (page, limit, setId, tags, difficulty, mastered, favorite or dueForReview in the query; setId in a new card; setId, exampleSentence, tags or difficulty in an update), and is then answered in the Group C envelope (errors with a catalogue code); Group B otherwise (errors as plain text). Responses carry both groups’ fields.';
+const sampleCard = {
+  word: 'desk',
+  translation: 'Schreibtisch',
+  definition: 'A table for work or study',
+  partOfSpeech: 'noun',
+  example: 'My desk is by the window.',
+  difficultyLevel: 'A2',
+};
+
+/** POST /api/flashcards with a word the user already has: 200, success false, the existing card. */
+const DuplicateCard = z.object({
+  success: z.literal(false),
+  error: z.string(),
+  isDuplicate: z.literal(true),
+  existingCard: FlashcardFull,
+});
 
 /** The OpenAPI description of every route of part 1 of the flashcards service, from the schemas that validate them. */
 export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
@@ -34,7 +82,9 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcards'],
     auth: 'access',
     query: ListFlashcardsQuery,
-    description: `${GROUP_C_RULE} The Group C query is ${Object.keys(CatalogueListQuery.shape).join(', ')}.`,
+    response: FlashcardList,
+    alsoStyle: 'catalogue',
+    description: `${GROUP_C_RULE} Every answer has Group B's flashcards and count and Group C's cards and pagination (without a Group C query: page 1 of the newest 1000 cards). The Group C query is ${Object.keys(CatalogueListQuery.shape).join(', ')}.`,
   },
   {
     method: 'get',
@@ -43,6 +93,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcards'],
     auth: 'access',
     query: DueQuery,
+    response: DueList,
   },
   {
     method: 'get',
@@ -50,6 +101,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     summary: 'The next card due, with level and overdue information',
     tags: ['flashcards'],
     auth: 'access',
+    response: NextReview,
   },
   {
     method: 'get',
@@ -58,6 +110,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcards'],
     auth: 'access',
     params: CardIdParams,
+    response: FlashcardFull,
     errors: notFound,
   },
   {
@@ -66,18 +119,37 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     summary: 'Create a flashcard (Group B; with setId: Group C, 201)',
     tags: ['flashcards'],
     auth: 'access',
-    body: FlashcardBody,
+    body: z.union([FlashcardBody, CatalogueCreateBody]),
+    example: sampleCard,
+    response: FlashcardFull,
+    alsoStyle: 'catalogue',
+    bodies: {
+      200: {
+        description:
+          'Group B: the new card; or, for a word the user already has, success false with isDuplicate and the existing card',
+        body: z.union([successEnvelope('flashcards', FlashcardFull), DuplicateCard]),
+      },
+      201: {
+        description: 'Group C (setId in the body): the new card',
+        body: successEnvelope('catalogue', CatalogueCardResult),
+      },
+    },
+    errors: { 404: 'Set not found (Group C)', 409: 'The set already has this word (Group C)' },
     description: `A duplicate word (case-insensitive, non-archived) answers 200 with success false, isDuplicate and existingCard. ${GROUP_C_RULE}`,
   },
   {
     method: 'put',
     path: '/api/flashcards/:id',
-    summary: 'Update a flashcard',
+    summary: 'Update a flashcard (any subset of the fields)',
     tags: ['flashcards'],
     auth: 'access',
     params: CardIdParams,
-    body: FlashcardBody,
-    errors: { ...notFound, 409: 'Another card has this word' },
+    body: FlashcardUpdateBody,
+    example: { translation: 'desk' },
+    response: FlashcardWritten,
+    alsoStyle: 'catalogue',
+    errors: { 404: 'Flashcard (or Group C: the new set) not found', 409: 'Another card has this word' },
+    description: `Accepts any non-empty subset of the Group B and Group C fields, validates the fields present and leaves the others as they are ({"translation":"desk"} changes only the translation). example and exampleSentence are one field. The answer is the Group B full card with the Group C card under card. ${GROUP_C_RULE}`,
   },
   {
     method: 'delete',
@@ -86,6 +158,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcards'],
     auth: 'access',
     params: CardIdParams,
+    messageOnly: true,
     errors: notFound,
   },
   {
@@ -95,6 +168,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcards'],
     auth: 'access',
     params: CardIdParams,
+    response: FavoriteResult,
     errors: notFound,
   },
   {
@@ -105,6 +179,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     params: CardIdParams,
     body: ReviewBody,
+    example: { confidence: 2 },
+    response: ReviewResult,
     errors: notFound,
   },
   {
@@ -115,6 +191,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     params: CardIdParams,
     body: OptimalReviewModeBody,
+    response: ReviewModeDecision,
     errors: notFound,
   },
   {
@@ -125,6 +202,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     params: CardIdParams,
     body: QuestionBody,
+    response: QuestionResult,
     errors: notFound,
   },
   {
@@ -134,6 +212,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['study'],
     auth: 'access',
     query: CompletedTestsQuery,
+    response: CompletedTests,
   },
   {
     method: 'post',
@@ -142,6 +221,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['study'],
     auth: 'access',
     body: RecordTestBody,
+    response: StudyTest,
     status: 201,
     errors: { ...notFound, 409: 'Already recorded' },
   },
@@ -153,6 +233,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcards'],
     auth: 'access',
     body: BatchBody,
+    response: BatchResult,
     style: 'catalogue',
     errors: { 404: 'Target set not found' },
   },
@@ -163,6 +244,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     query: ListSetsQuery,
+    response: SetList,
   },
   {
     method: 'post',
@@ -171,6 +253,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     body: CreateSetBody,
+    example: { name: 'Kitchen', description: 'Things in the kitchen', tags: ['home'] },
+    response: SetCreated,
     status: 201,
   },
   {
@@ -180,6 +264,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     params: SetIdParams,
+    response: SetWithCards,
     errors: { 404: 'Set not found' },
   },
   {
@@ -190,6 +275,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     params: SetIdParams,
     body: UpdateSetBody,
+    response: SetUpdated,
     errors: { 404: 'Set not found' },
   },
   {
@@ -199,6 +285,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['flashcard-sets'],
     auth: 'access',
     params: SetIdParams,
+    response: SetDeleted,
     errors: { 404: 'Set not found' },
   },
   {
@@ -208,6 +295,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     query: LearningDueQuery,
+    response: LearningDue,
   },
   {
     method: 'post',
@@ -216,6 +304,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: LearningReviewBody,
+    response: LearningReviewResult,
     errors: notFound,
   },
   {
@@ -225,6 +314,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     query: StatsQuery,
+    response: LearningStatsResult,
   },
   {
     method: 'post',
@@ -233,6 +323,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: SessionStartBody,
+    example: { mode: 'review', limit: 20 },
+    response: SessionStarted,
     status: 201,
   },
   {
@@ -242,6 +334,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: SessionEndBody,
+    response: SessionEnded,
     errors: { 404: 'Session not found' },
   },
   {
@@ -250,6 +343,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     summary: 'Scheduler and daily goal',
     tags: ['learning'],
     auth: 'access',
+    response: LearningSettings,
   },
   {
     method: 'put',
@@ -258,5 +352,6 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     tags: ['learning'],
     auth: 'access',
     body: SettingsBody,
+    response: LearningSettings,
   },
 ];

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
+import { sendData } from '@lingua/openapi';
 import { utcDay } from '../../domain/learning/streak';
 import type { FlashcardsDeps } from './deps';
 import { CompletedTestsQuery, RecordTestBody } from './study.schemas';
+import { CompletedTests, StudyTest } from './sets-study.responses';
 import { validate } from './validate';
 
 const presentTest = (t: {
@@ -14,7 +15,7 @@ const presentTest = (t: {
   isCorrect: boolean;
   studyDate: string;
   completedAt: Date;
-}) => ({
+}): StudyTest => ({
   id: t.id,
   flashcardId: t.flashcardId,
   testType: t.testType,
@@ -35,7 +36,7 @@ export function studyRouter(deps: FlashcardsDeps): Router {
     const q = validate(CompletedTestsQuery, req.query);
     const studyDate = q.studyDate ?? utcDay(deps.clock.now());
     const tests = await deps.studyTests.forDay(deps.userIdOf(res), studyDate);
-    sendSuccess(res, { studyDate, tests: tests.map(presentTest), count: tests.length });
+    sendData(res, CompletedTests, { studyDate, tests: tests.map(presentTest), count: tests.length });
   });
 
   router.post('/record-test', async (req, res) => {
@@ -53,7 +54,7 @@ export function studyRouter(deps: FlashcardsDeps): Router {
       studyDate: body.studyDate ?? utcDay(now),
       completedAt: now,
     });
-    sendSuccess(res, presentTest(test), { status: 201, message: 'Test recorded' });
+    sendData(res, StudyTest, presentTest(test), { status: 201, message: 'Test recorded' });
   });
 
   return router;

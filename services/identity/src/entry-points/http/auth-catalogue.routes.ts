@@ -59,6 +59,12 @@ export function authCatalogueRoutes(
     summary: 'Register (password confirmed); sends a verification e-mail',
     auth: 'none',
     body: CatalogueRegisterBody,
+    example: {
+      email: 'ana@example.com',
+      username: 'ana_learns',
+      password: 'Secret123',
+      confirmPassword: 'Secret123',
+    },
     response: z.object({
       user: PublicUser.pick({ id: true, email: true, username: true }),
       message: z.string(),
@@ -84,6 +90,7 @@ export function authCatalogueRoutes(
     summary: 'Sign in',
     auth: 'none',
     body: CatalogueLoginBody,
+    example: { email: 'ana@example.com', password: 'Secret123', rememberMe: true },
     response: CatalogueSessionData,
     errors: {
       401: 'AUTH003 wrong e-mail or password',

@@ -49,6 +49,7 @@ export function notificationsRoutes(
   docs.route({
     method: 'put',
     path: `${base}/read-all`,
+    operationId: 'notifications.markAllRead',
     summary: 'Mark all my notifications read',
     auth: 'access',
     response: ReadAllResult,
@@ -61,6 +62,7 @@ export function notificationsRoutes(
   docs.route({
     method: 'put',
     path: `${base}/:notificationId/read`,
+    operationId: 'notifications.markRead',
     summary: 'Mark one of my notifications read',
     auth: 'access',
     params: NotificationParams,

@@ -1,8 +1,8 @@
 import { type RequestHandler, Router } from 'express';
 import { currentUser, requireRole } from '@lingua/auth';
 import { parseInput } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
-import type { ApiDocs } from '@lingua/openapi';
+import { type ApiDocs, sendData } from '@lingua/openapi';
+import { AdminList, AdminSubscription } from './subscriptions.responses';
 import {
   adminGetSubscription,
   adminGrantSubscription,
@@ -26,8 +26,9 @@ export function adminRoutes(
 
   router.get(BASE, ...admin, async (req, res) => {
     const q = parseInput(AdminListQuery, req.query);
-    sendSuccess(
+    sendData(
       res,
+      AdminList,
       await adminListSubscriptions(
         { userId: q.user_id, deviceId: q.device_id, status: q.status, page: q.page, limit: q.limit },
         ctx,
@@ -37,9 +38,11 @@ export function adminRoutes(
   docs.route({
     method: 'get',
     path: BASE,
+    operationId: 'admin.v1.subscriptions.list',
     summary: 'List subscriptions',
     auth: 'access',
     query: AdminListQuery,
+    response: AdminList,
     errors,
   });
 
@@ -50,7 +53,7 @@ export function adminRoutes(
       currentUser(res).sub,
       ctx,
     );
-    sendSuccess(res, data, { status: 201, message: 'Subscription granted' });
+    sendData(res, AdminSubscription, data, { status: 201, message: 'Subscription granted' });
   });
   docs.route({
     method: 'post',
@@ -58,13 +61,14 @@ export function adminRoutes(
     summary: 'Grant a complimentary subscription',
     auth: 'access',
     body: GrantBody,
+    response: AdminSubscription,
     status: 201,
     errors: { ...errors, 409: 'SUBSCRIPTION_ALREADY_ACTIVE' },
   });
 
   router.get(`${BASE}/:subscription_id`, ...admin, async (req, res) => {
     const p = parseInput(SubscriptionParams, req.params);
-    sendSuccess(res, await adminGetSubscription({ subscriptionId: p.subscription_id }, ctx));
+    sendData(res, AdminSubscription, await adminGetSubscription({ subscriptionId: p.subscription_id }, ctx));
   });
   docs.route({
     method: 'get',
@@ -72,14 +76,16 @@ export function adminRoutes(
     summary: 'Look up a subscription',
     auth: 'access',
     params: SubscriptionParams,
+    response: AdminSubscription,
     errors: { ...errors, 404: 'SUBSCRIPTION_NOT_FOUND' },
   });
 
   router.post(`${BASE}/:subscription_id/revoke`, ...admin, async (req, res) => {
     const p = parseInput(SubscriptionParams, req.params);
     const body = parseInput(RevokeBody, req.body);
-    sendSuccess(
+    sendData(
       res,
+      AdminSubscription,
       await adminRevokeSubscription(
         { subscriptionId: p.subscription_id, reason: body.reason },
         currentUser(res).sub,
@@ -97,6 +103,7 @@ export function adminRoutes(
     auth: 'access',
     params: SubscriptionParams,
     body: RevokeBody,
+    response: AdminSubscription,
     errors: {
       ...errors,
       403: 'Not an administrator / SUBSCRIPTION_CANCELLED',

@@ -1,7 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import { parseInput } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
-import type { ApiDocs } from '@lingua/openapi';
+import { type ApiDocs, sendData } from '@lingua/openapi';
 import {
   advancedDialogues,
   dialogueUsage,
@@ -10,6 +9,7 @@ import {
 import type { SubscriptionsContext } from '../../domain/ports';
 import { callerOf } from './caller';
 import { EmptyBody } from './dialogues.schemas';
+import { AdvancedResult, PracticeResult, UsageResult } from './subscriptions.responses';
 
 const BASE = '/api/v1/dialogues';
 
@@ -23,7 +23,7 @@ export function dialoguesRoutes(
 
   router.post(`${BASE}/practice`, auth.required, async (req, res) => {
     parseInput(EmptyBody, req.body ?? {});
-    sendSuccess(res, await startDialoguePractice(callerOf(req, res, undefined), ctx), {
+    sendData(res, PracticeResult, await startDialoguePractice(callerOf(req, res, undefined), ctx), {
       status: 201,
     });
   });
@@ -33,28 +33,31 @@ export function dialoguesRoutes(
     summary: 'Start a basic dialogue practice (counts against the free daily limit)',
     auth: 'access',
     body: EmptyBody,
+    response: PracticeResult,
     status: 201,
     errors: { 429: 'QUOTA_EXCEEDED: free daily practices used up' },
   });
 
   router.get(`${BASE}/usage`, auth.required, async (req, res) => {
-    sendSuccess(res, await dialogueUsage(callerOf(req, res, undefined), ctx));
+    sendData(res, UsageResult, await dialogueUsage(callerOf(req, res, undefined), ctx));
   });
   docs.route({
     method: 'get',
     path: `${BASE}/usage`,
     summary: 'Dialogue practice usage today',
     auth: 'access',
+    response: UsageResult,
   });
 
   router.get(`${BASE}/advanced`, auth.required, async (req, res) => {
-    sendSuccess(res, await advancedDialogues(callerOf(req, res, undefined), ctx));
+    sendData(res, AdvancedResult, await advancedDialogues(callerOf(req, res, undefined), ctx));
   });
   docs.route({
     method: 'get',
     path: `${BASE}/advanced`,
     summary: 'Advanced dialogue scenarios (subscriber or admin)',
     auth: 'access',
+    response: AdvancedResult,
     errors: { 403: 'SUBSCRIPTION_REQUIRED / SUBSCRIPTION_EXPIRED' },
   });
 

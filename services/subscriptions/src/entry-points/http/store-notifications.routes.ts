@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AppError, parseInput } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
-import type { ApiDocs } from '@lingua/openapi';
+import { type ApiDocs, sendData } from '@lingua/openapi';
+import { StoreNotificationResult } from './subscriptions.responses';
 import type { NotificationLog } from '../../data-access/notification-log.repository';
 import { type AppleVerifier, toPurchase } from '../../data-access/stores/apple.verifier';
 import type { GooglePushAuth } from '../../data-access/stores/google-push-auth';
@@ -80,7 +80,7 @@ export function storeNotificationRoutes(
       },
       { ...ctx, journal: deps.journal },
     );
-    sendSuccess(res, { received: true, outcome });
+    sendData(res, StoreNotificationResult, { received: true, outcome });
   });
   docs.route({
     method: 'post',
@@ -88,6 +88,7 @@ export function storeNotificationRoutes(
     summary: 'App Store Server Notifications V2 (signed payload)',
     auth: 'none',
     body: AppleNotificationBody,
+    response: StoreNotificationResult,
     errors: {
       400: 'RECEIPT_VERIFICATION_FAILED (bad signature) / RECEIPT_INVALID',
       404: 'Apple verifier not enabled',
@@ -138,7 +139,7 @@ export function storeNotificationRoutes(
             },
             { ...ctx, journal: deps.journal },
           );
-    sendSuccess(res, { received: true, outcome });
+    sendData(res, StoreNotificationResult, { received: true, outcome });
   });
   docs.route({
     method: 'post',
@@ -147,6 +148,7 @@ export function storeNotificationRoutes(
     auth: 'none',
     query: GoogleNotificationQuery,
     body: GoogleNotificationBody,
+    response: StoreNotificationResult,
     errors: {
       401: 'Push authentication failed',
       404: 'Google verifier not enabled',

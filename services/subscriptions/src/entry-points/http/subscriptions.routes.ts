@@ -1,7 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import { parseInput } from '@lingua/errors';
-import { sendSuccess } from '@lingua/http';
-import type { ApiDocs } from '@lingua/openapi';
+import { type ApiDocs, sendData, successEnvelope } from '@lingua/openapi';
 import { cancelSubscription } from '../../domain/cancel-subscription.use-case';
 import { listOffers, listPlans } from '../../domain/plans-offers.use-case';
 import type { SubscriptionsContext } from '../../domain/ports';
@@ -20,6 +19,16 @@ import {
   StatusQuery,
   VerifyReceiptBody,
 } from './subscriptions.schemas';
+import {
+  CancelResult,
+  FeatureAccessResult,
+  HistoryResult,
+  OffersResult,
+  PlansResult,
+  ReactivateResult,
+  StatusResult,
+  VerifyReceiptResult,
+} from './subscriptions.responses';
 
 const BASE = '/api/v1/subscriptions';
 
@@ -34,7 +43,7 @@ export function subscriptionsRoutes(
   router.get(`${BASE}/plans`, auth.optional, async (req, res) => {
     const q = parseInput(DeviceQuery, req.query);
     const caller = callerOf(req, res, q.device_id);
-    sendSuccess(res, await listPlans(caller, ctx));
+    sendData(res, PlansResult, await listPlans(caller, ctx));
   });
   docs.route({
     method: 'get',
@@ -42,12 +51,13 @@ export function subscriptionsRoutes(
     summary: 'Plans and the caller’s trial eligibility',
     auth: 'optional',
     query: DeviceQuery,
+    response: PlansResult,
   });
 
   router.get(`${BASE}/offers`, auth.optional, async (req, res) => {
     const q = parseInput(OffersQuery, req.query);
     const caller = callerOf(req, res, q.device_id);
-    sendSuccess(res, await listOffers({ region: q.region }, caller, ctx));
+    sendData(res, OffersResult, await listOffers({ region: q.region }, caller, ctx));
   });
   docs.route({
     method: 'get',
@@ -55,6 +65,7 @@ export function subscriptionsRoutes(
     summary: 'Active offers and eligibility',
     auth: 'optional',
     query: OffersQuery,
+    response: OffersResult,
   });
 
   router.post(`${BASE}/verify-receipt`, auth.optional, async (req, res) => {
@@ -71,7 +82,7 @@ export function subscriptionsRoutes(
       caller,
       ctx,
     );
-    sendSuccess(res, verifyReceiptView(result, body.platform, ctx.clock.now()), {
+    sendData(res, VerifyReceiptResult, verifyReceiptView(result, body.platform, ctx.clock.now()), {
       status: result.created ? 201 : 200,
       message: result.created ? 'Subscription activated' : 'Purchase already verified',
     });
@@ -82,7 +93,22 @@ export function subscriptionsRoutes(
     summary: 'Verify a store receipt and activate the subscription',
     auth: 'optional',
     body: VerifyReceiptBody,
+    example: {
+      platform: 'ios',
+      receipt_data: 'base64-receipt-from-storekit',
+      transaction_id: '1000000123456789',
+      product_id: 'com.lingua.premium.monthly',
+    },
+    response: VerifyReceiptResult,
     status: 201,
+    description:
+      'Verifies a store receipt and activates the subscription: 201 when this call created it, 200 when the purchase was already verified (the same body). An access token is optional; a guest names the device in user_context.device_id.',
+    bodies: {
+      200: {
+        description: 'The purchase was already verified: the same body',
+        body: successEnvelope('shared', VerifyReceiptResult),
+      },
+    },
     errors: {
       400: 'RECEIPT_INVALID / RECEIPT_VERIFICATION_FAILED',
       409: 'SUBSCRIPTION_ALREADY_ACTIVE',
@@ -93,8 +119,9 @@ export function subscriptionsRoutes(
   router.get(`${BASE}/status`, auth.optional, async (req, res) => {
     const q = parseInput(StatusQuery, req.query);
     const caller = callerOf(req, res, q.device_id);
-    sendSuccess(
+    sendData(
       res,
+      StatusResult,
       await getSubscriptionStatus(
         { includeFeatures: q.include_features, checkRenewal: q.check_renewal },
         caller,
@@ -108,6 +135,7 @@ export function subscriptionsRoutes(
     summary: 'Subscription status, permissions and usage',
     auth: 'optional',
     query: StatusQuery,
+    response: StatusResult,
   });
 
   router.post(`${BASE}/cancel`, auth.required, async (req, res) => {
@@ -122,7 +150,7 @@ export function subscriptionsRoutes(
       caller,
       ctx,
     );
-    sendSuccess(res, data, { message: 'Subscription cancelled' });
+    sendData(res, CancelResult, data, { message: 'Subscription cancelled' });
   });
   docs.route({
     method: 'post',
@@ -130,6 +158,7 @@ export function subscriptionsRoutes(
     summary: 'Cancel at period end or immediately',
     auth: 'access',
     body: CancelBody,
+    response: CancelResult,
     errors: { 403: 'SUBSCRIPTION_EXPIRED / SUBSCRIPTION_CANCELLED', 404: 'SUBSCRIPTION_NOT_FOUND' },
   });
 
@@ -147,7 +176,7 @@ export function subscriptionsRoutes(
       caller,
       ctx,
     );
-    sendSuccess(res, data, { message: 'Subscription reactivated' });
+    sendData(res, ReactivateResult, data, { message: 'Subscription reactivated' });
   });
   docs.route({
     method: 'post',
@@ -155,6 +184,7 @@ export function subscriptionsRoutes(
     summary: 'Resume auto-renewal, or renew with a new receipt',
     auth: 'access',
     body: ReactivateBody,
+    response: ReactivateResult,
     errors: {
       403: 'SUBSCRIPTION_EXPIRED',
       404: 'SUBSCRIPTION_NOT_FOUND',
@@ -170,7 +200,7 @@ export function subscriptionsRoutes(
       caller,
       ctx,
     );
-    sendSuccess(res, data);
+    sendData(res, HistoryResult, data);
   });
   docs.route({
     method: 'get',
@@ -178,12 +208,13 @@ export function subscriptionsRoutes(
     summary: 'Subscription history',
     auth: 'access',
     query: HistoryQuery,
+    response: HistoryResult,
   });
 
   router.get(`${BASE}/check-access/:feature_id`, auth.required, async (req, res) => {
     const p = parseInput(FeatureParams, req.params);
     const caller = callerOf(req, res, undefined);
-    sendSuccess(res, await checkFeatureAccess({ featureId: p.feature_id }, caller, ctx));
+    sendData(res, FeatureAccessResult, await checkFeatureAccess({ featureId: p.feature_id }, caller, ctx));
   });
   docs.route({
     method: 'get',
@@ -191,6 +222,7 @@ export function subscriptionsRoutes(
     summary: 'Whether a feature is unlocked',
     auth: 'access',
     params: FeatureParams,
+    response: FeatureAccessResult,
   });
 
   return router;

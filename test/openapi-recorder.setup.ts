@@ -1,0 +1,80 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { checkAgainstDocument, type Recorded } from './e2e/openapi-conformance';
+
+// With OPENAPI_CONFORMANCE=<dir>, every JSON answer a test file receives through fetch from one of
+// our servers (the gateway or a service) is checked against that server's OpenAPI document, and
+// <dir>/<test file>.json says which operations had a validated answer and which answers did not
+// match. `node scripts/openapi-conformance-report.js <dir>` adds the files up. Off by default: it
+// changes nothing for a normal run. The documents are asked for only after the file's tests (a
+// test that counts the requests its server got must not see ours).
+const dir = process.env.OPENAPI_CONFORMANCE;
+if (dir) {
+  type Doc = Parameters<typeof checkAgainstDocument>[0];
+  const original = globalThis.fetch;
+  const recorded = new Map<string, Recorded[]>();
+  const docs = new Map<string, Promise<Doc | undefined>>();
+  const documentOf = (origin: string) => {
+    let doc = docs.get(origin);
+    if (!doc) {
+      doc = (async () => {
+        for (const path of ['/internal/openapi.json', '/openapi.json']) {
+          try {
+            const res = await original(`${origin}${path}`);
+            const doc = res.ok ? ((await res.json()) as Partial<Doc>) : undefined;
+            if (doc && typeof doc.paths === 'object' && doc.paths) return doc as Doc;
+          } catch {
+            /* not one of ours */
+          }
+        }
+        return undefined;
+      })();
+      docs.set(origin, doc);
+    }
+    return doc;
+  };
+
+  globalThis.fetch = async (input, init) => {
+    const res = await original(input, init);
+    try {
+      const request = new Request(input, init);
+      const url = new URL(request.url);
+      const local = url.hostname === '127.0.0.1' || url.hostname === 'localhost';
+      if (
+        local &&
+        !url.pathname.includes('openapi.json') &&
+        res.headers.get('content-type')?.includes('json')
+      ) {
+        const body: unknown = await res.clone().json();
+        const list = recorded.get(url.origin) ?? [];
+        list.push({ method: request.method, path: url.pathname, status: res.status, body });
+        recorded.set(url.origin, list);
+      }
+    } catch {
+      /* recording never changes what the test sees */
+    }
+    return res;
+  };
+
+  afterAll(async () => {
+    const validated = new Set<string>();
+    const failures: unknown[] = [];
+    let unchecked = 0;
+    for (const [origin, list] of recorded) {
+      const doc = await documentOf(origin);
+      if (!doc) continue;
+      const result = checkAgainstDocument(doc, list);
+      // an operation counts once one of its answers matched its document
+      for (const c of result.passed) validated.add(c.split(' ').slice(0, 2).join(' '));
+      unchecked += list.length - result.checked.length;
+      for (const f of result.failures)
+        failures.push({ method: f.method, path: f.path, status: f.status, errors: f.errors });
+    }
+    mkdirSync(dir, { recursive: true });
+    const name = basename(expect.getState().testPath ?? 'unknown');
+    writeFileSync(
+      join(dir, `${name}.json`),
+      JSON.stringify({ validated: [...validated], unchecked, failures }, null, 1),
+    );
+  });
+}
