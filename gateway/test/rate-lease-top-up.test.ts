@@ -1,5 +1,5 @@
 import { connectRedis, type RedisHandle } from '@lingua/redis';
-import { redisUrl, uniqueName } from '@lingua/testing';
+import { redisUrl, uniqueName, waitFor } from '@lingua/testing';
 import type { RateLimits } from '../src/domain/rate-plans';
 import { createRateLimiters } from '../src/middleware/rate-limit';
 
@@ -37,14 +37,15 @@ describe('a busy caller served from memory while its lease is topped up', () => 
       await new Promise((r) => setTimeout(r, 1));
     }
     expect(served).toBe(400);
-    // a lease of 64 is topped up with 16 points (16 ms here) to spare; without top-ups a lease
-    // running out every 64 requests would make it at least 4
-    expect(waitedForRedis).toBe(0);
+    // a lease of 64 is topped up with 16 points (16 ms here) to spare, so a request waits for Redis
+    // only when a top-up is slower than that (a loaded machine: seen once in a full run); without
+    // top-ups, a lease running out every 64 of the last 300 requests makes it at least 4
+    expect(waitedForRedis).toBeLessThan(4);
 
     // the points held are given back on release: Redis has counted exactly the 400 served
     limiters.release();
-    await new Promise((r) => setTimeout(r, 100));
-    const consumed = Number(await redis.client.get(`${prefix}:catalogue-free:user-1`));
-    expect(consumed).toBe(400);
+    await waitFor(async () =>
+      expect(Number(await redis.client.get(`${prefix}:catalogue-free:user-1`))).toBe(400),
+    );
   });
 });
