@@ -25,7 +25,6 @@ export const identityFeatureEnv = z.object({
   IDENTITY_REQUIRE_EMAIL_VERIFICATION: env.bool(false),
   /** Secure flag of the refresh and CSRF cookies (false only for plain-HTTP local runs). */
   IDENTITY_COOKIE_SECURE: env.bool(true),
-  IDENTITY_AVATAR_DIR: env.string('.data/avatars'),
   APPLE_JWKS_URL: env.url('https://appleid.apple.com/auth/keys'),
   APPLE_ISSUER: env.string('https://appleid.apple.com'),
   /** Bundle id(s) and Services ID(s) the Apple identity token may be issued for. */

@@ -2,7 +2,7 @@ import { type Clock, createAccessTokens, createTokenBlacklist, systemClock } fro
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import type { IdentityConfig } from './config';
-import { localDiskAvatarStorage } from './data-access/avatar-storage';
+import { gridFsAvatarStore } from './data-access/avatar.gridfs-store';
 import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
 import { grpcCardStats } from './data-access/card-stats.client';
 import { joseIdentityProviders } from './data-access/identity-providers';
@@ -68,7 +68,7 @@ function identityDeps(
       },
       clock,
     ),
-    avatars: localDiskAvatarStorage(f.IDENTITY_AVATAR_DIR),
+    avatars: gridFsAvatarStore(connection),
     cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS),
     apple: apple && appleTokenClient(apple, clock),
     kickOutbox: () => deps.outbox.kick(),
