@@ -1,0 +1,69 @@
+import { finished } from 'node:stream/promises';
+import { type Connection, mongo } from 'mongoose';
+
+/**
+ * Files in the service's own database, in GridFS (the MongoDB driver's GridFSBucket): chunks of
+ * 255 KiB in `<bucket>.chunks`, one document per file in `<bucket>.files`, written last. Works on
+ * MongoDB and on the local FerretDB 2. Ids are strings chosen by the caller (unguessable names).
+ */
+export interface FileBucket {
+  /**
+   * Streams `content` in as file `id`. If `content` throws (too large, client gone), the chunks
+   * written so far are deleted and the error is rethrown: a failed upload is never visible.
+   */
+  upload(
+    id: string,
+    content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    metadata?: Record<string, unknown>,
+  ): Promise<void>;
+  /** The file's size and a stream of its bytes; undefined when there is no such file. */
+  open(id: string): Promise<{ length: number; content: AsyncIterable<Uint8Array> } | undefined>;
+  /** Idempotent: deleting a missing file is not an error. */
+  delete(id: string): Promise<void>;
+}
+
+/** GridFS accepts any `_id`; the driver's types ask for an ObjectId. */
+const fileId = (id: string) => id as unknown as mongo.ObjectId;
+
+export function fileBucket(connection: Connection, bucketName: string): FileBucket {
+  let bucket: mongo.GridFSBucket | undefined;
+  // the connection's Db exists once connected; stores are often built before that
+  const files = () => {
+    if (!connection.db) throw new Error(`file bucket ${bucketName}: the database is not connected`);
+    return (bucket ??= new mongo.GridFSBucket(connection.db, { bucketName }));
+  };
+  const remove = (id: string) =>
+    files()
+      .delete(fileId(id))
+      .catch((err: unknown) => {
+        // GridFSBucket.delete() deletes the chunks, then throws when there was no files document
+        if (!(err instanceof mongo.MongoRuntimeError) || !/File not found/i.test(err.message)) throw err;
+      });
+  return {
+    async upload(id, content, metadata = {}) {
+      const upload = files().openUploadStreamWithId(fileId(id), id, { metadata });
+      // one write at a time: its callback comes once its chunk is stored, so at most one chunk per
+      // upload is in memory, and when `content` throws no chunk insert is still in flight
+      const write = (chunk: Uint8Array) =>
+        new Promise<void>((resolve, reject) => upload.write(chunk, (err) => (err ? reject(err) : resolve())));
+      try {
+        for await (const chunk of content) await write(chunk);
+        upload.end();
+        await finished(upload);
+      } catch (err) {
+        upload.destroy();
+        await remove(id).catch(() => undefined);
+        throw err;
+      }
+    },
+    async open(id) {
+      const file = await files()
+        .find({ _id: fileId(id) })
+        .limit(1)
+        .next();
+      if (!file) return undefined;
+      return { length: file.length, content: files().openDownloadStream(fileId(id)) };
+    },
+    delete: remove,
+  };
+}
