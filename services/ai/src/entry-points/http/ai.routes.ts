@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import { type RequestHandler, Router } from 'express';
 import { currentUser } from '@lingua/auth';
 import { parseInput } from '@lingua/errors';
@@ -148,7 +149,8 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
       // images never change; private: only the signed-in app should keep them
       .set('Cache-Control', 'private, max-age=31536000, immutable')
       .set('X-Content-Type-Options', 'nosniff')
-      .send(image.data);
+      .set('Content-Length', String(image.length));
+    await pipeline(image.content, res);
   });
   docs.route({
     method: 'get',
