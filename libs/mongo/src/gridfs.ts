@@ -22,6 +22,9 @@ export interface FileBucket {
   delete(id: string): Promise<void>;
 }
 
+/** Bytes handed to the GridFS stream at once: 8 chunks of 255 KiB, inserted concurrently. */
+const WRITE_BATCH = 8 * 255 * 1024;
+
 /** GridFS accepts any `_id`; the driver's types ask for an ObjectId. */
 const fileId = (id: string) => id as unknown as mongo.ObjectId;
 
@@ -42,12 +45,28 @@ export function fileBucket(connection: Connection, bucketName: string): FileBuck
   return {
     async upload(id, content, metadata = {}) {
       const upload = files().openUploadStreamWithId(fileId(id), id, { metadata });
-      // one write at a time: its callback comes once its chunk is stored, so at most one chunk per
-      // upload is in memory, and when `content` throws no chunk insert is still in flight
+      // One write at a time, of WRITE_BATCH bytes: its callback comes once all its chunks are stored,
+      // so an upload holds about two batches in memory, and when `content` throws no chunk insert is
+      // still in flight. A batch of several chunks lets their inserts run side by side (one at a time,
+      // a 50 MiB upload took 11 s on the local FerretDB; in batches of 2 MiB, 3 s).
       const write = (chunk: Uint8Array) =>
         new Promise<void>((resolve, reject) => upload.write(chunk, (err) => (err ? reject(err) : resolve())));
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      const flush = async () => {
+        if (pendingBytes === 0) return;
+        const batch = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+        pending = [];
+        pendingBytes = 0;
+        await write(batch);
+      };
       try {
-        for await (const chunk of content) await write(chunk);
+        for await (const chunk of content) {
+          pending.push(chunk);
+          pendingBytes += chunk.byteLength;
+          if (pendingBytes >= WRITE_BATCH) await flush();
+        }
+        await flush();
         upload.end();
         await finished(upload);
       } catch (err) {

@@ -114,8 +114,8 @@ describe('avatars in GridFS across replicas', () => {
     });
     req.on('error', () => undefined);
     req.write(head);
-    // about 2 MiB of an announced 8 MiB: several chunks reach the database before the client leaves
-    req.write(png(2 * 1024 * 1024));
+    // 4 MiB of an announced 8 MiB: chunks reach the database (in batches of 2 MiB) before the client leaves
+    req.write(png(4 * 1024 * 1024));
     await eventually(async () => {
       expect(await db().collection('avatars.chunks').countDocuments()).toBeGreaterThan(0);
       expect(await orphanChunks()).toBeGreaterThan(0);
