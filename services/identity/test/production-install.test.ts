@@ -71,10 +71,14 @@ const sandbox = (command: string[]) => [
   '/proc',
   '--tmpfs',
   '/tmp',
-  // the app at its own path (under the host's /tmp, which the tmpfs above hides), read-only
+  // the app at its own path (under the host's /tmp, which the tmpfs above hides), read-only; node
+  // too (the repository, hence its node, may itself live under /tmp)
   '--ro-bind',
   app,
   app,
+  '--ro-bind',
+  NODE,
+  NODE,
   '--unshare-user',
   '--uid',
   '1000',
