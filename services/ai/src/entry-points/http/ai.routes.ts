@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import { ignoreClientGone } from '@lingua/http';
 import { type RequestHandler, Router } from 'express';
 import { currentUser } from '@lingua/auth';
 import { parseInput } from '@lingua/errors';
@@ -150,7 +151,8 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
       .set('Cache-Control', 'private, max-age=31536000, immutable')
       .set('X-Content-Type-Options', 'nosniff')
       .set('Content-Length', String(image.length));
-    await pipeline(image.content, res);
+    // streamed from GridFS, a few chunks at a time, whichever replica stored it
+    await pipeline(image.content, res).catch(ignoreClientGone);
   });
   docs.route({
     method: 'get',

@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import { ignoreClientGone } from '@lingua/http';
 import { type RequestHandler, type Response, Router } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
@@ -163,8 +164,8 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
       .set('Content-Length', String(file.length))
       .set('Cache-Control', 'public, max-age=31536000, immutable')
       .set('X-Content-Type-Options', 'nosniff');
-    // streamed: a replica holds one chunk of a file at a time, whichever replica stored it
-    await pipeline(file.content, res);
+    // streamed from GridFS, a few chunks at a time, whichever replica stored it
+    await pipeline(file.content, res).catch(ignoreClientGone);
   });
   docs.route({
     method: 'get',
