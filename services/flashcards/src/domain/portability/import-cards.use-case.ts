@@ -83,15 +83,9 @@ export function formatFromName(name: string): ImportFormat | undefined {
   return undefined;
 }
 
-/** The rows of an Anki package: the zip is read whole (it is bounded by the upload limit), then opened. */
+/** The rows of an Anki package: unzipped as it arrives, then the collection opened whole (SQLite). */
 async function* ankiRows(content: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<RawRow> {
-  const parts: Uint8Array[] = [];
-  for await (const chunk of content) parts.push(chunk);
-  const bytes = Buffer.concat(parts);
-  parts.length = 0;
-  yield* await readApkg(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-    maxCollectionBytes: maxBytes * ANKI_INFLATE_FACTOR,
-  });
+  yield* await readApkg(content, { maxCollectionBytes: maxBytes * ANKI_INFLATE_FACTOR });
 }
 
 function rowsOf(format: ImportFormat, content: AsyncIterable<Uint8Array>, maxBytes: number) {
@@ -100,9 +94,10 @@ function rowsOf(format: ImportFormat, content: AsyncIterable<Uint8Array>, maxByt
 }
 
 /**
- * Reads an import file as it arrives (CSV and JSON row by row; an Anki package whole, as SQLite needs
- * it): each row is validated at once and only the valid cards and the first problems are kept, so
- * memory follows what will be imported, not the size of the upload. A malformed file, or one with more
+ * Reads an import file as it arrives (CSV and JSON row by row; an Anki package unzipped as it
+ * arrives, its collection then opened whole, as SQLite needs it): each row is validated at once and
+ * only the valid cards and the first problems are kept, so memory follows what will be imported, not
+ * the size of the upload. A malformed file, or one with more
  * than maxImportRows rows, is refused as soon as that is known (400), before anything is written.
  */
 export async function readImportFile(input: ReadImportFileInput): Promise<ImportFile> {
