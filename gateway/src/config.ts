@@ -1,8 +1,17 @@
 import { z } from 'zod';
+import { type AssertionAudience, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
 import { env, loadConfig } from '@lingua/config';
+import { trustProxyEnv } from '@lingua/http';
 
-/** Used only when NODE_ENV is not production (same value as every service's development secret). */
-export const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
+export { DEV_JWT_SECRET };
+
+const ASSERTION_KEY_VARS = [
+  ['identity', 'IDENTITY_ASSERTION_KEY'],
+  ['flashcards', 'FLASHCARDS_ASSERTION_KEY'],
+  ['subscriptions', 'SUBSCRIPTIONS_ASSERTION_KEY'],
+  ['ai', 'AI_ASSERTION_KEY'],
+  ['notifications', 'NOTIFICATIONS_ASSERTION_KEY'],
+] as const satisfies readonly (readonly [AssertionAudience, string])[];
 
 export const gatewayEnv = z
   .object({
@@ -28,9 +37,26 @@ export const gatewayEnv = z
     GATEWAY_LOAD_SHED_MAX_IN_FLIGHT: env.int(1024, 1, 100_000),
     GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS: env.int(100, 10, 60_000),
     LOG_LEVEL: env.logLevel(),
+    /** After SIGTERM: how long the gateway still serves, not ready, before it stops accepting. */
+    DRAIN_DELAY_MS: env.int(0, 0, 60_000),
+    /**
+     * Who may tell the gateway the client's address (the ingress): a hop count or address/CIDR list
+     * (express's `trust proxy`). The client address derived with it is what rate limits key on and
+     * what the services receive as the only X-Forwarded-For entry.
+     */
+    TRUST_PROXY: trustProxyEnv(),
     APP_VERSION: env.string('0.1.0'),
-    /** HS256 secret shared with identity (which signs) and every service (which verify too). */
+    /** HS256 client-token secret, shared with identity (which signs) and no other service. */
     JWT_SECRET: env.secret().optional(),
+    /**
+     * One key per service for the internal assertions the gateway signs (docs/adr/0001): each
+     * service holds only its own, so none can speak for another or for a client.
+     */
+    IDENTITY_ASSERTION_KEY: env.secret().optional(),
+    FLASHCARDS_ASSERTION_KEY: env.secret().optional(),
+    SUBSCRIPTIONS_ASSERTION_KEY: env.secret().optional(),
+    AI_ASSERTION_KEY: env.secret().optional(),
+    NOTIFICATIONS_ASSERTION_KEY: env.secret().optional(),
     // Rate limits per hour (spec: Limits), shared by every gateway replica through Redis.
     RATE_LIMIT_FREE_PER_HOUR: env.int(100, 1),
     RATE_LIMIT_SUBSCRIBER_PER_HOUR: env.int(500, 1),
@@ -68,12 +94,17 @@ export const gatewayEnv = z
     OPENAPI_CACHE_MS: env.int(30_000, 0, 3_600_000),
   })
   .superRefine((c, ctx) => {
-    if (c.NODE_ENV === 'production' && c.JWT_SECRET === undefined)
-      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'required when NODE_ENV=production' });
+    if (c.NODE_ENV !== 'production') return;
+    for (const name of ['JWT_SECRET', ...ASSERTION_KEY_VARS.map(([, v]) => v)] as const)
+      if (c[name] === undefined)
+        ctx.addIssue({ code: 'custom', path: [name], message: 'required when NODE_ENV=production' });
   })
   .transform((c) => ({
     ...c,
     jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET,
+    assertionKeys: Object.fromEntries(
+      ASSERTION_KEY_VARS.map(([service, name]) => [service, c[name] ?? devAssertionKey(service)]),
+    ) as Record<AssertionAudience, string>,
     // the upstream timeout is the most the gateway waits, whatever a class allows
     deadlines: {
       readMs: Math.min(c.DEADLINE_READ_MS, c.UPSTREAM_TIMEOUT_MS),

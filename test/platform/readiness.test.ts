@@ -1,4 +1,4 @@
-import type { RunningService } from '@lingua/bootstrap';
+import { DEV_JWT_SECRET, type RunningService } from '@lingua/bootstrap';
 import { isolatedServiceEnv, signTestToken, startFerretDb, waitFor } from '@lingua/testing';
 import type { RunningGateway } from '../../gateway/src/server';
 import { type InProcessStack, startInProcessStack } from './in-process-stack';
@@ -71,7 +71,7 @@ describe('readiness', () => {
   }, 90_000);
 
   it('When a service is down, Then the gateway answers its routes with 503 in the route envelope, never a hang', async () => {
-    const { token } = signTestToken(services.ai!.deps.config.jwtSecret);
+    const { token } = signTestToken(DEV_JWT_SECRET);
     await services.ai!.stop();
     // signed in, so the edge lets the call through and only the missing service is left to fail
     const res = await fetch(`${gateway.url}/api/ai/quota`, { headers: { authorization: `Bearer ${token}` } });

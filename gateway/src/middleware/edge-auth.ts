@@ -3,6 +3,8 @@ import type { Request, RequestHandler } from 'express';
 import {
   type AccessClaims,
   type AccessTokens,
+  ASSERTION_HEADER,
+  type AssertionSigner,
   bearerToken,
   type BlacklistMirror,
   rememberedVerifier,
@@ -33,7 +35,12 @@ export const IDENTITY_HEADERS = {
 
 function stripIdentityHeaders(headers: IncomingHttpHeaders) {
   for (const name in headers)
-    if (name.startsWith('x-user-') || name.startsWith('x-api-key-') || name === 'x-authenticated-user')
+    if (
+      name.startsWith('x-user-') ||
+      name.startsWith('x-api-key-') ||
+      name === 'x-authenticated-user' ||
+      name === ASSERTION_HEADER
+    )
       delete headers[name];
 }
 
@@ -57,6 +64,8 @@ export interface AdmissionRequest {
 
 export interface EdgeAuthDeps {
   tokens: AccessTokens;
+  /** Signs the verified caller for the one service a request goes to (@lingua/auth internal-assertion). */
+  assertions: AssertionSigner;
   /** Revoked tokens, answered from memory while the mirror is live. */
   blacklist: Pick<BlacklistMirror, 'isRevoked' | 'revokedNow'>;
   apiKeys: ApiKeyStore;
@@ -87,7 +96,8 @@ interface Identified {
  * 2. the token blacklist (in memory: @lingua/auth's mirror), the sign-in budget per IP and the caller's
  *    hourly budget (leased points, else one Redis round trip for all that memory could not answer);
  * 3. in that order: 401 (revoked), 403 (role gates), 429 (budget spent).
- * Then the verified identity goes to the services as X-User-* headers (they still verify the token).
+ * Then the verified identity goes to the service as an internal assertion signed with that service's
+ * key (services hold no key that verifies client tokens), plus informative X-User-* headers.
  * The common case (a known token, a live mirror, a lease with points left) completes without a
  * promise: at thousands of requests per second, each promise and microtask is visible.
  */
@@ -144,7 +154,7 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
   }
 
   function conclude(
-    { req, res, locals }: AdmissionRequest,
+    { req, res, locals, path }: AdmissionRequest,
     { policy, caller, token }: Identified,
     revoked: boolean,
     login: RateDecision | undefined,
@@ -165,6 +175,8 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
       req.headers[IDENTITY_HEADERS.userId] = claims.sub;
       req.headers[IDENTITY_HEADERS.role] = claims.role;
       req.headers[IDENTITY_HEADERS.subscriptionStatus] = claims.subscription_status;
+      const service = serviceFor(path);
+      if (service) req.headers[ASSERTION_HEADER] = deps.assertions.sign(service, claims);
     }
     locals.caller = caller;
   }

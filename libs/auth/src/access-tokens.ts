@@ -4,6 +4,12 @@ import { z } from 'zod';
 import { AppError } from '@lingua/errors';
 import { type Clock, systemClock } from './clock';
 
+/**
+ * Used only when NODE_ENV is not production, so `npm start` works with no setup; identity and the
+ * gateway refuse to start in production without their own JWT_SECRET.
+ */
+export const DEV_JWT_SECRET = 'lingua-local-development-secret-do-not-use-in-production';
+
 /** Access token lifetime of the spec: 1 hour. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 

@@ -1,14 +1,24 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import jwt from 'jsonwebtoken';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { redisUrl, TestClock } from '@lingua/testing';
 import { isAppError } from '@lingua/errors';
 import { createAccessTokens } from './access-tokens';
 import { createTokenBlacklist } from './token-blacklist';
 import { authenticate, currentUser, requireRole } from './authenticate';
+import {
+  ASSERTION_AUDIENCES,
+  ASSERTION_HEADER,
+  createAssertionSigner,
+  createAssertionVerifier,
+} from './internal-assertion';
 
 const SECRET = 'a-test-secret-that-is-long-enough-123456';
+const keyOf = (aud: string) => `${aud}-assertion-key-long-enough-for-tests`;
+const KEYS = Object.fromEntries(ASSERTION_AUDIENCES.map((a) => [a, keyOf(a)])) as Record<
+  (typeof ASSERTION_AUDIENCES)[number],
+  string
+>;
 const user = {
   sub: 'u1',
   email: 'a@b.co',
@@ -17,23 +27,33 @@ const user = {
   subscription_status: 'inactive',
 } as const;
 
-describe('authenticate middleware with the Redis blacklist', () => {
+describe("authenticate middleware (the gateway's assertions) with the Redis blacklist", () => {
   let redis: RedisHandle;
   let base: string;
   let close: () => void;
   const clock = new TestClock(new Date());
+  // the gateway's side: it verifies client tokens and signs for the service (here: flashcards)
   const tokens = createAccessTokens(SECRET, clock);
+  const signer = createAssertionSigner(KEYS, { clock });
+  const assertions = createAssertionVerifier('flashcards', keyOf('flashcards'), { clock });
+  /** What the gateway forwards for a client token it accepted. */
+  const forwarded = (token: string) => ({
+    authorization: `Bearer ${token}`,
+    [ASSERTION_HEADER]: signer.sign('flashcards', tokens.verify(token)),
+  });
 
   beforeAll(async () => {
     redis = await connectRedis(redisUrl());
     const blacklist = createTokenBlacklist(redis.client, clock);
     const app = express();
-    app.get('/me', authenticate({ tokens, blacklist }), (_req, res) => res.json(currentUser(res)));
-    app.get('/guest', authenticate({ tokens, blacklist, optional: true }), (_req, res) =>
+    app.get('/me', authenticate({ assertions, blacklist }), (_req, res) => res.json(currentUser(res)));
+    app.get('/guest', authenticate({ assertions, blacklist, optional: true }), (_req, res) =>
       res.json({ user: res.locals.user ?? null }),
     );
-    app.get('/admin', authenticate({ tokens, blacklist }), requireRole('admin'), (_req, res) => res.json({}));
-    app.post('/logout', authenticate({ tokens, blacklist }), async (_req, res) => {
+    app.get('/admin', authenticate({ assertions, blacklist }), requireRole('admin'), (_req, res) =>
+      res.json({}),
+    );
+    app.post('/logout', authenticate({ assertions, blacklist }), async (_req, res) => {
       await blacklist.revoke(currentUser(res).jti, currentUser(res).exp);
       res.json({});
     });
@@ -51,44 +71,66 @@ describe('authenticate middleware with the Redis blacklist', () => {
   });
 
   const get = (path: string, token?: string) =>
-    fetch(base + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    fetch(base + path, { headers: token ? forwarded(token) : {} });
+  const raw = (path: string, headers: Record<string, string>) => fetch(base + path, { headers });
 
-  it('When a valid token is sent, Then the claims reach the handler', async () => {
+  it('When the gateway forwards a caller, Then the claims reach the handler', async () => {
     const res = await get('/me', tokens.sign(user).token);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ sub: 'u1', role: 'user' });
   });
 
-  it('When the header is missing or malformed, Then 401 (guests pass optional routes)', async () => {
+  it('When nothing identifies the caller, Then 401 (guests pass optional routes)', async () => {
     expect((await get('/me')).status).toBe(401);
     expect(await (await get('/guest')).json()).toEqual({ user: null });
-    const bad = await fetch(base + '/me', { headers: { authorization: 'Basic abc' } });
-    expect(await bad.json()).toEqual({ code: 'TOKEN_INVALID' });
-    expect((await get('/guest', 'garbage')).status).toBe(401);
   });
 
-  it('When a token is forged, tampered, unsigned or expired, Then the matching 401 code', async () => {
-    const forged = jwt.sign({ ...user }, 'another-secret-that-is-long-enough-0000', { expiresIn: 60 });
-    const none = jwt.sign({ ...user, exp: Math.floor(Date.now() / 1000) + 60 }, '', { algorithm: 'none' });
-    const good = tokens.sign(user).token.split('.');
-    const tampered = [
-      good[0],
-      Buffer.from(JSON.stringify({ ...user, role: 'admin' })).toString('base64url'),
-      good[2],
-    ].join('.');
-    for (const t of [forged, none, tampered])
-      expect(await (await get('/me', t)).json()).toEqual({ code: 'TOKEN_INVALID' });
-    const expiring = tokens.sign(user, 10).token;
+  it('When a client token comes without the gateway (valid, even an admin one), Then 401 on every route', async () => {
+    const admin = tokens.sign({ ...user, role: 'admin' }).token;
+    for (const path of ['/me', '/guest', '/admin']) {
+      const res = await raw(path, { authorization: `Bearer ${admin}` });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ code: 'UNAUTHORIZED' });
+    }
+    // nor is a client token accepted in the assertion's place
+    expect(await (await raw('/me', { [ASSERTION_HEADER]: admin })).json()).toEqual({ code: 'TOKEN_INVALID' });
+  });
+
+  it('When an assertion is for another service, signed with another key, tampered or malformed, Then TOKEN_INVALID', async () => {
+    const claims = tokens.verify(tokens.sign(user).token);
+    const forAi = signer.sign('ai', claims);
+    // a key this service must not accept, even for its own audience (another service's key)
+    const stolenKey = createAssertionSigner({ ...KEYS, flashcards: keyOf('notifications') }, { clock });
+    const good = signer.sign('flashcards', claims);
+    const [v, , mac] = good.split('.');
+    const promoted = `${v}.${Buffer.from(
+      JSON.stringify({ aud: 'flashcards', exp: claims.exp, c: { ...claims, role: 'admin' } }),
+    ).toString('base64url')}.${mac}`;
+    for (const assertion of [forAi, stolenKey.sign('flashcards', claims), promoted, 'v1.e30', 'garbage'])
+      expect(await (await raw('/me', { [ASSERTION_HEADER]: assertion })).json()).toEqual({
+        code: 'TOKEN_INVALID',
+      });
+  });
+
+  it('When an assertion outlives its minute, Then TOKEN_INVALID; when the token itself expired, TOKEN_EXPIRED', async () => {
+    const claims = tokens.verify(tokens.sign({ ...user, sub: `u-${Date.now()}` }).token);
+    const assertion = signer.sign('flashcards', claims);
+    expect((await raw('/me', { [ASSERTION_HEADER]: assertion })).status).toBe(200);
+    clock.advance(61_000);
+    expect(await (await raw('/me', { [ASSERTION_HEADER]: assertion })).json()).toEqual({
+      code: 'TOKEN_INVALID',
+    });
+    const short = tokens.verify(tokens.sign(user, 10).token);
+    const shortAssertion = signer.sign('flashcards', short); // never outlives the token
     clock.advance(11_000);
-    expect(await (await get('/me', expiring)).json()).toEqual({ code: 'TOKEN_EXPIRED' });
+    expect(await (await raw('/me', { [ASSERTION_HEADER]: shortAssertion })).json()).toEqual({
+      code: 'TOKEN_EXPIRED',
+    });
   });
 
   it('When a token is blacklisted, Then every later use is TOKEN_BLACKLISTED and the key expires with the token', async () => {
     const { token, claims } = tokens.sign({ ...user, sub: `u-${Date.now()}` });
-    expect(
-      (await fetch(base + '/logout', { method: 'POST', headers: { authorization: `Bearer ${token}` } }))
-        .status,
-    ).toBe(200);
+    expect((await fetch(base + '/logout', { method: 'POST', headers: forwarded(token) })).status).toBe(200);
     expect(await (await get('/me', token)).json()).toEqual({ code: 'TOKEN_BLACKLISTED' });
     // this token's own key (other suites share the Redis and its blacklist keys come and go)
     const ttl = await redis.client.ttl(`auth:blacklist:${claims.jti}`);
@@ -102,7 +144,7 @@ describe('authenticate middleware with the Redis blacklist', () => {
     const tablet = tokens.sign(same).token; // the test clock has not moved: same iat and exp
     const out = await fetch(base + '/logout', {
       method: 'POST',
-      headers: { authorization: `Bearer ${phone}` },
+      headers: forwarded(phone),
     });
     expect(out.status).toBe(200);
     expect(await (await get('/me', phone)).json()).toEqual({ code: 'TOKEN_BLACKLISTED' });

@@ -1,10 +1,12 @@
 import type { RequestHandler, Request, Response } from 'express';
 import { AppError } from '@lingua/errors';
-import type { AccessClaims, AccessTokens } from './access-tokens';
+import type { AccessClaims } from './access-tokens';
+import { ASSERTION_HEADER, type AssertionVerifier } from './internal-assertion';
 import type { TokenBlacklist } from './token-blacklist';
 
 export interface AuthenticateOptions {
-  tokens: AccessTokens;
+  /** This service's verifier of the gateway's internal assertions (its own key and audience). */
+  assertions: AssertionVerifier;
   /** Without a blacklist revoked tokens are still accepted until they expire; only tests omit it. */
   blacklist?: TokenBlacklist;
   /** Guests pass through with no user (spec: operations marked optional). A bad token is still a 401. */
@@ -21,22 +23,25 @@ export function bearerToken(req: Request): string | undefined {
 }
 
 /**
- * Verifies the access token (HS256, exact claims, expiry) and the blacklist, then puts the claims on
- * `res.locals.user`. Every service uses this even behind the gateway: a service never trusts the network.
+ * Who calls a service: the gateway's internal assertion for this service (internal-assertion.ts),
+ * never a client token, then the blacklist by the token's jti; the claims go on `res.locals.user`.
+ * A client token that reached a service without the gateway is refused: a service holds no key
+ * that could verify one, and never trusts the network.
  */
 export function authenticate(options: AuthenticateOptions): RequestHandler {
   return async (req, res, next) => {
     try {
-      const token = bearerToken(req);
-      if (!token) {
+      const assertion = req.headers[ASSERTION_HEADER];
+      if (typeof assertion !== 'string') {
+        if (req.headers.authorization !== undefined)
+          throw new AppError('UNAUTHORIZED', 'Call this service through the gateway');
         if (options.optional) return next();
         throw new AppError('UNAUTHORIZED', 'Authentication required');
       }
-      const claims = options.tokens.verify(token);
+      const claims = options.assertions.verify(assertion);
       if (options.blacklist && (await options.blacklist.isRevoked(claims.jti)))
         throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
       res.locals.user = claims;
-      res.locals.accessToken = token;
       next();
     } catch (err) {
       next(err);

@@ -1,4 +1,4 @@
-export { createAccessTokens, ACCESS_TOKEN_TTL_SECONDS, AccessClaims } from './access-tokens';
+export { createAccessTokens, ACCESS_TOKEN_TTL_SECONDS, AccessClaims, DEV_JWT_SECRET } from './access-tokens';
 export type { AccessTokens, AccessTokenInput } from './access-tokens';
 export {
   createTokenBlacklist,
@@ -15,3 +15,12 @@ export { authenticate, bearerToken, currentUser, optionalUser, requireRole } fro
 export type { AuthenticateOptions } from './authenticate';
 export { systemClock } from './clock';
 export type { Clock } from './clock';
+export {
+  ASSERTION_AUDIENCES,
+  ASSERTION_HEADER,
+  ASSERTION_TTL_SECONDS,
+  createAssertionSigner,
+  createAssertionVerifier,
+  devAssertionKey,
+} from './internal-assertion';
+export type { AssertionAudience, AssertionSigner, AssertionVerifier } from './internal-assertion';

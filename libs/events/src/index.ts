@@ -6,7 +6,7 @@ export { createEventPublisher } from './publisher';
 export type { EventPublisher, PublishOptions } from './publisher';
 export { startDurableConsumer } from './durable-consumer';
 export type { ConsumerOptions, RunningConsumer, EventHandler } from './durable-consumer';
-export { mongoProcessedEvents } from './processed-events';
+export { mongoProcessedEvents, PROCESSED_EVENTS_COLLECTION } from './processed-events';
 export type { ProcessedEvents } from './processed-events';
 export { outboxFields, stageEvents, OutboxRelay } from './outbox';
 export type { OutboxEntry, OutboxRelayOptions, OutboxHint } from './outbox';

@@ -1,5 +1,6 @@
 import { finished } from 'node:stream/promises';
 import { type Connection, mongo } from 'mongoose';
+import type { IndexSpec } from './indexes';
 
 /**
  * Files in the service's own database, in GridFS (the MongoDB driver's GridFSBucket): chunks of
@@ -86,3 +87,13 @@ export function fileBucket(connection: Connection, bucketName: string): FileBuck
     delete: remove,
   };
 }
+
+/**
+ * The indexes GridFS reads by (the driver's own names and keys), for the service's index list, so
+ * they are built and awaited at start like every other instead of on the first upload: chunks by
+ * file and position (unique: a chunk is never stored twice), files by name and date.
+ */
+export const fileBucketIndexes = (bucketName: string): IndexSpec[] => [
+  { collection: `${bucketName}.chunks`, key: { files_id: 1, n: 1 }, unique: true },
+  { collection: `${bucketName}.files`, key: { filename: 1, uploadDate: 1 } },
+];

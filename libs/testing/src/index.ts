@@ -7,5 +7,6 @@ export { freePort, waitForPort, startRestartableProcess, startPrivateRedis } fro
 export { isolatedServiceEnv } from './service-env';
 export { httpCall } from './http-call';
 export type { HttpReply, HttpCallOptions } from './http-call';
-export { signTestToken } from './test-token';
-export type { TestToken } from './test-token';
+export { assertionHeaders, forwardedByGateway, signTestCaller, signTestToken } from './test-token';
+export type { AssertionTarget, TestToken } from './test-token';
+export { nginxBinary, startNginxIngress } from './nginx-server';

@@ -2,7 +2,7 @@ import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
-import { httpCall, isolatedServiceEnv, signTestToken, silentLogger, TestClock } from '@lingua/testing';
+import { httpCall, isolatedServiceEnv, signTestCaller, silentLogger, TestClock } from '@lingua/testing';
 import { type AiConfig, loadServiceConfig } from '../src/config';
 import { type AiOverrides, defineAiService } from '../src/start';
 
@@ -64,9 +64,9 @@ export async function startAi(
   };
 }
 
-/** A bearer token for a (new) user, signed at the service clock's current time. */
+/** A caller through the gateway (token and ai's assertion) for a (new) user, at the service clock's time. */
 export function tokenFor(ai: AiUnderTest, user: Partial<AccessTokenInput> = {}) {
-  return signTestToken(ai.config.jwtSecret, user, ai.clock);
+  return signTestCaller({ audience: 'ai', key: ai.config.assertionKey }, user, ai.clock);
 }
 
 /** fetch against a base URL, JSON in and out. */

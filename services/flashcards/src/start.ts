@@ -1,4 +1,4 @@
-import { createAccessTokens, rememberedTokens, systemClock, type Clock } from '@lingua/auth';
+import { createAssertionVerifier, systemClock, type Clock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
@@ -18,6 +18,7 @@ import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { mirroredBlacklist } from './entry-points/http/mirrored-blacklist';
 import { registerHttpRoutes } from './entry-points/http';
+import { flashcardsIndexes } from './data-access/indexes';
 
 export interface FlashcardsOptions {
   /** Time for due dates, streaks and token expiry (tests pass a TestClock). */
@@ -62,10 +63,10 @@ export function flashcardsDeps(
   achievements?: AchievementHook,
 ): FlashcardsDeps {
   const connection = deps.mongo.connection;
-  const tokens = rememberedTokens(createAccessTokens(deps.config.jwtSecret, clock), clock);
+  const assertions = createAssertionVerifier('flashcards', deps.config.assertionKey, { clock });
   const blacklist = blacklistFor(deps, clock);
   const identity = identityMiddleware({
-    tokens,
+    assertions,
     blacklist,
     devUserId: deps.config.devAnonymousUser ? deps.config.devUserId : undefined,
   });
@@ -115,6 +116,7 @@ export function defineFlashcardsService(
   };
   return {
     config,
+    indexes: () => flashcardsIndexes,
     useRedis: true,
     accessLogSampleRate: config.accessLogSampleRate,
     http: (app, deps) => {

@@ -20,10 +20,9 @@ describe('development mode: anonymous Group B callers', () => {
     // the card is the dev user's, not visible to a real user
     const real = await call(service, 'GET', '/api/flashcards', { headers: tokenFor(service, clock).auth });
     expect(real.body.data.count).toBe(0);
-    // a token, when sent, still decides who the caller is, and a bad one is still refused
-    expect(
-      (await call(service, 'GET', '/api/flashcards', { headers: { authorization: 'Bearer nope' } })).status,
-    ).toBe(401);
+    // a caller, when sent, still decides who it is, and a bad one is still refused
+    for (const headers of [{ authorization: 'Bearer nope' }, { 'x-lingua-assertion': 'v1.nope.nope' }])
+      expect((await call(service, 'GET', '/api/flashcards', { headers })).status).toBe(401);
   });
 
   it('When dev mode is on, Then Group C still requires a token', async () => {
@@ -35,7 +34,7 @@ describe('development mode: anonymous Group B callers', () => {
   it('When NODE_ENV is production, Then the dev flag is ignored', () => {
     const config = loadServiceConfig({
       NODE_ENV: 'production',
-      JWT_SECRET: 'x'.repeat(40),
+      FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40),
       FLASHCARDS_DEV_ANONYMOUS_USER: 'true',
     });
     expect(config.devAnonymousUser).toBe(false);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { type EventData, type EventName, makeEvent } from '@lingua/contracts';
-import { isolatedServiceEnv, signTestToken, TestClock } from '@lingua/testing';
+import { isolatedServiceEnv, signTestCaller, TestClock } from '@lingua/testing';
 import { loadServiceConfig } from '../src/config';
 import { defineFlashcardsService } from '../src/start';
 
@@ -26,9 +26,13 @@ export async function stopFlashcards(service: RunningService | undefined) {
   await service.stop();
 }
 
-/** A bearer token for a new (or given) user, signed as identity would, valid at the test clock's time. */
+/** A caller through the gateway (token and flashcards' assertion) for a new (or given) user, at the test clock's time. */
 export function tokenFor(service: RunningService, clock: TestClock, user: Partial<AccessTokenInput> = {}) {
-  const signed = signTestToken(service.deps.config.jwtSecret, user, clock);
+  const signed = signTestCaller(
+    { audience: 'flashcards', key: service.deps.config.assertionKey },
+    user,
+    clock,
+  );
   return { ...signed, auth: signed.headers };
 }
 

@@ -1,4 +1,10 @@
-import { type Clock, createAccessTokens, createTokenBlacklist, systemClock } from '@lingua/auth';
+import {
+  type Clock,
+  createAccessTokens,
+  createAssertionVerifier,
+  createTokenBlacklist,
+  systemClock,
+} from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import type { IdentityConfig } from './config';
@@ -18,6 +24,7 @@ import { subscriptionChangedSubscriber } from './entry-points/events/subscriptio
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
 import { registerIdentityHttp } from './entry-points/http';
 import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sweeper';
+import { identityIndexes } from './data-access/indexes';
 
 export interface IdentityOptions {
   /** Time for every rule (token expiry, lockout, reset links); tests pass a TestClock. */
@@ -54,11 +61,12 @@ function identityDeps(
     clock,
     logger: deps.logger,
     users: userRepository(connection, locks.user),
-    families: refreshFamilyRepository(connection),
+    families: refreshFamilyRepository(connection, { historyLimit: f.IDENTITY_REFRESH_HISTORY }),
     oneTimeTokens: oneTimeTokenRepository(connection, locks.token),
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
     accessTokens: createAccessTokens(config.jwtSecret, clock),
+    assertions: createAssertionVerifier('identity', config.assertionKey, { clock }),
     blacklist: createTokenBlacklist(deps.redis.client, clock),
     hasher,
     providers: joseIdentityProviders(
@@ -89,6 +97,7 @@ export function defineIdentityService(
     (built ??= identityDeps(deps, locksOf(deps), clock, hasher));
   return {
     config,
+    indexes: () => identityIndexes,
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),

@@ -1,11 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { devAssertionKey } from '@lingua/auth';
 import type { RunningService } from '@lingua/bootstrap';
 import { DEV_EMAIL_LINK_KEY, startService } from '@lingua/bootstrap';
 import { type AccountMail, type AnyDomainEvent, openAccountMail } from '@lingua/contracts';
 import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
-import { httpCall, isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
+import {
+  forwardedByGateway,
+  httpCall,
+  isolatedServiceEnv,
+  silentLogger,
+  TestClock,
+  uniqueName,
+  waitFor,
+} from '@lingua/testing';
 import { type IdentityConfig, loadServiceConfig } from '../src/config';
 import { defineIdentityService } from '../src/start';
 
@@ -143,7 +152,9 @@ export const ipHeader = () => ({
   'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
 });
 
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** What the gateway forwards to identity for a bearer token (see forwardedByGateway). */
+export const bearer = (token: string) =>
+  forwardedByGateway(token, { audience: 'identity', key: devAssertionKey('identity') });
 
 /** waitFor with a timeout fit for a loaded shared machine. */
 export const eventually = <T>(assertion: () => T | Promise<T>) => waitFor(assertion, { timeoutMs: 60_000 });

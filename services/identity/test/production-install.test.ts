@@ -3,6 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  ASSERTION_AUDIENCES,
+  ASSERTION_HEADER,
+  type AccessClaims,
+  type AssertionAudience,
+  createAssertionSigner,
+} from '@lingua/auth';
 import { freePort, isolatedServiceEnv, uniqueName, waitFor } from '@lingua/testing';
 import { newUser } from './harness';
 
@@ -31,6 +38,19 @@ const hasBwrap = (() => {
 })();
 
 let app: string; // the image's /app, built here, mounted read-only
+/** identity's key for the gateway's internal assertions (required in production); signed here as the gateway would. */
+const ASSERTION_KEY = randomBytes(32).toString('hex');
+const gateway = createAssertionSigner(
+  Object.fromEntries(ASSERTION_AUDIENCES.map((aud) => [aud, ASSERTION_KEY])) as Record<
+    AssertionAudience,
+    string
+  >,
+);
+/** What the gateway forwards to identity with a client's access token. */
+function forwarded(token: string): Record<string, string> {
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as AccessClaims;
+  return { authorization: `Bearer ${token}`, [ASSERTION_HEADER]: gateway.sign('identity', claims) };
+}
 const replicas: ChildProcess[] = [];
 
 /** What the image's prod-deps and build stages produce (deploy/docker/Dockerfile), in `dir`. */
@@ -132,6 +152,10 @@ describeIfBwrap('identity from its production install, app directory read-only',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       JWT_SECRET: randomBytes(32).toString('hex'),
+      IDENTITY_ASSERTION_KEY: ASSERTION_KEY,
+      // production refuses the development defaults of these
+      IDENTITY_PUBLIC_BASE_URL: 'https://app.lingua.example',
+      GOOGLE_AUDIENCES: 'lingua-test.apps.googleusercontent.com',
       EMAIL_LINK_KEY: randomBytes(32).toString('base64'),
       IDENTITY_BCRYPT_COST: '4',
       IDENTITY_GRPC_PORT: '0',
@@ -184,7 +208,7 @@ describeIfBwrap('identity from its production install, app directory read-only',
     form.append('avatar', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'me.png');
     const uploaded = await fetch(`${a}/api/users/profile`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${token}` },
+      headers: forwarded(token),
       body: form,
     });
     expect(uploaded.status).toBe(200);

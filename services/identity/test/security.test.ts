@@ -1,5 +1,3 @@
-import { createHmac, generateKeyPairSync, sign as rsaSign } from 'node:crypto';
-import { DEV_JWT_SECRET } from '@lingua/bootstrap';
 import { eventually, bearer, type Harness, ipHeader, newUser, openMail, startIdentity } from './harness';
 
 // generous: the machine is shared and under load; nothing here depends on speed
@@ -16,56 +14,14 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
-const hs256 = (header: unknown, payload: unknown, secret: string | Buffer) => {
-  const input = `${b64(header)}.${b64(payload)}`;
-  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
-};
 const profileWith = (token: string) => h.request('GET', '/api/users/profile', { headers: bearer(token) });
 
-describe('access token attacks (Group C envelope: AUTH001 invalid, AUTH002 expired)', () => {
-  it('When the token is valid, Then the profile answers 200 (the baseline the attacks change)', async () => {
+// Forged, tampered and wrongly signed client tokens are refused at the gateway, where client tokens
+// are verified (gateway/test/edge-auth.test.ts, "access token attacks at the edge"); identity sees the
+// caller only as the gateway's assertion (test/platform/internal-assertions.test.ts).
+describe('token lifetime as identity sees it (Group C envelope: AUTH002 expired)', () => {
+  it('When the token is valid, Then the profile answers 200', async () => {
     expect((await profileWith(accessToken)).status).toBe(200);
-  });
-
-  it('When alg is none, Then 401 AUTH001', async () => {
-    const token = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsOf(accessToken))}.`;
-    const res = await profileWith(token);
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('AUTH001');
-  });
-
-  it('When the token is RS256-signed, or HS256-signed with the RSA public key as secret, Then 401 AUTH001', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(claimsOf(accessToken))}`;
-    const rs = `${input}.${rsaSign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
-    expect((await profileWith(rs)).body.error.code).toBe('AUTH001');
-    const pem = publicKey.export({ type: 'spki', format: 'pem' });
-    const confused = hs256({ alg: 'HS256', typ: 'JWT' }, claimsOf(accessToken), pem);
-    const res = await profileWith(confused);
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('AUTH001');
-  });
-
-  it('When the payload is tampered with (role admin), Then 401 AUTH001', async () => {
-    const [header, , signature] = accessToken.split('.');
-    const tampered = `${header}.${b64({ ...claimsOf(accessToken), role: 'admin' })}.${signature}`;
-    const res = await profileWith(tampered);
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('AUTH001');
-  });
-
-  it('When the token is signed with another secret, Then 401 AUTH001', async () => {
-    const forged = hs256(
-      { alg: 'HS256', typ: 'JWT' },
-      claimsOf(accessToken),
-      `${DEV_JWT_SECRET}-but-not-ours`,
-    );
-    expect((await profileWith(forged)).body.error.code).toBe('AUTH001');
-    // the same construction with the real secret is accepted: the test can tell the difference
-    const genuine = hs256({ alg: 'HS256', typ: 'JWT' }, claimsOf(accessToken), DEV_JWT_SECRET);
-    expect((await profileWith(genuine)).status).toBe(200);
   });
 
   it('When an hour passes, Then the token has expired: 401 AUTH002 (Group A: TOKEN_EXPIRED)', async () => {
@@ -82,13 +38,8 @@ describe('access token attacks (Group C envelope: AUTH001 invalid, AUTH002 expir
     expect((await profileWith(refreshed.body.data.accessToken)).status).toBe(200);
   });
 
-  it('When no token or a malformed header is sent, Then 401', async () => {
+  it('When no token is sent, Then 401', async () => {
     expect((await h.request('GET', '/api/users/profile')).status).toBe(401);
-    const malformed = await h.request('GET', '/api/users/profile', {
-      headers: { authorization: 'Token abc' },
-    });
-    expect(malformed.status).toBe(401);
-    expect(malformed.body.error.code).toBe('AUTH001');
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type RunningWebhookWorker,
   startWebhookWorker,
 } from './entry-points/workers/webhook-delivery.worker';
+import { notificationsIndexes } from './data-access/indexes';
 
 export interface NotificationsOptions {
   /** Tests move time instead of waiting hours for retries. */
@@ -79,6 +80,7 @@ export function defineNotificationsService(
     worker ? worker.sendFirst(delivery, endpoint) : Promise.resolve('queue');
   return {
     config,
+    indexes: (c) => notificationsIndexes(c),
     useRedis: true,
     http: (app, deps) => {
       const f = featuresOf(deps);

@@ -181,10 +181,15 @@ describe('in-app notifications', () => {
     expect(missing.status).toBe(401);
     expect(missing.body).toMatchObject({ success: false, error: { code: 'AUTH003' } });
     const invalid = await call(service, 'GET', '/api/notifications', {
-      headers: { authorization: 'Bearer nope' },
+      headers: { 'x-lingua-assertion': 'v1.nope.nope' },
     });
     expect(invalid.status).toBe(401);
     expect(invalid.body.error.code).toBe('AUTH001');
+    const direct = await call(service, 'GET', '/api/notifications', {
+      headers: { authorization: `Bearer ${tokenFor(service).token}` },
+    });
+    expect(direct.status).toBe(401);
+    expect(direct.body.error.code).toBe('AUTH003');
 
     const user = tokenFor(service);
     const { createTokenBlacklist } = await import('@lingua/auth');

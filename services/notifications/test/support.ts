@@ -4,7 +4,7 @@ import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { connectMongo } from '@lingua/mongo';
 import { type EventData, type EventName, makeEvent } from '@lingua/contracts';
-import { httpCall, isolatedServiceEnv, signTestToken, waitFor as waitForBase } from '@lingua/testing';
+import { httpCall, isolatedServiceEnv, signTestCaller, waitFor as waitForBase } from '@lingua/testing';
 import { loadServiceConfig } from '../src/config';
 import { defineNotificationsService, type NotificationsOptions } from '../src/start';
 
@@ -46,9 +46,9 @@ export async function stopAndDrop(service: RunningService | undefined) {
   await handle.close();
 }
 
-/** A bearer token for a (new) user of the given role. */
+/** A caller through the gateway (token and notifications' assertion) for a (new) user of the given role. */
 export function tokenFor(service: RunningService, user: Partial<AccessTokenInput> = {}) {
-  const signed = signTestToken(service.deps.config.jwtSecret, user);
+  const signed = signTestCaller({ audience: 'notifications', key: service.deps.config.assertionKey }, user);
   return { ...signed, auth: signed.headers };
 }
 

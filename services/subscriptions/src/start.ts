@@ -1,5 +1,5 @@
 import { periodicTask, type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
-import { authenticate, createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import { authenticate, createAssertionVerifier, createTokenBlacklist } from '@lingua/auth';
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
@@ -10,11 +10,7 @@ import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-stor
 import { googlePushAuth } from './data-access/stores/google-push-auth';
 import { googleVerifier, readServiceAccount } from './data-access/stores/google.verifier';
 import { sandboxVerifier } from './data-access/stores/sandbox.verifier';
-import {
-  ensureSubscriptionIndexes,
-  subscriptionRepository,
-  subscriptionsCollection,
-} from './data-access/subscription.repository';
+import { subscriptionRepository, subscriptionsCollection } from './data-access/subscription.repository';
 import { redisUsageCounters } from './data-access/usage.repository';
 import type { Catalogue } from './domain/catalogue';
 import { expireSubscriptions } from './domain/expire-subscriptions.use-case';
@@ -25,6 +21,7 @@ import { adminRoutes } from './entry-points/http/admin.routes';
 import { dialoguesRoutes } from './entry-points/http/dialogues.routes';
 import { storeNotificationRoutes } from './entry-points/http/store-notifications.routes';
 import { subscriptionsRoutes } from './entry-points/http/subscriptions.routes';
+import { subscriptionsIndexes } from './data-access/indexes';
 
 export interface SubscriptionsOptions {
   /** Tests move time; production uses the system clock. */
@@ -120,20 +117,18 @@ export function defineSubscriptionsService(
 
   return {
     config,
+    indexes: () => subscriptionsIndexes,
     useRedis: true,
     outboxCollections: (deps) => [
       lockedForRelay(subscriptionsCollection(deps.mongo.connection), lockFor(deps)) as never,
     ],
     http: (app, deps) => {
       const c = contextFor(deps);
-      void ensureSubscriptionIndexes(deps.mongo.connection).catch((err) =>
-        deps.logger.error({ err }, 'subscriptions: index creation failed'),
-      );
-      const tokens = createAccessTokens(config.jwtSecret, clock);
+      const assertions = createAssertionVerifier('subscriptions', config.assertionKey, { clock });
       const blacklist = createTokenBlacklist(deps.redis!.client, clock);
       const auth = {
-        optional: authenticate({ tokens, blacklist, optional: true }),
-        required: authenticate({ tokens, blacklist }),
+        optional: authenticate({ assertions, blacklist, optional: true }),
+        required: authenticate({ assertions, blacklist }),
       };
       const docs = createApiDocs('subscriptions');
       const s = config.subscriptions;

@@ -1,10 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@lingua/bootstrap';
 import { startService } from '@lingua/bootstrap';
-import { createAccessTokens } from '@lingua/auth';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
-import { httpCall, isolatedServiceEnv, silentLogger, TestClock, uniqueName, waitFor } from '@lingua/testing';
+import {
+  httpCall,
+  isolatedServiceEnv,
+  signTestCaller,
+  silentLogger,
+  TestClock,
+  uniqueName,
+  waitFor,
+} from '@lingua/testing';
 import { loadServiceConfig, type SubscriptionsConfig } from '../src/config';
 import { defineSubscriptionsService } from '../src/start';
 
@@ -46,7 +52,6 @@ export async function startSubscriptions(
     logger: silentLogger(),
     handler: async (e) => void events.push(e),
   });
-  const tokens = createAccessTokens(config.jwtSecret, clock);
 
   const request = (
     method: string,
@@ -64,20 +69,16 @@ export async function startSubscriptions(
       request('GET', path, { ...(headers && { headers }) }),
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       request('POST', path, { ...(body !== undefined && { body }), ...(headers && { headers }) }),
-    /** A signed-in user (token signed with the service's secret, as identity signs them). */
+    /** A signed-in user, as the gateway forwards one (client token and subscriptions' assertion). */
     user(role: 'user' | 'subscriber' | 'admin' = 'user'): TestUser {
-      const id = randomUUID();
-      const { token } = tokens.sign(
-        {
-          sub: id,
-          email: `${id}@example.com`,
-          username: `u${id.slice(0, 8)}`,
-          role,
-          subscription_status: 'inactive',
-        },
+      // tests move the clock by weeks
+      const caller = signTestCaller(
+        { audience: 'subscriptions', key: config.assertionKey },
+        { role },
+        clock,
         365 * 86_400,
-      ); // tests move the clock by weeks
-      return { id, token, auth: { authorization: `Bearer ${token}` } };
+      );
+      return { id: caller.sub, token: caller.token, auth: caller.headers };
     },
     eventsFor: (subscriptionId: string) =>
       events.filter((e) => (e.data as { subscriptionId?: string }).subscriptionId === subscriptionId),

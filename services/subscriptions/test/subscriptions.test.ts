@@ -235,12 +235,18 @@ describe('verify-receipt', () => {
     expect(res.body.error.details.device_id).toBeDefined();
   });
 
-  it('When the token is invalid, Then 401 even on a guest-friendly route', async () => {
-    const res = await h.post(`${BASE}/verify-receipt`, sandboxReceipt('valid'), {
-      authorization: 'Bearer nope',
+  it('When the caller is invalid, Then 401 even on a guest-friendly route', async () => {
+    const forged = await h.post(`${BASE}/verify-receipt`, sandboxReceipt('valid'), {
+      'x-lingua-assertion': 'v1.nope.nope',
     });
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('TOKEN_INVALID');
+    expect(forged.status).toBe(401);
+    expect(forged.body.error.code).toBe('TOKEN_INVALID');
+    // a client token without the gateway is no guest either
+    const direct = await h.post(`${BASE}/verify-receipt`, sandboxReceipt('valid'), {
+      authorization: `Bearer ${h.user().token}`,
+    });
+    expect(direct.status).toBe(401);
+    expect(direct.body.error.code).toBe('UNAUTHORIZED');
   });
 });
 

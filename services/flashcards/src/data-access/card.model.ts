@@ -81,14 +81,6 @@ const schema = new Schema<CardDoc>(
   { collection: CARDS_COLLECTION, versionKey: false, timestamps: false },
 );
 
-// index: the due queries (Group B due/next-review, Group C learning/due): one user's active cards by due date
-schema.index({ userId: 1, isArchived: 1, nextReviewDate: 1 });
-// index: the lists, newest first, for one user (Group B) or one set (Group C)
-schema.index({ userId: 1, isArchived: 1, createdAt: -1 });
-schema.index({ userId: 1, setId: 1, isArchived: 1, createdAt: -1 });
-// index: the case-insensitive duplicate check on create
-schema.index({ userId: 1, wordKey: 1 });
-
 export function cardModel(connection: Connection): Model<CardDoc> {
   return (connection.models.Card as Model<CardDoc> | undefined) ?? connection.model<CardDoc>('Card', schema);
 }

@@ -27,13 +27,10 @@ const tokenSchema = new Schema<OneTimeTokenDocument>(
     // The e-mail request event travels in the token's own insert (outbox). Not select:false, unlike
     // the lib's outboxFields: FerretDB rejects findAndModify with the projection that would need.
     _outbox: { type: [Object], default: undefined },
-    // index: the outbox relay's only query
-    _outboxPending: { type: Boolean, index: true },
+    _outboxPending: { type: Boolean },
   },
   { versionKey: false, collection: 'one_time_tokens' },
 );
-// index: invalidating a user's outstanding reset tokens once one was used
-tokenSchema.index({ userId: 1, kind: 1 });
 
 const tokenModel = (connection: Connection): Model<OneTimeTokenDocument> =>
   (connection.models.OneTimeToken as Model<OneTimeTokenDocument> | undefined) ??

@@ -1,4 +1,4 @@
-import type { AccessTokens, Clock, TokenBlacklist } from '@lingua/auth';
+import type { AccessTokens, AssertionVerifier, Clock, TokenBlacklist } from '@lingua/auth';
 import type { Logger } from '@lingua/logger';
 import type { IdentityFeatureConfig } from '../config';
 import type { LoginAttemptsStore } from '../data-access/login-attempts.store';
@@ -23,6 +23,8 @@ export interface IdentityDeps {
   socialIdentities: SocialIdentityRepository;
   attempts: LoginAttemptsStore;
   accessTokens: AccessTokens;
+  /** The gateway's assertions for identity: who calls (identity signs client tokens, never trusts them directly). */
+  assertions: AssertionVerifier;
   blacklist: TokenBlacklist;
   hasher: PasswordHasher;
   providers: IdentityProviders;

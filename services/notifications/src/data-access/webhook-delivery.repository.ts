@@ -16,12 +16,6 @@ const toDelivery = ({ _id, ...d }: DeliveryDoc): WebhookDelivery => ({
 export function webhookDeliveryRepository(connection: Connection): DeliveryStore {
   const col = connection.collection<DeliveryDoc>('webhook_deliveries');
   const attempts = connection.collection<AttemptDoc>('webhook_attempts');
-  // the worker's candidates: due pending attempts, oldest first
-  void col.createIndex({ status: 1, nextAttemptAt: 1 }).catch(() => undefined);
-  // an endpoint's deliveries, newest first
-  void col.createIndex({ endpointId: 1, createdAt: -1 }).catch(() => undefined);
-  // a delivery's attempt log
-  void attempts.createIndex({ deliveryId: 1, at: -1 }).catch(() => undefined);
   // inserts of concurrent events go to the database together (one statement per batch)
   const deliveryInserts = batchedInserts(col);
   const attemptInserts = batchedInserts(attempts);

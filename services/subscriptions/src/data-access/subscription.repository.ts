@@ -18,19 +18,6 @@ export const SUBSCRIPTIONS_COLLECTION = 'subscriptions';
 export const subscriptionsCollection = (connection: Connection) =>
   connection.collection<SubscriptionDoc>(SUBSCRIPTIONS_COLLECTION);
 
-export async function ensureSubscriptionIndexes(connection: Connection): Promise<void> {
-  const col = subscriptionsCollection(connection);
-  // one purchase (store + original transaction) is one subscription, whoever sends it and how often
-  await col.createIndex({ storeKey: 1 }, { unique: true, name: 'storeKey_unique' });
-  // the owner's current subscription and history
-  await col.createIndex({ userId: 1, expiresAt: -1 }, { name: 'user_expiry' });
-  await col.createIndex({ deviceId: 1, expiresAt: -1 }, { name: 'device_expiry' });
-  // the expiry sweep
-  await col.createIndex({ status: 1, expiresAt: 1 }, { name: 'status_expiry' });
-  // the outbox relay's query
-  await col.createIndex({ _outboxPending: 1 }, { name: 'outbox_pending' });
-}
-
 const PROJECTION = { _outbox: 0, _outboxPending: 0 } as const;
 
 function toSubscription(doc: SubscriptionDoc): Subscription {

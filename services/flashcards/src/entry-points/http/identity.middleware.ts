@@ -1,21 +1,21 @@
 import type { RequestHandler, Response } from 'express';
-import { type AccessTokens, authenticate, type TokenBlacklist } from '@lingua/auth';
+import { type AssertionVerifier, authenticate, type TokenBlacklist } from '@lingua/auth';
 import { AppError } from '@lingua/errors';
 
 const USER_ID = 'flashcardsUserId';
 
 /**
- * Who is calling. The token's `sub` is the user id (our access tokens carry the spec's claims plus jti,
+ * Who is calling: the gateway's assertion (@lingua/auth). The token's `sub` is the user id (our access tokens carry the spec's claims plus jti,
  * so the name-identifier alternative never occurs). Anonymous callers are the dev user only where the
  * route allows it and dev mode is on.
  */
 export function identityMiddleware(options: {
-  tokens: AccessTokens;
+  assertions: AssertionVerifier;
   blacklist: TokenBlacklist | undefined;
   devUserId: string | undefined;
 }) {
   const verify = authenticate({
-    tokens: options.tokens,
+    assertions: options.assertions,
     ...(options.blacklist && { blacklist: options.blacklist }),
     optional: true,
   });

@@ -11,8 +11,8 @@ import { usersRoutes } from './users.routes';
 /** Every HTTP route of identity, and its OpenAPI fragment at /internal/openapi.json. */
 export function registerIdentityHttp(app: Express, deps: IdentityDeps, logger: Logger): void {
   const docs = createApiDocs('identity');
-  // Services verify tokens themselves, blacklist included, even behind the gateway.
-  const authenticated = authenticate({ tokens: deps.accessTokens, blacklist: deps.blacklist });
+  // The caller is the gateway's assertion for identity; the blacklist is checked here too.
+  const authenticated = authenticate({ assertions: deps.assertions, blacklist: deps.blacklist });
   app.use(['/api/v1/auth', '/api/auth'], cookieParser());
   app.use(authV1Routes(deps, authenticated, docs));
   app.use(authCatalogueRoutes(deps, authenticated, docs, logger));

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { authenticate, type Clock, createAccessTokens, createTokenBlacklist } from '@lingua/auth';
+import { authenticate, type Clock, createAssertionVerifier, createTokenBlacklist } from '@lingua/auth';
 import type { ServiceDeps } from '@lingua/bootstrap';
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { NotificationsConfig } from '../../config';
@@ -8,15 +8,15 @@ import type { WebhookDeps } from '../../domain/manage-webhooks.use-case';
 import { notificationsRoutes } from './notifications.routes';
 import { webhooksRoutes } from './webhooks.routes';
 
-/** Every route of the service, each verifying the bearer token itself (with the Redis blacklist). */
+/** Every route of the service; the caller is the gateway's assertion for notifications (and the Redis blacklist). */
 export function registerHttp(
   app: Express,
   deps: ServiceDeps<NotificationsConfig>,
   features: { notifications: NotificationStore; webhooks: WebhookDeps; clock: Clock },
 ) {
-  // token expiry is checked on real time: the injected clock moves webhook schedules in tests, not tokens
+  // expiry is checked on real time: the injected clock moves webhook schedules in tests, not tokens
   const auth = authenticate({
-    tokens: createAccessTokens(deps.config.jwtSecret),
+    assertions: createAssertionVerifier('notifications', deps.config.assertionKey),
     blacklist: createTokenBlacklist(deps.redis!.client),
   });
   const docs = createApiDocs('notifications');
