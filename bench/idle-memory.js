@@ -13,6 +13,7 @@ const { freePort } = require('./support');
 const ROOT = path.resolve(__dirname, '..');
 const tag = `bench_idle_${Date.now().toString(36)}`;
 const MiB = 1024 * 1024;
+const ASSERTION_KEY = crypto.randomBytes(32).toString('hex');
 const rssOf = (pid) =>
   Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -29,6 +30,17 @@ async function idleRss(name, dir, portEnv) {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       JWT_SECRET: crypto.randomBytes(32).toString('hex'),
+      // what production requires: assertion keys (the gateway holds all five), non-development settings
+      ...Object.fromEntries(
+        ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS'].map((s) => [
+          `${s}_ASSERTION_KEY`,
+          ASSERTION_KEY,
+        ]),
+      ),
+      IDENTITY_PUBLIC_BASE_URL: 'https://app.lingua.example',
+      GOOGLE_AUDIENCES: 'lingua-bench.apps.googleusercontent.com',
+      SMTP_HOST: 'smtp.lingua.example',
+      MAIL_FROM: 'Lingua <no-reply@lingua.example>',
       EMAIL_LINK_KEY: crypto.randomBytes(32).toString('base64'),
       [portEnv]: String(port),
       [`${SVC}_GRPC_PORT`]: '0',

@@ -39,6 +39,25 @@ const IMPORT_TARGET_BYTES = 48 * 1024 * 1024;
 const MiB = 1024 * 1024;
 const tag = `bench_upmem_${Date.now().toString(36)}`;
 const JWT_SECRET = crypto.randomBytes(32).toString('hex');
+// what production requires beyond the secrets: one assertion key per service (the gateway's internal
+// assertions; here one key for all), and non-development public settings
+const ASSERTION_KEY = crypto.randomBytes(32).toString('hex');
+const AUDIENCES = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications'];
+const PRODUCTION_ENV = {
+  ...Object.fromEntries(AUDIENCES.map((aud) => [`${aud.toUpperCase()}_ASSERTION_KEY`, ASSERTION_KEY])),
+  IDENTITY_PUBLIC_BASE_URL: 'https://app.lingua.example',
+  GOOGLE_AUDIENCES: 'lingua-bench.apps.googleusercontent.com',
+};
+/**
+ * What the gateway forwards with a client's token: the bearer token (read by builds before the
+ * internal assertions) and the service's assertion (read by builds after them).
+ */
+function forwarded(audience, token) {
+  const { createAssertionSigner } = require(path.join(ROOT, 'libs', 'auth', 'dist'));
+  const signer = createAssertionSigner(Object.fromEntries(AUDIENCES.map((aud) => [aud, ASSERTION_KEY])));
+  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  return { authorization: `Bearer ${token}`, 'x-lingua-assertion': signer.sign(audience, claims) };
+}
 
 const LIMIT_MIB = Number(process.env.BENCH_MEMORY_LIMIT_MIB ?? 512);
 
@@ -105,6 +124,7 @@ async function startService(root, service, n, extraEnv = {}) {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     JWT_SECRET,
+    ...PRODUCTION_ENV,
     EMAIL_LINK_KEY: crypto.randomBytes(32).toString('base64'),
     IDENTITY_BCRYPT_COST: '4',
     [`${SVC}_HTTP_PORT`]: String(port),
@@ -212,7 +232,7 @@ async function avatarScenario(root, n) {
       form.append('avatar', new Blob([image], { type: 'image/png' }), 'me.png');
       const res = await fetch(`${svc.url}/api/users/profile`, {
         method: 'PUT',
-        headers: { authorization: `Bearer ${token}` },
+        headers: forwarded('identity', token),
         body: form,
       });
       await res.arrayBuffer();
@@ -263,7 +283,7 @@ async function importScenario(root, n, files) {
     form.append('file', new Blob([file], { type: 'text/csv' }), 'cards.csv');
     const res = await fetch(`${svc.url}/api/import/cards`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+      headers: forwarded('flashcards', token),
       body: form,
       signal: AbortSignal.timeout(300_000),
     });
