@@ -23,3 +23,4 @@ export {
 export type { DeadlineOptions } from './deadline';
 export { adaptiveShedder, createLoadShedder, sheddingListener, answerShed, priorityOf } from './load-shedder';
 export type { LoadShedder, LoadShedderOptions, Priority } from './load-shedder';
+export { ignoreClientGone } from './stream-out';

@@ -3,5 +3,7 @@ export type { MongoHandle } from './connect';
 export { isDuplicateKeyError, mapDuplicateKeyError } from './duplicate-key';
 export { findPage } from './find-page';
 export type { PageOptions } from './find-page';
+export { fileBucket, fileBucketIndexes } from './gridfs';
+export type { FileBucket } from './gridfs';
 export { buildIndexes, ensureIndexes, indexLabel, indexName } from './indexes';
 export type { IndexBuild, IndexFailure, IndexSpec } from './indexes';

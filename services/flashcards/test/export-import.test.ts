@@ -498,6 +498,32 @@ describe('POST /api/import/cards', () => {
     expect(await activeCards(sub)).toEqual([]);
   });
 
+  it('When a file holds more than 10 000 rows, Then it is refused (400) as the row after the limit arrives, nothing imported', async () => {
+    const { sub, auth } = tokenFor(service, clock);
+    const rows = Array.from({ length: 10_001 }, (_, i) => `w${i},t${i}`);
+    const res = await upload(auth, { content: ['word,translation', ...rows].join('\n'), name: 'many.csv' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'VAL002', details: { maxRows: 10_000 } });
+    expect(await activeCards(sub)).toEqual([]);
+  });
+
+  it('When the format field comes after the file and differs from how it was read, Then 400 (send it first)', async () => {
+    const { auth } = tokenFor(service, clock);
+    const form = new FormData();
+    form.append('file', new Blob(['word,translation\na,b']), 'a.csv');
+    form.append('format', 'json');
+    const res = await fetch(`${service.httpUrl}/api/import/cards`, {
+      method: 'POST',
+      headers: auth,
+      body: form,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({
+      code: 'VAL001',
+      details: { format: [expect.any(String)] },
+    });
+  });
+
   it('When the file comes in a field other than "file", Then 400', async () => {
     const { auth } = tokenFor(service, clock);
     const form = new FormData();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { zstdCompressSync } from 'node:zlib';
-import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, zipSync } from 'fflate';
 import { readApkg } from '../src/domain/portability/apkg.reader';
 import { fieldChecksum, writeApkg } from '../src/domain/portability/apkg.writer';
 import { LINGUA_MODEL_FIELDS } from '../src/domain/portability/anki-schema';
@@ -199,6 +199,32 @@ describe('Anki package import', () => {
     ['a zip whose anki21b is not zstd', zipSync({ 'collection.anki21b': strToU8('garbage'.repeat(100)) })],
   ])('When the file is %s, Then it is rejected as malformed', async (_name, bytes) => {
     await expect(readApkg(bytes, { maxCollectionBytes: MAX })).rejects.toBeInstanceOf(MalformedFileError);
+  });
+
+  it('When a package made by a streaming zipper (sizes only after the data) is too large unzipped, Then inflating stops at the limit', async () => {
+    const streamed = (name: string, data: Uint8Array) => {
+      const parts: Uint8Array[] = [];
+      const zip = new Zip((err, chunk) => {
+        if (err) throw err;
+        parts.push(chunk);
+      });
+      const entry = new ZipDeflate(name);
+      zip.add(entry);
+      entry.push(data, true);
+      zip.end();
+      return parts;
+    };
+    async function* arriving(parts: Uint8Array[]) {
+      yield* parts;
+    }
+    const bomb = streamed('collection.anki2', new Uint8Array(5 * 1024 * 1024));
+    await expect(readApkg(arriving(bomb), { maxCollectionBytes: 1024 * 1024 })).rejects.toThrow('too large');
+    // the same kind of package within the limit is read
+    const files = unzipSync(await writeApkg([{ card: cards[1]! }], { deckName: 'D', now }));
+    const rows = await readApkg(arriving(streamed('collection.anki2', files['collection.anki2']!)), {
+      maxCollectionBytes: MAX,
+    });
+    expect(rows.map((r) => r.data.word)).toEqual(['Straße']);
   });
 
   it('When the collection inflates beyond the limit (zip bomb), Then it is rejected before inflating', async () => {

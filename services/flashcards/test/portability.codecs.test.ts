@@ -1,7 +1,18 @@
-import { decodeCsv, encodeCsv } from '../src/domain/portability/csv.codec';
-import { decodeJson, encodeJson } from '../src/domain/portability/json.codec';
+import { decodeCsv, decodeCsvStream, encodeCsv } from '../src/domain/portability/csv.codec';
+import {
+  decodeJson,
+  decodeJsonStream,
+  encodeJson,
+  MAX_JSON_ROW_CHARS,
+} from '../src/domain/portability/json.codec';
 import { planImport } from '../src/domain/portability/import-plan';
-import { MalformedFileError, type PortableCard, validateRows } from '../src/domain/portability/portable-card';
+import {
+  MalformedFileError,
+  type PortableCard,
+  type RawRow,
+  validateRows,
+} from '../src/domain/portability/portable-card';
+import { utf8Text } from '../src/domain/portability/utf8-text';
 
 const card = (word: string, extra: Partial<PortableCard> = {}): PortableCard => ({
   word,
@@ -149,5 +160,74 @@ describe('Import plan (duplicate strategies)', () => {
     const plan = planImport(rows, existing, 'create');
     expect(plan.create).toHaveLength(3);
     expect(plan.skipped).toEqual([]);
+  });
+});
+
+describe('Streaming decoders (text arriving in pieces)', () => {
+  const collect = async (rows: AsyncIterable<RawRow>) => {
+    const out: RawRow[] = [];
+    for await (const row of rows) out.push(row);
+    return out;
+  };
+  // split between characters (code points), as utf8Text yields them
+  async function* pieces(text: string, size: number) {
+    const chars = Array.from(text);
+    for (let i = 0; i < chars.length; i += size) yield chars.slice(i, i + size).join('');
+  }
+  const json = `\uFEFF{ "version": 1, "set": {"name": "a [b], {c}"}, "count": 3,
+    "cards": [ {"word": "q\\"uote]", "translation": "}{", "tags": ["x", "y"]} , 5, "s",
+      {"word": "日本語", "translation": "\\u00e9"} ] , "cards_after": [1] }`;
+
+  it('When JSON arrives split at any position, Then the rows are those decodeJson reads from the whole text', async () => {
+    const whole = decodeJson(json);
+    expect(whole).toHaveLength(4);
+    for (const size of [1, 2, 3, 7, 64])
+      expect(await collect(decodeJsonStream(pieces(json, size)))).toEqual(whole);
+  });
+
+  it.each([
+    ['not JSON', '{"cards": ['],
+    ['trailing garbage', '[{"word":"a","translation":"b"}] x'],
+    ['a broken element', '[{"word":"a",}]'],
+    ['two values glued by removed space', '{"cards": [], "v": tru e}'],
+    ['an object without cards', '{"word":"a"}'],
+    ['cards that are not an array', '{"cards": {"word":"a"}}'],
+    ['two cards arrays', '{"cards": [], "cards": []}'],
+  ])('When streamed JSON is %s, Then it is malformed', async (_n, text) => {
+    await expect(collect(decodeJsonStream(pieces(text, 3)))).rejects.toBeInstanceOf(MalformedFileError);
+  });
+
+  it('When one JSON element is larger than a card could be, Then the file is refused without holding it', async () => {
+    const huge = `[{"word":"a","translation":"${'x'.repeat(MAX_JSON_ROW_CHARS)}"}]`;
+    await expect(collect(decodeJsonStream(pieces(huge, 64 * 1024)))).rejects.toThrow(/larger than/);
+  });
+
+  it('When CSV arrives split at any position, Then the rows are those decodeCsv reads from the whole text', async () => {
+    const csv = encodeCsv(tricky);
+    const whole = decodeCsv(csv);
+    for (const size of [1, 5, 13, 4096])
+      expect(await collect(decodeCsvStream(pieces(csv, size)))).toEqual(whole);
+    await expect(
+      collect(decodeCsvStream(pieces('word,translation\nok,1\n"broken,2\n', 4))),
+    ).rejects.toBeInstanceOf(MalformedFileError);
+    await expect(collect(decodeCsvStream(pieces('  \n', 1)))).rejects.toThrow('empty');
+    await expect(collect(decodeCsvStream(pieces('a;b\n1;2\n', 2)))).rejects.toThrow('word and translation');
+  });
+
+  it('When bytes are split inside a UTF-8 character, Then it is decoded whole; invalid UTF-8 is malformed', async () => {
+    const bytes = Buffer.from('word,translation\nÄpfel,🍎\n');
+    async function* oneByteAtATime() {
+      for (const b of bytes) yield Uint8Array.of(b);
+    }
+    expect((await collect(decodeCsvStream(utf8Text(oneByteAtATime()))))[0]!.data).toEqual({
+      word: 'Äpfel',
+      translation: '🍎',
+    });
+    async function* invalid() {
+      yield Buffer.from([0x77, 0xff, 0xfe]);
+    }
+    await expect(collect(utf8Text(invalid()) as AsyncIterable<never>)).rejects.toBeInstanceOf(
+      MalformedFileError,
+    );
   });
 });

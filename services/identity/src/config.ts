@@ -40,7 +40,6 @@ export const identityFeatureEnv = z.object({
   IDENTITY_REQUIRE_EMAIL_VERIFICATION: env.bool(false),
   /** Secure flag of the refresh and CSRF cookies (false only for plain-HTTP local runs). */
   IDENTITY_COOKIE_SECURE: env.bool(true),
-  IDENTITY_AVATAR_DIR: env.string('.data/avatars'),
   /**
    * Replaced refresh-token hashes and issued access tokens a sign-in keeps (newest first): reuse of
    * one of these replaced tokens revokes the sign-in and blacklists those access tokens. An older

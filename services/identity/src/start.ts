@@ -7,7 +7,7 @@ import {
 } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { IdentityConfig } from './config';
-import { localDiskAvatarStorage } from './data-access/avatar-storage';
+import { gridFsAvatarStore } from './data-access/avatar.gridfs-store';
 import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
 import { grpcCardStats } from './data-access/card-stats.client';
 import { joseIdentityProviders } from './data-access/identity-providers';
@@ -57,7 +57,7 @@ function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: P
       },
       clock,
     ),
-    avatars: localDiskAvatarStorage(f.IDENTITY_AVATAR_DIR),
+    avatars: gridFsAvatarStore(connection),
     cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS),
     apple: apple && appleTokenClient(apple, clock),
     kickOutbox: () => deps.outbox.kick(),

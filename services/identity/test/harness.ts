@@ -1,8 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { devAssertionKey } from '@lingua/auth';
 import type { RunningService } from '@lingua/bootstrap';
@@ -89,12 +86,10 @@ export interface Reply {
 export async function startIdentity(env: Record<string, string> = {}): Promise<Harness> {
   const clock = new TestClock(new Date());
   const jwks = await startJwksServer();
-  const avatarDir = mkdtempSync(path.join(tmpdir(), 'identity-avatars-'));
   const config = loadServiceConfig(
     isolatedServiceEnv({
       IDENTITY_BCRYPT_COST: '4',
       IDENTITY_COOKIE_SECURE: 'false',
-      IDENTITY_AVATAR_DIR: avatarDir,
       APPLE_JWKS_URL: jwks.url,
       APPLE_AUDIENCES: APPLE_AUD,
       GOOGLE_JWKS_URL: jwks.url,
@@ -137,7 +132,6 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<H
       await service.stop();
       await service.deps.mongo.connection.dropDatabase().catch(() => undefined);
       await jwks.close();
-      rmSync(avatarDir, { recursive: true, force: true });
     },
   };
 }

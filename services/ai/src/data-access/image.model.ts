@@ -8,7 +8,8 @@ export interface ImageDocument {
   contentType: string;
   width: number;
   height: number;
-  data: Buffer;
+  /** Only on images stored before the bytes moved to GridFS (bucket `images`, same id). */
+  data?: Buffer;
   createdAt: Date;
 }
 
@@ -21,7 +22,7 @@ const imageSchema = new Schema<ImageDocument>(
     contentType: { type: String, required: true },
     width: { type: Number, required: true },
     height: { type: Number, required: true },
-    data: { type: Buffer, required: true },
+    data: { type: Buffer, required: false },
     createdAt: { type: Date, required: true },
   },
   { versionKey: false, collection: 'images' },

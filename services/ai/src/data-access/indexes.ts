@@ -1,4 +1,5 @@
-import type { IndexSpec } from '@lingua/mongo';
+import { fileBucketIndexes, type IndexSpec } from '@lingua/mongo';
+import { IMAGE_BUCKET } from './image.repository';
 
 /**
  * Every index of the ai database, in one place: built and awaited at start (startService); one that
@@ -7,4 +8,6 @@ import type { IndexSpec } from '@lingua/mongo';
 export const aiIndexes: IndexSpec[] = [
   // a user's images, newest first (listing and clean-up by owner)
   { collection: 'images', key: { userId: 1, createdAt: -1 } },
+  // the images' bytes (GridFS)
+  ...fileBucketIndexes(IMAGE_BUCKET),
 ];

@@ -1,8 +1,8 @@
 import type { Clock } from '@lingua/auth';
 import type { AnalysisCache } from '../data-access/analysis-cache';
 import type { EntitlementsSource } from '../data-access/entitlements.client';
-import type { ImageRepository } from '../data-access/image.repository';
 import type { QuotaStore } from '../data-access/quota.store';
+import type { ImageStore } from './image-store';
 import type { AiProvider } from './providers/ai-provider';
 
 export interface AiLimits {
@@ -18,7 +18,7 @@ export interface AiDeps {
   quotas: QuotaStore;
   entitlements: EntitlementsSource;
   cache: AnalysisCache;
-  images: ImageRepository;
+  images: ImageStore;
   clock: Clock;
   limits: AiLimits;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '@lingua/errors';
-import type { StoredImage } from '../data-access/image.repository';
+import type { StoredImage } from './image-store';
 import type { AiDeps } from './ai-deps';
 import { UNLIMITED } from './ai-deps';
 import { nextUtcMidnight, quotaExceeded, utcDay } from './quota-window';
@@ -52,17 +52,19 @@ export async function createImage(userId: string, input: CreateImageInput, deps:
       throw new AppError('AI_PROVIDER_ERROR', 'The provider returned an unusable image', {
         details: { bytes: rendered.data.length },
       });
-    const stored = await deps.images.save({
-      id: randomUUID(),
-      userId,
-      description: input.description,
-      provider: deps.provider.name,
-      contentType: rendered.contentType,
-      width: rendered.width,
-      height: rendered.height,
-      data: rendered.data,
-      createdAt: now,
-    });
+    const stored = await deps.images.save(
+      {
+        id: randomUUID(),
+        userId,
+        description: input.description,
+        provider: deps.provider.name,
+        contentType: rendered.contentType,
+        width: rendered.width,
+        height: rendered.height,
+        createdAt: now,
+      },
+      rendered.data,
+    );
     return view(stored);
   } catch (err) {
     await deps.quotas.releaseDaily('image', userId, day);
@@ -70,9 +72,9 @@ export async function createImage(userId: string, input: CreateImageInput, deps:
   }
 }
 
-/** The stored image with its bytes; 404 when there is none. */
+/** The stored image with a stream of its bytes; 404 when there is none. */
 export async function getImage(id: string, deps: AiDeps) {
-  const image = await deps.images.findWithData(id);
+  const image = await deps.images.open(id);
   if (!image) throw new AppError('NOT_FOUND', 'Image not found');
   return image;
 }

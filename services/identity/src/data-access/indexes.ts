@@ -1,4 +1,5 @@
-import type { IndexSpec } from '@lingua/mongo';
+import { fileBucketIndexes, type IndexSpec } from '@lingua/mongo';
+import { AVATAR_BUCKET } from './avatar.gridfs-store';
 
 /**
  * Every index of the identity database, in one place: built and awaited at start (startService);
@@ -20,4 +21,6 @@ export const identityIndexes: IndexSpec[] = [
   { collection: 'social_identities', key: { userId: 1 } },
   // invalidating a user's outstanding reset tokens once one was used
   { collection: 'one_time_tokens', key: { userId: 1, kind: 1 } },
+  // the avatars (GridFS)
+  ...fileBucketIndexes(AVATAR_BUCKET),
 ];

@@ -1,5 +1,5 @@
 import { emailField, languageField, passwordField, usernameField } from './credential-rules';
-import { avatarLimitFor, sniffImageType } from './profile.use-case';
+import { avatarLimitFor, sniffImageType } from './upload-avatar.use-case';
 import { safeEqual } from './secrets';
 import { generateUsername } from './social-sign-in.use-case';
 

@@ -6,9 +6,9 @@ import type { OneTimeTokenRepository } from '../data-access/one-time-token.repos
 import type { RefreshFamilyRepository } from '../data-access/refresh-family.repository';
 import type { SocialIdentityRepository } from '../data-access/social-identity.repository';
 import type { UserRepository } from '../data-access/user.repository';
-import type { AvatarStorage } from '../data-access/avatar-storage';
 import type { IdentityProviders } from '../data-access/identity-providers';
 import type { AppleTokens } from '../data-access/apple-tokens.client';
+import type { AvatarStore } from './avatar-store';
 import type { PasswordHasher } from './password-hasher';
 import type { CardStatsSource } from './profile.use-case';
 
@@ -28,7 +28,7 @@ export interface IdentityDeps {
   blacklist: TokenBlacklist;
   hasher: PasswordHasher;
   providers: IdentityProviders;
-  avatars: AvatarStorage;
+  avatars: AvatarStore;
   cardStats: CardStatsSource;
   /** Apple's token endpoints; absent when no Sign in with Apple key is configured. */
   apple?: AppleTokens | undefined;

@@ -1,3 +1,5 @@
+import { pipeline } from 'node:stream/promises';
+import { ignoreClientGone } from '@lingua/http';
 import { type RequestHandler, Router } from 'express';
 import { currentUser } from '@lingua/auth';
 import { parseInput } from '@lingua/errors';
@@ -149,7 +151,9 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
       // images never change; private: only the signed-in app should keep them
       .set('Cache-Control', 'private, max-age=31536000, immutable')
       .set('X-Content-Type-Options', 'nosniff')
-      .send(image.data);
+      .set('Content-Length', String(image.length));
+    // streamed from GridFS, a few chunks at a time, whichever replica stored it
+    await pipeline(image.content, res).catch(ignoreClientGone);
   });
   docs.route({
     method: 'get',

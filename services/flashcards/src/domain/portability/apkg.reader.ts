@@ -1,4 +1,4 @@
-import { unzipSync } from 'fflate';
+import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import { decompress as zstdDecompress } from 'fzstd';
 import type { Database } from 'sql.js';
 import { htmlToText } from './html-text';
@@ -38,8 +38,14 @@ const FIELD_ALIASES: Record<string, string> = {
  * types in the `notetypes`/`fields` tables). Fields map by name (Word/Front, Translation/Back…);
  * otherwise the first two fields are word and translation.
  */
-export async function readApkg(bytes: Uint8Array, options: ApkgReadOptions): Promise<RawRow[]> {
-  const collection = extractCollection(bytes, options.maxCollectionBytes);
+export async function readApkg(
+  file: Uint8Array | AsyncIterable<Uint8Array>,
+  options: ApkgReadOptions,
+): Promise<RawRow[]> {
+  const collection = await extractCollection(
+    file instanceof Uint8Array ? [file] : file,
+    options.maxCollectionBytes,
+  );
   const SQL = await sqlJs();
   let db: Database;
   try {
@@ -63,21 +69,63 @@ export async function readApkg(bytes: Uint8Array, options: ApkgReadOptions): Pro
   }
 }
 
-function extractCollection(bytes: Uint8Array, maxBytes: number): Uint8Array {
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes, {
-      filter: (file) => {
-        if (!(COLLECTION_FILES as readonly string[]).includes(file.name)) return false;
-        // the zip directory's declared size bounds the output (fflate never inflates past it)
-        if (file.originalSize > maxBytes) throw new MalformedFileError('The Anki collection is too large');
-        return true;
-      },
-    });
-  } catch (err) {
+/**
+ * The collection file of the package, unzipped while the package arrives (fflate's streaming Unzip):
+ * only the collection entries are inflated and kept, the package itself never is. Inflated bytes are
+ * counted against `maxBytes` as they come, so a zip bomb stops at the limit whatever its headers say.
+ */
+async function extractCollection(
+  content: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const files: Record<string, Uint8Array> = {};
+  let failure: unknown;
+  let inflated = 0;
+  const unzip = new Unzip((entry) => {
+    if (!(COLLECTION_FILES as readonly string[]).includes(entry.name)) return;
+    if (entry.originalSize !== undefined && entry.originalSize > maxBytes) {
+      failure ??= new MalformedFileError('The Anki collection is too large');
+      return;
+    }
+    const parts: Uint8Array[] = [];
+    entry.ondata = (err, chunk, final) => {
+      if (failure) return;
+      if (err) {
+        failure = err;
+        return;
+      }
+      inflated += chunk.length;
+      if (inflated > maxBytes) {
+        failure = new MalformedFileError('The Anki collection is too large');
+        entry.terminate();
+        return;
+      }
+      parts.push(chunk);
+      if (final) files[entry.name] = Buffer.concat(parts);
+    };
+    try {
+      entry.start();
+    } catch (err) {
+      failure ??= err; // a compression method fflate cannot inflate
+    }
+  });
+  unzip.register(UnzipInflate);
+  unzip.register(UnzipPassThrough);
+  const fail = (err: unknown): never => {
     if (err instanceof MalformedFileError) throw err;
     throw new MalformedFileError('The file is not a valid Anki package (zip)');
-  }
+  };
+  // errors of the source (a client gone) pass as they are; the unzipper's mean a broken package
+  const push = (chunk: Uint8Array, final = false) => {
+    try {
+      unzip.push(chunk, final);
+    } catch (err) {
+      fail(err);
+    }
+    if (failure) fail(failure);
+  };
+  for await (const chunk of content) push(chunk);
+  push(new Uint8Array(0), true);
   const name = COLLECTION_FILES.find((n) => files[n]);
   const data = name ? files[name] : undefined;
   if (!name || !data)

@@ -1,3 +1,5 @@
+import { Readable, pipeline } from 'node:stream';
+import { parse as parseStream } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { MalformedFileError, PORTABLE_FIELDS, type PortableCard, type RawRow } from './portable-card';
@@ -44,6 +46,51 @@ function canonicalHeader(raw: string): string | undefined {
   return known ?? HEADER_ALIASES[key];
 }
 
+/** Largest CSV record (characters); a card cannot be valid beyond it, so the file is refused. */
+export const MAX_CSV_RECORD_CHARS = 1024 * 1024;
+
+const parseOptions = (delimiter: string) => ({
+  delimiter,
+  relax_column_count: false,
+  skip_empty_lines: true,
+  bom: true,
+  max_record_size: MAX_CSV_RECORD_CHARS,
+});
+
+const malformedCsv = (err: unknown) =>
+  err instanceof MalformedFileError
+    ? err
+    : new MalformedFileError(`The CSV file is malformed: ${(err as Error).message}`);
+
+/** The fields of each column, from the header row; refused without word and translation. */
+function columnsOf(header: string[] | undefined): (string | undefined)[] {
+  if (!header) throw new MalformedFileError('The CSV file has no header row');
+  const columns = header.map(canonicalHeader);
+  if (!columns.includes('word') || !columns.includes('translation')) {
+    throw new MalformedFileError(
+      'The CSV header must name the columns word and translation (or front and back)',
+    );
+  }
+  return columns;
+}
+
+function toRow(columns: (string | undefined)[], cells: string[], index: number): RawRow {
+  const data: Record<string, unknown> = {};
+  columns.forEach((column, i) => {
+    if (!column) return;
+    const value = unescapeCell(cells[i] ?? '');
+    data[column] =
+      column === 'synonyms' || column === 'tags'
+        ? value
+            .split(CSV_LIST_SEPARATOR)
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : value;
+  });
+  // +2: the header is line 1 and rows are 1-based (skipped blank lines aside)
+  return { row: index + 2, data };
+}
+
 /**
  * Reads a CSV export (ours or a spreadsheet's): a header row naming at least word and translation
  * (or front and back), commas or semicolons as delimiters. Anything that is not well-formed CSV is
@@ -54,39 +101,58 @@ export function decodeCsv(text: string): RawRow[] {
   if (body.trim() === '') throw new MalformedFileError('The CSV file is empty');
   let records: string[][];
   try {
-    records = parse(body, {
-      delimiter: detectDelimiter(body),
-      relax_column_count: false,
-      skip_empty_lines: true,
-      bom: true,
-    }) as string[][];
+    records = parse(body, parseOptions(detectDelimiter(body))) as string[][];
   } catch (err) {
-    throw new MalformedFileError(`The CSV file is malformed: ${(err as Error).message}`);
+    throw malformedCsv(err);
   }
   const [header, ...lines] = records;
-  if (!header) throw new MalformedFileError('The CSV file has no header row');
-  const columns = header.map(canonicalHeader);
-  if (!columns.includes('word') || !columns.includes('translation')) {
-    throw new MalformedFileError(
-      'The CSV header must name the columns word and translation (or front and back)',
-    );
+  const columns = columnsOf(header);
+  return lines.map((cells, index) => toRow(columns, cells, index));
+}
+
+/** Text read before the delimiter is chosen (the header row, normally far shorter). */
+const SNIFF_CHARS = 64 * 1024;
+
+/**
+ * decodeCsv for text arriving in pieces: csv-parse's streaming parser, one row yielded as soon as
+ * it is complete, so neither the file nor its records are held whole.
+ */
+export async function* decodeCsvStream(text: AsyncIterable<string>): AsyncGenerator<RawRow> {
+  const source = text[Symbol.asyncIterator]();
+  // the delimiter is told from the header line: read up to its end first
+  let start = '';
+  let done = false;
+  // (a file of blank lines only is read to its end: it is empty)
+  while (!/\S.*\r?\n/.test(start) && start.length < SNIFF_CHARS) {
+    const next = await source.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    start += next.value;
   }
-  return lines.map((cells, index) => {
-    const data: Record<string, unknown> = {};
-    columns.forEach((column, i) => {
-      if (!column) return;
-      const value = unescapeCell(cells[i] ?? '');
-      data[column] =
-        column === 'synonyms' || column === 'tags'
-          ? value
-              .split(CSV_LIST_SEPARATOR)
-              .map((s) => s.trim())
-              .filter(Boolean)
-          : value;
-    });
-    // +2: the header is line 1 and rows are 1-based (skipped blank lines aside)
-    return { row: index + 2, data };
+  start = start.replace(/^\uFEFF/, '');
+  if (done && start.trim() === '') throw new MalformedFileError('The CSV file is empty');
+  async function* rest() {
+    yield start;
+    if (!done) for (let next = await source.next(); !next.done; next = await source.next()) yield next.value;
+  }
+  const records = pipeline(Readable.from(rest()), parseStream(parseOptions(detectDelimiter(start))), () => {
+    // errors surface in the loop below, through the parser
   });
+  let columns: (string | undefined)[] | undefined;
+  let index = 0;
+  try {
+    for await (const cells of records as AsyncIterable<string[]>) {
+      if (!columns) columns = columnsOf(cells);
+      else yield toRow(columns, cells, index++);
+    }
+  } catch (err) {
+    // the parser's own errors (codes CSV_*) mean a broken file; others (the source's) pass as they are
+    const code = (err as { code?: unknown }).code;
+    throw typeof code === 'string' && code.startsWith('CSV_') ? malformedCsv(err) : err;
+  }
+  if (!columns) throw new MalformedFileError('The CSV file has no header row');
 }
 
 function detectDelimiter(body: string): string {

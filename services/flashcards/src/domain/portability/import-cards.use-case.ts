@@ -3,25 +3,49 @@ import { AppError } from '@lingua/errors';
 import { type NewCardFields, contentUpdate, newCard } from '../cards/card-fields';
 import { readApkg } from './apkg.reader';
 import { toCardContent } from './card-mapping';
-import { decodeCsv } from './csv.codec';
+import { decodeCsvStream } from './csv.codec';
 import { type DuplicateStrategy, duplicateKey, planImport } from './import-plan';
-import { decodeJson } from './json.codec';
+import { decodeJsonStream } from './json.codec';
 import { ANKI_INFLATE_FACTOR, PORTABILITY_LIMITS } from './portability-limits';
-import { MalformedFileError, type RawRow, type RowError, validateRows } from './portable-card';
+import {
+  MalformedFileError,
+  type PortableCard,
+  type RawRow,
+  type RowError,
+  validateRows,
+} from './portable-card';
+import { utf8Text } from './utf8-text';
 
 export const IMPORT_FORMATS = ['csv', 'json', 'anki'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
+export interface ReadImportFileInput {
+  /** The uploaded file's name (its extension gives the format when `format` is omitted). */
+  name: string;
+  format?: ImportFormat | undefined;
+  /** The file's bytes as they arrive. */
+  content: AsyncIterable<Uint8Array>;
+  /** Largest upload this user may send (10 MB free, 50 MB premium). */
+  maxBytes: number;
+}
+
+/** An import file read and checked row by row: the valid cards and the rows' problems. */
+export interface ImportFile {
+  format: ImportFormat;
+  cards: { row: number; card: PortableCard }[];
+  /** The first row problems (at most maxReportedErrors). */
+  errors: RowError[];
+  errorsTruncated: boolean;
+  /** Rows with at least one problem. */
+  rowsWithErrors: number;
+}
+
 export interface ImportCardsInput {
   userId: string;
-  file: { bytes: Buffer; name: string };
-  /** Omitted: taken from the file name's extension. */
-  format?: ImportFormat;
+  file: ImportFile;
   /** Omitted: the cards are created without a set (Group B cards). */
   setId?: string;
   duplicateStrategy: DuplicateStrategy;
-  /** Largest upload this user may send (10 MB free, 50 MB premium). */
-  maxBytes: number;
 }
 
 export interface ImportDeps {
@@ -59,53 +83,68 @@ export function formatFromName(name: string): ImportFormat | undefined {
   return undefined;
 }
 
-async function decode(format: ImportFormat, bytes: Buffer, maxBytes: number): Promise<RawRow[]> {
-  if (format === 'anki')
-    return readApkg(new Uint8Array(bytes), { maxCollectionBytes: maxBytes * ANKI_INFLATE_FACTOR });
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new MalformedFileError('The file is not valid UTF-8 text');
-  }
-  return format === 'csv' ? decodeCsv(text) : decodeJson(text);
+/** The rows of an Anki package: unzipped as it arrives, then the collection opened whole (SQLite). */
+async function* ankiRows(content: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<RawRow> {
+  yield* await readApkg(content, { maxCollectionBytes: maxBytes * ANKI_INFLATE_FACTOR });
+}
+
+function rowsOf(format: ImportFormat, content: AsyncIterable<Uint8Array>, maxBytes: number) {
+  if (format === 'anki') return ankiRows(content, maxBytes);
+  return format === 'csv' ? decodeCsvStream(utf8Text(content)) : decodeJsonStream(utf8Text(content));
 }
 
 /**
- * Imports cards from a CSV, JSON or Anki file. The whole file is read and checked before anything
- * is written: a malformed file imports nothing (400). Rows with invalid fields are reported with
- * their row number and left out; the other rows are imported, applying the duplicate strategy.
+ * Reads an import file as it arrives (CSV and JSON row by row; an Anki package unzipped as it
+ * arrives, its collection then opened whole, as SQLite needs it): each row is validated at once and
+ * only the valid cards and the first problems are kept, so memory follows what will be imported, not
+ * the size of the upload. A malformed file, or one with more
+ * than maxImportRows rows, is refused as soon as that is known (400), before anything is written.
  */
-export async function importCards(input: ImportCardsInput, deps: ImportDeps): Promise<ImportResult> {
-  const format = input.format ?? formatFromName(input.file.name);
+export async function readImportFile(input: ReadImportFileInput): Promise<ImportFile> {
+  const format = input.format ?? formatFromName(input.name);
   if (!format) {
     throw new AppError('VALIDATION_ERROR', 'Validation failed', {
       details: { format: ['Give format (csv, json or anki), or a file name ending in .csv, .json or .apkg'] },
     });
   }
-  const setId = input.setId ?? null;
-  if (setId && !(await deps.setExists(input.userId, setId))) throw new AppError('NOT_FOUND', 'Set not found');
-
-  let rows: RawRow[];
+  const file: ImportFile = { format, cards: [], errors: [], errorsTruncated: false, rowsWithErrors: 0 };
+  let rows = 0;
   try {
-    rows = await decode(format, input.file.bytes, input.maxBytes);
+    for await (const raw of rowsOf(format, input.content, input.maxBytes)) {
+      if (++rows > PORTABILITY_LIMITS.maxImportRows) {
+        throw new AppError(
+          'INVALID_INPUT',
+          `A file may hold at most ${PORTABILITY_LIMITS.maxImportRows} cards; nothing was imported`,
+          { details: { maxRows: PORTABILITY_LIMITS.maxImportRows } },
+        );
+      }
+      const { cards, errors } = validateRows([raw]);
+      file.cards.push(...cards);
+      if (errors.length === 0) continue;
+      file.rowsWithErrors++;
+      const room = PORTABILITY_LIMITS.maxReportedErrors - file.errors.length;
+      file.errors.push(...errors.slice(0, Math.max(0, room)));
+      if (errors.length > room) file.errorsTruncated = true;
+    }
   } catch (err) {
     if (err instanceof MalformedFileError) {
       throw new AppError('INVALID_INPUT', `${err.message}; nothing was imported`, { details: { format } });
     }
     throw err;
   }
-  if (rows.length > PORTABILITY_LIMITS.maxImportRows) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `A file may hold at most ${PORTABILITY_LIMITS.maxImportRows} cards; nothing was imported`,
-      {
-        details: { maxRows: PORTABILITY_LIMITS.maxImportRows, rows: rows.length },
-      },
-    );
-  }
+  return file;
+}
 
-  const { cards, errors } = validateRows(rows);
+/**
+ * Imports the cards of a file read by readImportFile: the whole file was checked before anything is
+ * written, so a malformed file imports nothing (400). Rows with invalid fields are reported with
+ * their row number and left out; the other rows are imported, applying the duplicate strategy.
+ */
+export async function importCards(input: ImportCardsInput, deps: ImportDeps): Promise<ImportResult> {
+  const setId = input.setId ?? null;
+  if (setId && !(await deps.setExists(input.userId, setId))) throw new AppError('NOT_FOUND', 'Set not found');
+
+  const { cards, errors } = input.file;
   const existing =
     input.duplicateStrategy === 'create'
       ? new Map<string, string>()
@@ -129,14 +168,13 @@ export async function importCards(input: ImportCardsInput, deps: ImportDeps): Pr
   }));
   await deps.apply(input.userId, create, replace);
 
-  const rowsWithErrors = new Set(errors.map((e) => e.row)).size;
   return {
     imported: create.length + replace.length,
     skipped: plan.skipped.length,
-    errors: errors.slice(0, PORTABILITY_LIMITS.maxReportedErrors),
+    errors,
     created: create.length,
     replaced: replace.length,
-    totalRows: cards.length + rowsWithErrors,
-    errorsTruncated: errors.length > PORTABILITY_LIMITS.maxReportedErrors,
+    totalRows: cards.length + input.file.rowsWithErrors,
+    errorsTruncated: input.file.errorsTruncated,
   };
 }

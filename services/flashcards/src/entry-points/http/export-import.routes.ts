@@ -5,7 +5,13 @@ import { sendSuccess } from '@lingua/http';
 import type { RouteDoc } from '@lingua/openapi';
 import { exportQuota } from '../../data-access/export-quota.repository';
 import { exportCards } from '../../domain/portability/export-cards.use-case';
-import { importCards } from '../../domain/portability/import-cards.use-case';
+import {
+  IMPORT_FORMATS,
+  type ImportFile,
+  type ImportFormat,
+  importCards,
+  readImportFile,
+} from '../../domain/portability/import-cards.use-case';
 import { PORTABILITY_LIMITS, isPremium } from '../../domain/portability/portability-limits';
 import type { FlashcardsDeps } from './deps';
 import {
@@ -48,14 +54,43 @@ export const EXPORT_IMPORT_ROUTE_DOCS: RouteDoc[] = [
   },
 ];
 
+/**
+ * The import file is read while it arrives (readImportFile, from multer's file stream): never buffered
+ * whole. Its format comes from the `format` field when that was sent before the file, or from the
+ * file name; `req.file.imported` carries the checked rows to the route.
+ */
+function importStorage(maxBytes: number): multer.StorageEngine {
+  return {
+    _handleFile(req, file, cb) {
+      const format = (req.body as { format?: unknown } | undefined)?.format;
+      readImportFile({
+        name: file.originalname,
+        format: (IMPORT_FORMATS as readonly unknown[]).includes(format)
+          ? (format as ImportFormat)
+          : undefined,
+        content: file.stream,
+        maxBytes,
+      }).then(
+        (imported) => cb(null, { imported } as Partial<Express.Multer.File>),
+        (err: unknown) => cb(err),
+      );
+    },
+    // nothing is stored before the route runs
+    _removeFile: (_req, _file, cb) => cb(null),
+  };
+}
+
+type ReadFile = Express.Multer.File & { imported: ImportFile };
+
 function uploader(maxBytes: number): RequestHandler {
   const single = multer({
-    storage: multer.memoryStorage(),
+    storage: importStorage(maxBytes),
     limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, fieldNameSize: 100, parts: 12 },
   }).single('file');
   return (req: Request, res: Response, next: NextFunction) =>
     single(req, res, (err?: unknown) => {
       if (!err) return next();
+      if (err instanceof AppError) return next(err);
       if (err instanceof multer.MulterError) {
         if (err.code === 'LIMIT_FILE_SIZE') {
           return next(
@@ -129,21 +164,23 @@ export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps): 
     (req, res, next) => (isPremium(claimsOf(res)) ? premiumUpload : freeUpload)(req, res, next),
     async (req, res) => {
       const body = parseInput(ImportCardsBody, req.body ?? {});
-      const file = req.file;
+      const file = req.file as ReadFile | undefined;
       if (!file) {
         throw new AppError('VALIDATION_ERROR', 'Validation failed', {
           details: { file: ['A file is required (multipart/form-data, field "file")'] },
         });
       }
-      const premium = isPremium(claimsOf(res));
+      if (body.format && body.format !== file.imported.format) {
+        throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+          details: { format: ['Send the format field before the file (the file is read as it arrives)'] },
+        });
+      }
       const result = await importCards(
         {
           userId: deps.userIdOf(res),
-          file: { bytes: file.buffer, name: file.originalname },
-          ...(body.format && { format: body.format }),
+          file: file.imported,
           ...(body.setId && { setId: body.setId }),
           duplicateStrategy: body.duplicateStrategy,
-          maxBytes: premium ? PORTABILITY_LIMITS.uploadBytesPremium : PORTABILITY_LIMITS.uploadBytesFree,
         },
         { ...store, now },
       );

@@ -1,4 +1,6 @@
-import { type RequestHandler, Router } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { ignoreClientGone } from '@lingua/http';
+import { type RequestHandler, type Response, Router } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
 import { currentUser } from '@lingua/auth';
@@ -9,6 +11,7 @@ import { deleteAccount } from '../../domain/delete-account.use-case';
 import type { IdentityDeps } from '../../domain/identity-deps';
 import { POLICY } from '../../domain/policies';
 import { getProfile, updateProfile, updateSettings } from '../../domain/profile.use-case';
+import { discardAvatar, getAvatar, uploadAvatar } from '../../domain/upload-avatar.use-case';
 import { MessageData, PublicUser } from './auth-catalogue.schemas';
 import { profileData, publicUser } from './presenters';
 import {
@@ -23,20 +26,41 @@ import {
 const P = '/api/users';
 
 /**
- * Multipart parsing for the avatar: one file, in memory, capped at the premium limit (the per-role
- * limit is checked once the caller's role is known); a few short text fields at most.
+ * Multipart parsing for the avatar: one file, streamed straight into the avatar store while it
+ * arrives (never buffered whole), capped at the premium limit here and at the caller's own limit by
+ * uploadAvatar; a few short text fields at most. multer calls `_removeFile` if the request fails
+ * after the file was stored.
  */
-const upload = multer({
-  storage: multer.memoryStorage(),
-  limits: { fileSize: POLICY.avatarMaxBytes.premium, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
-}).single('avatar');
+function avatarUpload(deps: IdentityDeps): RequestHandler {
+  const storage: multer.StorageEngine = {
+    _handleFile(req, file, cb) {
+      uploadAvatar(currentUser(req.res as Response).sub, file.stream, deps).then(
+        (avatarName) => cb(null, { avatarName } as Partial<Express.Multer.File>),
+        (err: unknown) => cb(err),
+      );
+    },
+    _removeFile(_req, file, cb) {
+      const { avatarName } = file as StoredFile;
+      discardAvatar(avatarName, deps).then(
+        () => cb(null),
+        (err: unknown) => cb(err as Error),
+      );
+    },
+  };
+  const upload = multer({
+    storage,
+    limits: { fileSize: POLICY.avatarMaxBytes.premium, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+  }).single('avatar');
+  return (req, res, next) => {
+    if (!req.is('multipart/form-data')) return next();
+    upload(req, res, (err: unknown) => next(err ? toUploadError(err) : undefined));
+  };
+}
 
-const multipart: RequestHandler = (req, res, next) => {
-  if (!req.is('multipart/form-data')) return next();
-  upload(req, res, (err: unknown) => next(err ? toUploadError(err) : undefined));
-};
+type StoredFile = Express.Multer.File & { avatarName: string };
 
 function toUploadError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
   const e = err as { code?: string; field?: string };
   if (e.code === 'LIMIT_FILE_SIZE')
     return new AppError('PAYLOAD_TOO_LARGE', 'Avatar must be at most 50 MB', {
@@ -66,13 +90,17 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
     response: ProfileData,
   });
 
-  router.put(`${P}/profile`, authenticated, multipart, async (req, res) => {
-    const input = parseInput(UpdateProfileBody, req.body ?? {});
-    const user = await updateProfile(
-      currentUser(res).sub,
-      { ...input, avatar: req.file ? { data: req.file.buffer } : undefined },
-      deps,
-    );
+  router.put(`${P}/profile`, authenticated, avatarUpload(deps), async (req, res) => {
+    const avatar = (req.file as StoredFile | undefined)?.avatarName;
+    let input: z.infer<typeof UpdateProfileBody>;
+    try {
+      input = parseInput(UpdateProfileBody, req.body ?? {});
+    } catch (err) {
+      // the avatar is already stored: a request refused now must not leave it behind
+      if (avatar) await discardAvatar(avatar, deps);
+      throw err;
+    }
+    const user = await updateProfile(currentUser(res).sub, { ...input, avatar }, deps);
     sendSuccess(res, {
       user: { ...publicUser(user), profile: profileData(user) },
       message: 'Profile updated',
@@ -130,13 +158,14 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
 
   router.get(`${P}/avatars/:name`, async (req, res) => {
     const { name } = parseInput(AvatarParams, req.params);
-    const file = await deps.avatars.read(name);
-    if (!file) throw new AppError('NOT_FOUND', 'Avatar not found');
+    const file = await getAvatar(name, deps);
     res
       .type(`image/${file.type}`)
+      .set('Content-Length', String(file.length))
       .set('Cache-Control', 'public, max-age=31536000, immutable')
-      .set('X-Content-Type-Options', 'nosniff')
-      .send(file.data);
+      .set('X-Content-Type-Options', 'nosniff');
+    // streamed from GridFS, a few chunks at a time, whichever replica stored it
+    await pipeline(file.content, res).catch(ignoreClientGone);
   });
   docs.route({
     method: 'get',
