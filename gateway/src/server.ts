@@ -11,6 +11,7 @@ import {
   tracingMiddleware,
 } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
+import { instrumentHttp, registerShedder, startMetricsServer } from '@lingua/metrics';
 import { createApiDocs } from '@lingua/openapi';
 import { connectRedis } from '@lingua/redis';
 import type { GatewayConfig } from './config';
@@ -33,6 +34,7 @@ import { leanForwarder } from './middleware/lean-proxy';
 import { proxyRoutes, upstreamAgent } from './middleware/proxy';
 import { createRateLimiters } from './middleware/rate-limit';
 import { DEFAULT_LEASE_POLICY } from './domain/rate-lease';
+import { gatewayRouteLabel } from './request-metrics';
 import { matchesPrefix, serviceUrls } from './routes';
 
 /** Runs a router only for its own paths, so proxied requests do not walk its route list. */
@@ -44,6 +46,9 @@ const only =
 export interface RunningGateway {
   port: number;
   url: string;
+  /** Where Prometheus scrapes the gateway (GATEWAY_METRICS_PORT), apart from the public port. */
+  metricsPort: number;
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -172,23 +177,36 @@ export async function startGateway(
         corsOrigins: config.corsOrigins,
       })
     : app;
+  const shedder =
+    config.LOAD_SHED &&
+    adaptiveShedder({
+      maxInFlight: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
+      targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
+      maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,
+    });
+  const unregisterShedder = shedder ? registerShedder('gateway', () => shedder.stats) : () => undefined;
   const http = await startHttpServer(listener, {
     port: config.GATEWAY_PORT,
     host: config.HOST,
-    ...(config.LOAD_SHED && {
-      shedder: adaptiveShedder({
-        maxInFlight: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
-        targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
-        maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,
-      }),
-    }),
+    ...(shedder && { shedder }),
+    instrument: (inner) => instrumentHttp('gateway', inner, gatewayRouteLabel),
   });
-  logger.info({ url: http.url, docs: `${http.url}/docs/` }, 'gateway started');
+  const metrics = await startMetricsServer({ port: config.metricsPort, host: config.HOST }).catch(
+    async (err: unknown) => {
+      await http.close();
+      throw err;
+    },
+  );
+  logger.info({ url: http.url, docs: `${http.url}/docs/`, metrics: metrics.url }, 'gateway started');
   return {
     port: http.port,
     url: http.url,
+    metricsPort: metrics.port,
+    metricsUrl: metrics.url,
     async stop() {
       await http.close();
+      await metrics.close();
+      unregisterShedder();
       upstreamAgent.destroy();
       await forwarder.close();
       limiters.release();

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { type Dispatcher, Pool } from 'undici';
 import { injectTraceContext } from '@lingua/telemetry';
 import type { ServiceName } from '../routes';
-import { answerUpstreamFailure, stampDeadline, type UpstreamOptions } from './proxy';
+import { answerUpstreamFailure, observeUpstream, stampDeadline, type UpstreamOptions } from './proxy';
 
 const ignore = () => undefined;
 
@@ -75,6 +75,7 @@ export function leanForwarder(
     }
 
     let controller: Dispatcher.DispatchController | undefined;
+    const started = process.hrtime.bigint();
     const fail = (err: Error) => {
       // the client left: nothing to answer
       if (res.destroyed || (!req.socket.writable && !res.headersSent)) return;
@@ -104,6 +105,7 @@ export function leanForwarder(
           controller = c;
         },
         onResponseStart(_c, status, out, statusMessage) {
+          observeUpstream(service, started, status);
           if (res.headersSent || res.destroyed) return;
           for (const name in out) {
             const value = out[name];

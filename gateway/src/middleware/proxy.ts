@@ -9,6 +9,7 @@ import {
 import { AppError } from '@lingua/errors';
 import { DEADLINE_HEADER, errorBodyForPath, requestBudgetMs } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
+import { secondsSince, statusClass, upstreamDuration, upstreamErrors } from '@lingua/metrics';
 import { injectTraceContext } from '@lingua/telemetry';
 import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
 import { type ServiceName, serviceFor } from '../routes';
@@ -65,6 +66,7 @@ export function answerUpstreamFailure(
     code === 'ETIMEDOUT' ||
     code === 'UND_ERR_SOCKET' ||
     /timeout/i.test(err.message);
+  upstreamErrors.inc({ upstream: service, reason: upstreamErrorReason(code, timedOut) });
   const appError = timedOut
     ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
     : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
@@ -73,6 +75,17 @@ export function answerUpstreamFailure(
   out.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8' });
   out.end(JSON.stringify(errorBodyForPath(req.url ?? '/', appError)));
 }
+
+/** A small fixed set of reasons for the upstream-errors counter. */
+function upstreamErrorReason(code: string | undefined, timedOut: boolean): string {
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'reset';
+  return timedOut ? 'timeout' : 'other';
+}
+
+/** Records how long a service took to answer (its response head), by its status class. */
+export const observeUpstream = (service: ServiceName, started: bigint, status: number): void =>
+  upstreamDuration.observe({ upstream: service, status_class: statusClass(status) }, secondsSince(started));
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
 function proxyTo(service: ServiceName, target: string, options: UpstreamOptions): RequestHandler {
@@ -91,6 +104,11 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
         injectTraceContext((k, v) => proxyReq.setHeader(k, v));
         // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
         fixRequestBody(proxyReq, req);
+      },
+      proxyRes: (proxyRes, _req, res) => {
+        const started = (res as http.ServerResponse & { locals: { upstreamStarted?: bigint } }).locals
+          .upstreamStarted;
+        if (started !== undefined) observeUpstream(service, started, proxyRes.statusCode ?? 0);
       },
       error: (err, req, res) =>
         answerUpstreamFailure(
@@ -114,6 +132,7 @@ export function proxyRoutes(services: Record<ServiceName, string>, options: Upst
     if (!service) return next();
     res.locals.service = service;
     res.locals.waitMs = stampDeadline(req, req.path, options);
+    res.locals.upstreamStarted = process.hrtime.bigint();
     return proxies[service](req, res, next);
   };
 }

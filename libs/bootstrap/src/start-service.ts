@@ -18,6 +18,7 @@ import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
 import { adaptiveShedder, createApp, finishApp, startHttpServer } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
+import { instrumentHttp, registerShedder, startMetricsServer, UNMATCHED_ROUTE } from '@lingua/metrics';
 import { connectMongo, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
@@ -66,6 +67,9 @@ export interface RunningService<C extends ServiceEnv = ServiceEnv> {
   httpUrl: string;
   grpcPort: number | undefined;
   grpcAddress: string | undefined;
+  /** Where Prometheus scrapes this service (`<SERVICE>_METRICS_PORT`). */
+  metricsPort: number;
+  metricsUrl: string;
   deps: ServiceDeps<C>;
   stop(): Promise<void>;
 }
@@ -98,7 +102,7 @@ export async function startService<C extends ServiceEnv>(
       subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
     });
     await ensureStreams(nats.jsm, bus);
-    const publisher = createEventPublisher(nats, bus);
+    const publisher = createEventPublisher(nats, bus, config.service);
     const health = new HealthRegistry()
       .register({ name: 'database', check: () => mongoHandle.ping() })
       .register({ name: 'nats', check: () => nats.ping() });
@@ -114,7 +118,12 @@ export async function startService<C extends ServiceEnv>(
       publisher,
       health,
     } as ServiceDeps<C>;
-    deps.outbox = new OutboxRelay({ publisher, collections: def.outboxCollections?.(deps) ?? [], logger });
+    deps.outbox = new OutboxRelay({
+      publisher,
+      collections: def.outboxCollections?.(deps) ?? [],
+      logger,
+      service: config.service,
+    });
     deps.outbox.start();
     stack.push(() => deps.outbox.stop());
 
@@ -129,12 +138,22 @@ export async function startService<C extends ServiceEnv>(
     app.use(healthRoutes(config.service, health));
     def.http?.(app, deps);
     finishApp(app, logger);
+    const shedder = config.loadShed && adaptiveShedder(config.loadShed);
+    if (shedder) {
+      const unregister = registerShedder(config.service, () => shedder.stats);
+      stack.push(async () => unregister());
+    }
     const http = await startHttpServer(app, {
       port: config.httpPort,
       host: config.HOST,
-      ...(config.loadShed && { shedder: adaptiveShedder(config.loadShed) }),
+      ...(shedder && { shedder }),
+      instrument: (listener) =>
+        instrumentHttp(config.service, listener, (_req, _res, route) => route ?? UNMATCHED_ROUTE),
     });
     stack.push(() => http.close(config.SHUTDOWN_GRACE_MS));
+    // the metrics port opens with the API and closes after it, so the last scrape sees the drain
+    const metrics = await startMetricsServer({ port: config.metricsPort, host: config.HOST });
+    stack.splice(stack.length - 1, 0, () => metrics.close());
 
     let grpcPort: number | undefined;
     if (def.grpc) {
@@ -146,14 +165,14 @@ export async function startService<C extends ServiceEnv>(
 
     const processed = mongoProcessedEvents(mongoHandle.connection);
     for (const c of def.consumers?.(deps) ?? []) {
-      const options: ConsumerOptions = { ...c, logger, processed };
+      const options: ConsumerOptions = { ...c, logger, processed, service: config.service };
       const running: RunningConsumer = await startDurableConsumer(nats, bus, options);
       stack.push(() => running.stop());
     }
     for (const worker of def.workers?.(deps) ?? []) stack.push(() => worker.stop());
 
     logger.info(
-      { http: http.url, grpc: grpcPort && `${config.HOST}:${grpcPort}` },
+      { http: http.url, grpc: grpcPort && `${config.HOST}:${grpcPort}`, metrics: metrics.url },
       `${config.service} service started`,
     );
     return {
@@ -161,6 +180,8 @@ export async function startService<C extends ServiceEnv>(
       httpUrl: http.url,
       grpcPort,
       grpcAddress: grpcPort === undefined ? undefined : `${config.HOST}:${grpcPort}`,
+      metricsPort: metrics.port,
+      metricsUrl: metrics.url,
       deps,
       stop: stopAll,
     };

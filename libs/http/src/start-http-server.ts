@@ -47,10 +47,17 @@ export interface RunningHttpServer {
 
 export async function startHttpServer(
   listener: RequestListener,
-  options: { port: number; host?: string; shedder?: LoadShedder },
+  options: {
+    port: number;
+    host?: string;
+    shedder?: LoadShedder;
+    /** Wraps the whole listener, shedding included (request metrics: shed answers count too). */
+    instrument?: (listener: RequestListener) => RequestListener;
+  },
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = http.createServer(options.shedder ? sheddingListener(listener, options.shedder) : listener);
+  const admitted = options.shedder ? sheddingListener(listener, options.shedder) : listener;
+  const server = http.createServer(options.instrument ? options.instrument(admitted) : admitted);
   // Above the gateway agent's idle timeout, so a reused upstream socket is never closed under it.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -1,0 +1,10 @@
+export { registry, metricsText, METRICS_CONTENT_TYPE } from './registry';
+export * from './catalogue';
+export { methodLabel, statusClass, grpcCodeLabel, GRPC_CODE_NAMES } from './labels';
+export { instrumentHttp, captureExpressRoute, UNMATCHED_ROUTE } from './http-metrics';
+export type { RouteOf } from './http-metrics';
+export { startMetricsServer } from './metrics-server';
+export type { RunningMetricsServer } from './metrics-server';
+export { registerConsumerLag, registerShedder, registerOutbox } from './sources';
+export type { ConsumerLag } from './sources';
+export { secondsSince } from './timer';
