@@ -1,6 +1,13 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from './registry';
-import { type ConsumerLag, consumerLagSources, outboxSources, shedderSources } from './sources';
+import {
+  type ConsumerLag,
+  consumerLagSources,
+  outboxSources,
+  shedderSources,
+  type WebhookState,
+  webhookStateSources,
+} from './sources';
 
 /*
  * Every metric family of the system, in one place, so names stay consistent and the operations
@@ -205,7 +212,7 @@ export const outboxOldestAge = new Gauge({
 // ---- webhooks (notifications) ------------------------------------------------------------------------
 export const webhookDeliveries = new Counter({
   name: 'lingua_webhook_deliveries_total',
-  help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, circuit_open).',
+  help: 'Webhook POSTs sent, by outcome (delivered: 2xx; http_error: any other status; network_error: no answer).',
   labelNames: ['outcome'] as const,
   registers,
 });
@@ -216,15 +223,38 @@ export const webhookAttemptDuration = new Histogram({
   buckets: WORK_BUCKETS,
   registers,
 });
+/** Both webhook gauges come from one read of the owner's counts per scrape. */
+let webhookRound: Promise<WebhookState | undefined> | undefined;
+function readWebhookState(): Promise<WebhookState | undefined> {
+  webhookRound ??= Promise.all([...webhookStateSources].map((s) => s.read().catch(() => undefined)))
+    .then((states) => {
+      const known = states.filter((s): s is WebhookState => s !== undefined);
+      if (known.length === 0) return undefined;
+      return {
+        circuitsOpen: Math.max(...known.map((s) => s.circuitsOpen)),
+        retriesQueued: Math.max(...known.map((s) => s.retriesQueued)),
+      };
+    })
+    .finally(() => setImmediate(() => (webhookRound = undefined)));
+  return webhookRound;
+}
 export const webhookCircuitsOpen = new Gauge({
   name: 'lingua_webhook_circuits_open',
-  help: 'Webhook endpoints whose circuit is open (deliveries paused after repeated failures).',
+  help: 'Webhook endpoints whose circuit is open now (deliveries paused after repeated failures).',
   registers,
+  async collect() {
+    const state = await readWebhookState();
+    if (state) this.set(state.circuitsOpen);
+  },
 });
 export const webhookRetriesQueued = new Gauge({
   name: 'lingua_webhook_retries_queued',
-  help: 'Webhook deliveries waiting for a later attempt.',
+  help: 'Webhook deliveries pending a later attempt after a failed one.',
   registers,
+  async collect() {
+    const state = await readWebhookState();
+    if (state) this.set(state.retriesQueued);
+  },
 });
 
 // ---- identity ---------------------------------------------------------------------------------------

@@ -5,6 +5,6 @@ export { instrumentHttp, captureExpressRoute, UNMATCHED_ROUTE } from './http-met
 export type { RouteOf } from './http-metrics';
 export { startMetricsServer } from './metrics-server';
 export type { RunningMetricsServer } from './metrics-server';
-export { registerConsumerLag, registerShedder, registerOutbox } from './sources';
-export type { ConsumerLag } from './sources';
+export { registerConsumerLag, registerShedder, registerOutbox, registerWebhookState } from './sources';
+export type { ConsumerLag, WebhookState } from './sources';
 export { secondsSince } from './timer';

@@ -37,3 +37,14 @@ export const registerShedder = (service: string, read: () => { shed: number; lim
 /** The outbox relay's oldest unpublished event, as its age in seconds (undefined: none known). */
 export const registerOutbox = (service: string, read: () => number | undefined): (() => void) =>
   add(outboxSources, { labels: { service }, read });
+
+export interface WebhookState {
+  circuitsOpen: number;
+  retriesQueued: number;
+}
+
+export const webhookStateSources = new Set<Source<Promise<WebhookState>>>();
+
+/** Webhook endpoints with an open circuit and deliveries waiting for a retry (database counts). */
+export const registerWebhookState = (read: () => Promise<WebhookState>): (() => void) =>
+  add(webhookStateSources, { labels: {}, read });
