@@ -75,7 +75,7 @@ export function leanForwarder(
     }
 
     let controller: Dispatcher.DispatchController | undefined;
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const fail = (err: Error) => {
       // the client left: nothing to answer
       if (res.destroyed || (!req.socket.writable && !res.headersSent)) return;

@@ -9,7 +9,7 @@ import {
 import { AppError } from '@lingua/errors';
 import { DEADLINE_HEADER, errorBodyForPath, requestBudgetMs } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
-import { secondsSince, statusClass, upstreamDuration, upstreamErrors } from '@lingua/metrics';
+import { type HistogramSeries, statusClass, upstreamDuration, upstreamErrors } from '@lingua/metrics';
 import { injectTraceContext } from '@lingua/telemetry';
 import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
 import { type ServiceName, serviceFor } from '../routes';
@@ -83,9 +83,16 @@ function upstreamErrorReason(code: string | undefined, timedOut: boolean): strin
   return timedOut ? 'timeout' : 'other';
 }
 
-/** Records how long a service took to answer (its response head), by its status class. */
-export const observeUpstream = (service: ServiceName, started: bigint, status: number): void =>
-  upstreamDuration.observe({ upstream: service, status_class: statusClass(status) }, secondsSince(started));
+const upstreamSeries = new Map<string, HistogramSeries>();
+
+/** Records how long a service took to answer (its response head, since `started` = performance.now()), by status class. */
+export function observeUpstream(service: ServiceName, started: number, status: number): void {
+  const statusLabel = statusClass(status);
+  const key = `${service} ${statusLabel}`;
+  let series = upstreamSeries.get(key);
+  if (!series) upstreamSeries.set(key, (series = upstreamDuration.series(service, statusLabel)));
+  upstreamDuration.observe(series, (performance.now() - started) / 1000);
+}
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
 function proxyTo(service: ServiceName, target: string, options: UpstreamOptions): RequestHandler {
@@ -106,7 +113,7 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
         fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, _req, res) => {
-        const started = (res as http.ServerResponse & { locals: { upstreamStarted?: bigint } }).locals
+        const started = (res as http.ServerResponse & { locals: { upstreamStarted?: number } }).locals
           .upstreamStarted;
         if (started !== undefined) observeUpstream(service, started, proxyRes.statusCode ?? 0);
       },
@@ -132,7 +139,7 @@ export function proxyRoutes(services: Record<ServiceName, string>, options: Upst
     if (!service) return next();
     res.locals.service = service;
     res.locals.waitMs = stampDeadline(req, req.path, options);
-    res.locals.upstreamStarted = process.hrtime.bigint();
+    res.locals.upstreamStarted = performance.now();
     return proxies[service](req, res, next);
   };
 }

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import type { mongo } from 'mongoose';
 import {
   connectNats,
@@ -18,7 +18,13 @@ import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
 import { adaptiveShedder, createApp, finishApp, startHttpServer } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
-import { instrumentHttp, registerShedder, startMetricsServer, UNMATCHED_ROUTE } from '@lingua/metrics';
+import {
+  captureRouteTemplates,
+  instrumentHttp,
+  registerShedder,
+  startMetricsServer,
+  UNMATCHED_ROUTE,
+} from '@lingua/metrics';
 import { connectMongo, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
@@ -138,6 +144,8 @@ export async function startService<C extends ServiceEnv>(
     app.use(healthRoutes(config.service, health));
     def.http?.(app, deps);
     finishApp(app, logger);
+    // request metrics are labelled by express's route templates, never by paths
+    captureRouteTemplates(express.request);
     const shedder = config.loadShed && adaptiveShedder(config.loadShed);
     if (shedder) {
       const unregister = registerShedder(config.service, () => shedder.stats);

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { FastGauge, FastHistogram } from './fast-metrics';
 import { registry } from './registry';
 import {
   type ConsumerLag,
@@ -29,24 +30,21 @@ export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1,
 export const WORK_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 // ---- HTTP server (every process) -----------------------------------------------------------------
-export const httpRequests = new Counter({
-  name: 'lingua_http_server_requests_total',
-  help: 'HTTP requests answered, by route template, method and status class.',
-  labelNames: ['service', 'route', 'method', 'status_class'] as const,
-  registers,
-});
-export const httpDuration = new Histogram({
+/** Requests and their duration, from one observation per request (fast-metrics.ts: no per-request hashing). */
+export const httpServer = new FastHistogram(registry, {
   name: 'lingua_http_server_request_duration_seconds',
-  help: 'Time from the request reaching the server to the response being written.',
-  labelNames: ['service', 'route', 'method', 'status_class'] as const,
+  help: 'Time from the request reaching the server to the response being written, by route template, method and status class.',
+  labelNames: ['service', 'route', 'method', 'status_class'],
   buckets: LATENCY_BUCKETS,
-  registers,
+  counter: {
+    name: 'lingua_http_server_requests_total',
+    help: 'HTTP requests answered, by route template, method and status class.',
+  },
 });
-export const httpInFlight = new Gauge({
+export const httpInFlight = new FastGauge(registry, {
   name: 'lingua_http_server_requests_in_flight',
   help: 'HTTP requests being handled now.',
-  labelNames: ['service'] as const,
-  registers,
+  labelNames: ['service'],
 });
 
 // ---- gRPC server (services) ------------------------------------------------------------------------
@@ -71,12 +69,11 @@ export const grpcInFlight = new Gauge({
 });
 
 // ---- gateway ---------------------------------------------------------------------------------------
-export const upstreamDuration = new Histogram({
+export const upstreamDuration = new FastHistogram(registry, {
   name: 'lingua_gateway_upstream_request_duration_seconds',
   help: 'Time from sending a request to a service to its response headers, by service and status class.',
-  labelNames: ['upstream', 'status_class'] as const,
+  labelNames: ['upstream', 'status_class'],
   buckets: LATENCY_BUCKETS,
-  registers,
 });
 export const upstreamErrors = new Counter({
   name: 'lingua_gateway_upstream_errors_total',

@@ -1,76 +1,80 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Counter, Histogram } from 'prom-client';
-import { httpDuration, httpInFlight, httpRequests } from './catalogue';
+import { httpInFlight, httpServer } from './catalogue';
+import type { HistogramSeries } from './fast-metrics';
 import { methodLabel, statusClass } from './labels';
-
-/** Names the route template of a finished request; never the raw path. */
-export type RouteOf = (req: IncomingMessage, res: ServerResponse) => string;
 
 /** For requests no route matched (404s, requests refused before routing): one series, not one per path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-interface Series {
-  count: Counter.Internal;
-  duration: Histogram.Internal<string>;
-}
+const ROUTE = Symbol('lingua.route');
+const TEMPLATE = Symbol('lingua.routeTemplate');
+
+type WithTemplate = IncomingMessage & { [TEMPLATE]?: string };
 
 /**
- * The template express matched, e.g. `/api/flashcards/:id`: the router's mount path plus the
- * route's path, captured when express assigns `req.route` (by then the mount path is set; by the
- * time the response is written, a router that passed an error on has already restored it).
+ * Makes express record each request's route template, e.g. `/api/flashcards/:id` (the router's mount
+ * path plus the route's path), at the moment it assigns `req.route`: by then the mount path is set,
+ * whereas by the time the response is written a router that passed an error on has restored it.
+ * Installed once on express's request prototype (`captureRouteTemplates(express.request)`), so a
+ * request pays one string concatenation, not a property definition.
  */
-export function captureExpressRoute(req: IncomingMessage): () => string | undefined {
-  let route: { path?: unknown } | undefined;
-  let template: string | undefined;
-  Object.defineProperty(req, 'route', {
+export function captureRouteTemplates(requestPrototype: object): void {
+  if (Object.prototype.hasOwnProperty.call(requestPrototype, TEMPLATE)) return;
+  Object.defineProperty(requestPrototype, TEMPLATE, { value: undefined, writable: true });
+  Object.defineProperty(requestPrototype, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => route,
-    set(value: { path?: unknown } | undefined) {
-      route = value;
+    get(this: { [ROUTE]?: unknown }) {
+      return this[ROUTE];
+    },
+    set(this: { [ROUTE]?: unknown; [TEMPLATE]?: string; baseUrl?: string }, value: { path?: unknown }) {
+      this[ROUTE] = value;
       const path = value?.path;
       // a route declared for several paths is labelled by all of them, joined: still one series
-      const own = Array.isArray(path) ? path.join('|') : typeof path === 'string' ? path : String(path);
-      template = `${(req as IncomingMessage & { baseUrl?: string }).baseUrl ?? ''}${own}`;
+      const own = Array.isArray(path) ? path.join('|') : String(path);
+      this[TEMPLATE] = `${this.baseUrl ?? ''}${own}`;
     },
   });
-  return () => template;
 }
+
+/** The template captured for this request, if express matched a route (see captureRouteTemplates). */
+export const routeTemplateOf = (req: IncomingMessage): string | undefined => (req as WithTemplate)[TEMPLATE];
 
 /**
  * Wraps a request listener (outermost, so shed and refused requests count too) with RED metrics:
- * requests by route template, method and status class, a duration histogram, and in-flight. The
- * label children are looked up once per combination, so a request costs two map lookups, two
- * high-resolution clock reads and a close listener.
+ * requests by route template, method and status class, a duration histogram, and in-flight. Series
+ * are looked up in nested maps by their label values and kept, so a request costs two clock reads,
+ * a close listener, three map lookups and a few additions (bench/metrics.js).
  */
 export function instrumentHttp(
   service: string,
   listener: RequestListener,
   routeOf: (req: IncomingMessage, res: ServerResponse, expressRoute: string | undefined) => string,
 ): RequestListener {
-  const series = new Map<string, Series>();
-  const inFlight = httpInFlight.labels(service);
-  const seriesFor = (route: string, method: string, status: string): Series => {
-    const key = `${route} ${method} ${status}`;
-    let s = series.get(key);
-    if (!s) {
-      const labels = { service, route, method, status_class: status };
-      s = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
-      series.set(key, s);
-    }
+  // route -> method -> status class -> series
+  const series = new Map<string, Map<string, Map<string, HistogramSeries>>>();
+  const inFlight = httpInFlight.series(service);
+  const seriesFor = (route: string, method: string, status: string): HistogramSeries => {
+    let byMethod = series.get(route);
+    if (!byMethod) series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let s = byStatus.get(status);
+    if (!s) byStatus.set(status, (s = httpServer.series(service, route, method, status)));
     return s;
   };
   return (req, res) => {
-    const started = process.hrtime.bigint();
-    const expressRoute = captureExpressRoute(req);
-    inFlight.inc();
+    const started = performance.now();
+    inFlight.value++;
     res.once('close', () => {
-      inFlight.dec();
+      inFlight.value--;
       // a response never finished (the client went away) is its own class, not a 2xx or a 5xx
       const status = res.writableFinished ? statusClass(res.statusCode) : 'aborted';
-      const s = seriesFor(routeOf(req, res, expressRoute()), methodLabel(req.method), status);
-      s.count.inc();
-      s.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      const route = routeOf(req, res, (req as WithTemplate)[TEMPLATE]);
+      httpServer.observe(
+        seriesFor(route, methodLabel(req.method), status),
+        (performance.now() - started) / 1000,
+      );
     });
     listener(req, res);
   };

@@ -1,7 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { instrumentHttp, registry, startMetricsServer, UNMATCHED_ROUTE } from './index';
+import {
+  captureRouteTemplates,
+  instrumentHttp,
+  registry,
+  startMetricsServer,
+  UNMATCHED_ROUTE,
+} from './index';
 
 async function serve(listener: http.RequestListener) {
   const server = http.createServer(listener);
@@ -21,6 +27,7 @@ const sample = async (name: string, labels: Record<string, string>) => {
 describe('instrumentHttp', () => {
   it('When express answers a routed, a failed and an unknown request, Then each is labelled by its template, never its path', async () => {
     // Arrange: a router mounted under a prefix, one route throwing to the app's error handler
+    captureRouteTemplates(express.request);
     const app = express();
     const router = express.Router();
     router.get('/:id', (req, res) => void res.json({ id: req.params.id }));
