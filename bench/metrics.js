@@ -6,6 +6,7 @@
 // service's express route template. CPU only, no network: the request and response are minimal
 // event emitters, so the difference between two rows is the metrics' own cost. Needs `npm run build`.
 const { EventEmitter } = require('node:events');
+const { performance } = require('node:perf_hooks');
 const {
   captureRouteTemplates,
   instrumentHttp,
