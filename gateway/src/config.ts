@@ -92,10 +92,10 @@ export const gatewayEnv = z
       if (c[name] === undefined)
         ctx.addIssue({ code: 'custom', path: [name], message: 'required when NODE_ENV=production' });
   })
-  .transform((c) => ({
+  .transform(({ GATEWAY_METRICS_PORT, ...c }) => ({
     ...c,
     // default 9400; a gateway on a free port (tests, benches) gets a free metrics port too
-    metricsPort: c.GATEWAY_METRICS_PORT ?? (c.GATEWAY_PORT === 0 ? 0 : 9400),
+    metricsPort: GATEWAY_METRICS_PORT ?? (c.GATEWAY_PORT === 0 ? 0 : 9400),
     jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET,
     assertionKeys: Object.fromEntries(
       ASSERTION_KEY_VARS.map(([service, name]) => [service, c[name] ?? devAssertionKey(service)]),

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { freePort, isolatedServiceEnv, uniqueName, waitFor } from '@lingua/testing';
-import { promtool, type RunningPrometheus, startPrometheus } from './prometheus-tools';
+import { promtool, ROOT, type RunningPrometheus, startPrometheus } from './prometheus-tools';
 
 // The launcher is plain CommonJS (it runs before anything is built), so it is required as is.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -186,4 +188,37 @@ describe('metrics of the running stack', () => {
     expect(leaks).toEqual([]);
     expect(await prometheus!.query('{__name__=~"lingua_events_.+", event=~".*\\\\..*\\\\..*"}')).toEqual([]);
   }, 120_000);
+
+  it('When the dashboards are loaded, Then every PromQL expression parses and returns series wherever its metrics exist', async () => {
+    const dir = path.join(ROOT, 'deploy/grafana/dashboards');
+    const exprs: string[] = [];
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      const dashboard = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as {
+        panels: { targets?: { expr: string }[] }[];
+      };
+      for (const panel of dashboard.panels) for (const t of panel.targets ?? []) exprs.push(t.expr);
+    }
+    expect(exprs.length).toBeGreaterThan(20);
+    const exists = async (name: string) =>
+      name.includes(':') || (await prometheus!.query(`count({__name__="${name}"})`)).length > 0;
+    let checked = 0;
+    for (const raw of exprs) {
+      // Grafana's rate window; the scrape interval here is 1 s
+      const expr = raw.replaceAll('$__rate_interval', '1m');
+      const result = await prometheus!.query(expr); // throws on a parse error
+      const names = [...new Set(expr.match(/\b(lingua[_:][a-z0-9_:]+|nodejs_[a-z0-9_]+)/g) ?? [])].map((n) =>
+        n.replace(/_(bucket|sum|count)$/, (suffix) => (n.startsWith('lingua:') ? suffix : '')),
+      );
+      const present = await Promise.all(
+        names.map(
+          async (n) => (await exists(n)) || (await exists(`${n}_bucket`)) || (await exists(`${n}_sum`)),
+        ),
+      );
+      if (!present.every(Boolean)) continue; // e.g. webhooks: nothing in the journey sends one
+      expect({ expr, series: result.length > 0 }).toEqual({ expr, series: true });
+      checked++;
+    }
+    // the journey feeds most panels: the gateway's, the services' RED, events, runtime
+    expect(checked).toBeGreaterThanOrEqual(18);
+  });
 });
