@@ -15,6 +15,12 @@ describe('the Prometheus rules (deploy/prometheus)', () => {
     expect(status).toBe(0);
   });
 
+  it("When the compose overlay's Prometheus configuration is checked, Then promtool accepts it", () => {
+    const { status, output } = promtool(['check', 'config', 'deploy/prometheus/prometheus.yml']);
+    expect(output).toMatch(/SUCCESS/);
+    expect(status).toBe(0);
+  });
+
   it('When unit-tested by promtool with synthetic series, Then the SLO burn-rate and platform alerts fire exactly as written', () => {
     const { status, output } = promtool(['test', 'rules', ...files(RULE_TESTS_DIR)]);
     expect(output).not.toMatch(/FAILED/);

@@ -261,6 +261,14 @@ export const lockouts = new Counter({
   registers,
 });
 
+export const passwordHashDuration = new Histogram({
+  name: 'lingua_identity_password_hash_duration_seconds',
+  help: 'Time a bcrypt hash or comparison took, waiting for a libuv pool thread included (the queue shows as growth over the cost alone).',
+  labelNames: ['operation'] as const,
+  buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2.5, 5],
+  registers,
+});
+
 // ---- ai --------------------------------------------------------------------------------------------
 export const aiProviderCalls = new Counter({
   name: 'lingua_ai_provider_calls_total',
@@ -273,6 +281,19 @@ export const aiProviderDuration = new Histogram({
   help: 'Time a call to the AI provider took.',
   labelNames: ['provider', 'operation'] as const,
   buckets: WORK_BUCKETS,
+  registers,
+});
+
+export const aiCacheLookups = new Counter({
+  name: 'lingua_ai_cache_lookups_total',
+  help: 'Analysis-cache look-ups, by result (hit, miss); the hit ratio is hit / all.',
+  labelNames: ['result'] as const,
+  registers,
+});
+export const aiQuotaRejections = new Counter({
+  name: 'lingua_ai_quota_rejections_total',
+  help: 'AI requests refused because the caller spent their quota, by feature.',
+  labelNames: ['feature'] as const,
   registers,
 });
 
