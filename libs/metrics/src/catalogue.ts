@@ -81,6 +81,12 @@ export const upstreamErrors = new Counter({
   labelNames: ['upstream', 'reason'] as const,
   registers,
 });
+export const upstreamRetries = new Counter({
+  name: 'lingua_gateway_upstream_retries_total',
+  help: 'Requests sent to a service a second time after their connection failed (idempotent or refused), by service.',
+  labelNames: ['upstream'] as const,
+  registers,
+});
 export const rateLimited = new Counter({
   name: 'lingua_gateway_rate_limited_total',
   help: 'Requests refused with 429 by the rate limiter, by plan.',
