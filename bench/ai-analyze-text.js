@@ -66,7 +66,12 @@ async function startService() {
   const port = await freePort();
   return startProcess({
     script: path.join(__dirname, '../services/ai/dist/main.js'),
-    env: { AI_HTTP_PORT: String(port), AI_GRPC_PORT: '0', AI_MONGO_DB: 'lingua_ai_bench' },
+    env: {
+      AI_HTTP_PORT: String(port),
+      AI_GRPC_PORT: '0',
+      AI_METRICS_PORT: '0',
+      AI_MONGO_DB: 'lingua_ai_bench',
+    },
     port,
     name: 'ai service',
     tries: 100,

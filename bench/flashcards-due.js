@@ -148,6 +148,7 @@ async function startService(script, name, dueIndex = DUE_INDEX) {
     env: {
       FLASHCARDS_HTTP_PORT: String(port),
       FLASHCARDS_GRPC_PORT: '0',
+      FLASHCARDS_METRICS_PORT: '0',
       FLASHCARDS_MONGO_DB: DB,
       FLASHCARDS_DUE_INDEX: String(dueIndex),
       // a baseline copy outside the repository finds the packages here

@@ -75,6 +75,7 @@ async function startIdentity() {
       NODE_ENV: 'development',
       IDENTITY_HTTP_PORT: String(httpPort),
       IDENTITY_GRPC_PORT: String(grpcPort),
+      IDENTITY_METRICS_PORT: '0',
       IDENTITY_MONGO_DB: tag,
       EVENTS_STREAM: tag.toUpperCase(),
       EVENTS_SUBJECT_PREFIX: tag,

@@ -187,6 +187,7 @@ async function startBenchStack(db) {
   const env = {
     MONGO_URL: db.url,
     GATEWAY_PORT: port.GATEWAY,
+    GATEWAY_METRICS_PORT: '0',
     SMTP_PORT: port.SMTP,
     EVENTS_STREAM: STREAM,
     EVENTS_SUBJECT_PREFIX: STREAM.toLowerCase(),
@@ -205,6 +206,7 @@ async function startBenchStack(db) {
     const S = s.toUpperCase();
     env[`${S}_HTTP_PORT`] = port[`${S}_HTTP`];
     env[`${S}_GRPC_PORT`] = s === 'notifications' ? '0' : port[`${S}_GRPC`];
+    env[`${S}_METRICS_PORT`] = '0'; // free ports: the bench runs beside a stack on the default ones
     env[`${S}_HTTP_URL`] = `http://127.0.0.1:${port[`${S}_HTTP`]}`;
     env[`${S}_MONGO_DB`] = `${DB_PREFIX}${s}`;
   }

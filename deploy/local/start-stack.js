@@ -135,16 +135,27 @@ async function startStack({
 module.exports = { startStack };
 
 if (require.main === module) {
+  let prometheus;
   startStack()
-    .then((stack) => {
+    .then(async (stack) => {
+      // LINGUA_PROMETHEUS=1: a local Prometheus scraping every process, with the rules and alerts
+      if (process.env.LINGUA_PROMETHEUS === '1') {
+        const { startLocalPrometheus } = require('./prometheus');
+        prometheus = await startLocalPrometheus(process.env).catch((err) => {
+          console.error(`prometheus not started: ${err.message}`);
+          return undefined;
+        });
+      }
       console.log(
-        `\nLingua is ready: ${stack.url}  (health: ${stack.url}/api/health/detailed). Ctrl-C stops everything.\n`,
+        `\nLingua is ready: ${stack.url}  (health: ${stack.url}/api/health/detailed). Ctrl-C stops everything.\n` +
+          (prometheus ? `Prometheus: ${prometheus.url}  (targets: ${prometheus.url}/targets)\n` : ''),
       );
       let down = false;
       const shutdown = async () => {
         if (down) return;
         down = true;
         console.log('\nstopping services...');
+        await prometheus?.stop();
         await stack.stop();
         if (stack.startedInfra.length > 0)
           spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'down', ...stack.startedInfra], {

@@ -18,6 +18,8 @@ export const gatewayEnv = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     HOST: env.string('127.0.0.1'),
     GATEWAY_PORT: env.port(8080),
+    /** Prometheus /metrics, on its own port: never reachable through GATEWAY_PORT (the public one). */
+    GATEWAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     REDIS_URL: env.url('redis://127.0.0.1:6379'),
     IDENTITY_HTTP_URL: env.url('http://127.0.0.1:3001'),
     FLASHCARDS_HTTP_URL: env.url('http://127.0.0.1:3002'),
@@ -99,8 +101,10 @@ export const gatewayEnv = z
       if (c[name] === undefined)
         ctx.addIssue({ code: 'custom', path: [name], message: 'required when NODE_ENV=production' });
   })
-  .transform((c) => ({
+  .transform(({ GATEWAY_METRICS_PORT, ...c }) => ({
     ...c,
+    // default 9400; a gateway on a free port (tests, benches) gets a free metrics port too
+    metricsPort: GATEWAY_METRICS_PORT ?? (c.GATEWAY_PORT === 0 ? 0 : 9400),
     jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET,
     assertionKeys: Object.fromEntries(
       ASSERTION_KEY_VARS.map(([service, name]) => [service, c[name] ?? devAssertionKey(service)]),

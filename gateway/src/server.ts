@@ -12,6 +12,7 @@ import {
   tracingMiddleware,
 } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
+import { instrumentHttp, registerShedder, startMetricsServer } from '@lingua/metrics';
 import { createApiDocs } from '@lingua/openapi';
 import { connectRedis } from '@lingua/redis';
 import type { GatewayConfig } from './config';
@@ -34,6 +35,7 @@ import { leanForwarder } from './middleware/lean-proxy';
 import { proxyRoutes, upstreamAgent } from './middleware/proxy';
 import { createRateLimiters } from './middleware/rate-limit';
 import { DEFAULT_LEASE_POLICY } from './domain/rate-lease';
+import { gatewayRouteLabel } from './request-metrics';
 import { matchesPrefix, serviceUrls } from './routes';
 
 /** Runs a router only for its own paths, so proxied requests do not walk its route list. */
@@ -45,6 +47,9 @@ const only =
 export interface RunningGateway {
   port: number;
   url: string;
+  /** Where Prometheus scrapes the gateway (GATEWAY_METRICS_PORT), apart from the public port. */
+  metricsPort: number;
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -175,21 +180,32 @@ export async function startGateway(
         corsOrigins: config.corsOrigins,
       })
     : app;
+  const shedder =
+    config.LOAD_SHED &&
+    adaptiveShedder({
+      maxInFlight: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
+      targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
+      maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,
+    });
+  const unregisterShedder = shedder ? registerShedder('gateway', () => shedder.stats) : () => undefined;
   const http = await startHttpServer(listener, {
     port: config.GATEWAY_PORT,
     host: config.HOST,
-    ...(config.LOAD_SHED && {
-      shedder: adaptiveShedder({
-        maxInFlight: config.GATEWAY_LOAD_SHED_MAX_IN_FLIGHT,
-        targetLatencyMs: config.GATEWAY_LOAD_SHED_TARGET_MS,
-        maxEventLoopDelayMs: config.GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS,
-      }),
-    }),
+    ...(shedder && { shedder }),
+    instrument: (inner) => instrumentHttp('gateway', inner, gatewayRouteLabel),
   });
-  logger.info({ url: http.url, docs: `${http.url}/docs/` }, 'gateway started');
+  const metrics = await startMetricsServer({ port: config.metricsPort, host: config.HOST }).catch(
+    async (err: unknown) => {
+      await http.close();
+      throw err;
+    },
+  );
+  logger.info({ url: http.url, docs: `${http.url}/docs/`, metrics: metrics.url }, 'gateway started');
   return {
     port: http.port,
     url: http.url,
+    metricsPort: metrics.port,
+    metricsUrl: metrics.url,
     /**
      * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the
      * time the ingress takes to notice), then in-flight requests finish and connections close.
@@ -201,6 +217,9 @@ export async function startGateway(
       // every step runs even when one before it failed: a stuck Redis must not keep sockets open
       const steps: (() => unknown)[] = [
         () => http.close(),
+        // after the API port: the last scrape sees the drain
+        () => metrics.close(),
+        () => unregisterShedder(),
         () => upstreamAgent.destroy(),
         () => forwarder.close(),
         () => limiters.release(),

@@ -14,7 +14,14 @@ describe('two gateway processes', () => {
   async function gatewayProcess(env: Record<string, string>): Promise<string> {
     const port = await freePort();
     const child = spawn(process.execPath, [path.join(__dirname, '../dist/main.js')], {
-      env: { ...process.env, ...env, GATEWAY_PORT: String(port), LOG_LEVEL: 'silent', NODE_ENV: 'test' },
+      env: {
+        ...process.env,
+        ...env,
+        GATEWAY_PORT: String(port),
+        GATEWAY_METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'test',
+      },
       stdio: 'ignore',
     });
     processes.push(child);

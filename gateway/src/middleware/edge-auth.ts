@@ -10,10 +10,11 @@ import {
   rememberedVerifier,
 } from '@lingua/auth';
 import { AppError, isAppError } from '@lingua/errors';
+import { authFailures, rateLimited } from '@lingua/metrics';
 import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
 import { hashApiKey, isUsable, scopeAllows } from '../domain/api-keys';
 import { type Caller, isPremium } from '../domain/caller';
-import { bucketFor } from '../domain/rate-plans';
+import { type BucketName, bucketFor } from '../domain/rate-plans';
 import type { ApiKeyStore } from '../data-access/api-key-store';
 import { serviceFor } from '../routes';
 import {
@@ -159,13 +160,20 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
     revoked: boolean,
     login: RateDecision | undefined,
     budget: RateDecision | undefined,
+    bucket?: { bucket: BucketName },
   ) {
     if (revoked) throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
     gate(policy, caller);
-    if (login?.exceeded) throw tooManyRequests(setRateHeaders(res, login, 60), 'Too many sign-in attempts');
+    if (login?.exceeded) {
+      rateLimited.inc({ plan: 'login' });
+      throw tooManyRequests(setRateHeaders(res, login, 60), 'Too many sign-in attempts');
+    }
     if (budget) {
       const reset = setRateHeaders(res, budget, 3600);
-      if (budget.exceeded) throw tooManyRequests(reset, 'Rate limit exceeded');
+      if (budget.exceeded) {
+        rateLimited.inc({ plan: bucket?.bucket ?? 'unknown' });
+        throw tooManyRequests(reset, 'Rate limit exceeded');
+      }
       locals.rateLimit = budget satisfies RateState;
     }
     if (caller.kind === 'user') {
@@ -190,13 +198,13 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
     const login = policy.login ? deps.limiters.consumeLocally('login', loginKey) : undefined;
     const budget = bucket ? deps.limiters.consumeLocally(bucket.bucket, bucket.key) : undefined;
     if (revoked !== undefined && (login || !policy.login) && (budget || !bucket))
-      return void conclude(a, known, revoked, login, budget);
+      return void conclude(a, known, revoked, login, budget, bucket);
     // node-redis pipelines commands issued in the same tick
     return Promise.all([
       revoked ?? deps.blacklist.isRevoked(jti!),
       login ?? (policy.login ? deps.limiters.consume('login', loginKey) : undefined),
       budget ?? (bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined),
-    ]).then(([r, l, b]) => conclude(a, known, r, l, b));
+    ]).then(([r, l, b]) => conclude(a, known, r, l, b, bucket));
   }
 
   return (a) => {
@@ -215,13 +223,19 @@ export function admitThen(
   admitted: () => void,
   refused: (err: unknown) => void,
 ): void {
+  const refuse = (err: unknown) => {
+    const outage = asOutage(err);
+    // 401 and 403 refusals by code; 429s are counted by plan where the budget is checked
+    if (outage.status === 401 || outage.status === 403) authFailures.inc({ code: outage.code });
+    refused(outage);
+  };
   let pending: Promise<void> | undefined;
   try {
     pending = admit(a);
   } catch (err) {
-    return refused(asOutage(err));
+    return refuse(err);
   }
-  if (pending) pending.then(admitted, (err: unknown) => refused(asOutage(err)));
+  if (pending) pending.then(admitted, (err: unknown) => refuse(err));
   else admitted();
 }
 

@@ -2,7 +2,8 @@ import type http from 'node:http';
 import { type Dispatcher, Pool } from 'undici';
 import { injectTraceContext } from '@lingua/telemetry';
 import type { ServiceName } from '../routes';
-import { answerUpstreamFailure, stampDeadline, type UpstreamOptions } from './proxy';
+import { upstreamRetries } from '@lingua/metrics';
+import { answerUpstreamFailure, observeUpstream, stampDeadline, type UpstreamOptions } from './proxy';
 
 const ignore = () => undefined;
 
@@ -106,6 +107,8 @@ export function leanForwarder(
     res.on('error', ignore);
     res.on('drain', () => controller?.resume());
 
+    // upstream latency from the first attempt: what the gateway waited, a retry included
+    const started = performance.now();
     const send = (attempt: number) =>
       target.pool.dispatch(
         {
@@ -122,6 +125,7 @@ export function leanForwarder(
             controller = c;
           },
           onResponseStart(_c, status, out, statusMessage) {
+            observeUpstream(service, started, status);
             if (res.headersSent || res.destroyed) return;
             for (const name in out) {
               const value = out[name];
@@ -151,6 +155,7 @@ export function leanForwarder(
             // once, on another connection (the pool drops the failed one); counted in the log
             if (attempt === 0 && !res.destroyed && mayRetry(req.method, err, streamed)) {
               options.logger.debug({ err, service }, 'upstream connection failed; retrying once');
+              upstreamRetries.inc({ upstream: service });
               return void send(1);
             }
             fail(err);

@@ -9,6 +9,7 @@ import {
 import { AppError } from '@lingua/errors';
 import { DEADLINE_HEADER, errorBodyForPath, requestBudgetMs } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
+import { type HistogramSeries, statusClass, upstreamDuration, upstreamErrors } from '@lingua/metrics';
 import { injectTraceContext } from '@lingua/telemetry';
 import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
 import { type ServiceName, serviceFor } from '../routes';
@@ -62,6 +63,7 @@ export function answerUpstreamFailure(
   // http-proxy aborts a request at its timeout with ECONNRESET ("socket hang up"); undici's lost
   // connection (UND_ERR_SOCKET: a replica closing or killed) is an unavailable service, not a timeout
   const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
+  upstreamErrors.inc({ upstream: service, reason: upstreamErrorReason(code, timedOut) });
   const appError = timedOut
     ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
     : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
@@ -69,6 +71,24 @@ export function answerUpstreamFailure(
   if (!('writeHead' in out) || out.headersSent) return void out.end?.();
   out.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8' });
   out.end(JSON.stringify(errorBodyForPath(req.url ?? '/', appError)));
+}
+
+/** A small fixed set of reasons for the upstream-errors counter. */
+function upstreamErrorReason(code: string | undefined, timedOut: boolean): string {
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+  return timedOut ? 'timeout' : 'other';
+}
+
+const upstreamSeries = new Map<string, HistogramSeries>();
+
+/** Records how long a service took to answer (its response head, since `started` = performance.now()), by status class. */
+export function observeUpstream(service: ServiceName, started: number, status: number): void {
+  const statusLabel = statusClass(status);
+  const key = `${service} ${statusLabel}`;
+  let series = upstreamSeries.get(key);
+  if (!series) upstreamSeries.set(key, (series = upstreamDuration.series(service, statusLabel)));
+  upstreamDuration.observe(series, (performance.now() - started) / 1000);
 }
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
@@ -93,6 +113,11 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
         // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
         fixRequestBody(proxyReq, req);
       },
+      proxyRes: (proxyRes, _req, res) => {
+        const started = (res as http.ServerResponse & { locals: { upstreamStarted?: number } }).locals
+          .upstreamStarted;
+        if (started !== undefined) observeUpstream(service, started, proxyRes.statusCode ?? 0);
+      },
       error: (err, req, res) =>
         answerUpstreamFailure(
           service,
@@ -115,6 +140,7 @@ export function proxyRoutes(services: Record<ServiceName, string>, options: Upst
     if (!service) return next();
     res.locals.service = service;
     res.locals.waitMs = stampDeadline(req, req.path, options);
+    res.locals.upstreamStarted = performance.now();
     return proxies[service](req, res, next);
   };
 }

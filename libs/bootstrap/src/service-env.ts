@@ -12,6 +12,8 @@ export interface ServiceEnv {
   HOST: string;
   httpPort: number;
   grpcPort: number;
+  /** Port of the Prometheus /metrics endpoint (`<SERVICE>_METRICS_PORT`), never the API port. */
+  metricsPort: number;
   /** Any MongoDB connection string, as given (the database is `mongoDb`, passed as dbName). */
   MONGO_URL: string;
   mongoDb: string;
@@ -43,7 +45,7 @@ export interface ServiceEnv {
  * The variables every service reads, named after the service (`IDENTITY_HTTP_PORT`, ...) as the
  * conventions ask. A bad value is reported under the variable's own name.
  */
-export function serviceEnv(service: string, ports: { http: number; grpc?: number }) {
+export function serviceEnv(service: string, ports: { http: number; grpc?: number; metrics?: number }) {
   const SVC = service.toUpperCase();
   return z
     .object({
@@ -51,6 +53,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       HOST: env.string('127.0.0.1'),
       [`${SVC}_HTTP_PORT`]: env.port(ports.http),
       [`${SVC}_GRPC_PORT`]: env.port(ports.grpc ?? 0),
+      [`${SVC}_METRICS_PORT`]: z.coerce.number().int().min(0).max(65535).optional(),
       MONGO_URL: env.mongoUrl(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
       [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
       NATS_URL: env.natsServers('nats://127.0.0.1:4222'),
@@ -111,6 +114,10 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         HOST: c.HOST as string,
         httpPort: c[`${SVC}_HTTP_PORT`] as number,
         grpcPort: c[`${SVC}_GRPC_PORT`] as number,
+        // 3001 -> 9401 ...: beside the gateway's 9400; a service on a free port (tests) gets a free one too
+        metricsPort:
+          (c[`${SVC}_METRICS_PORT`] as number | undefined) ??
+          (c[`${SVC}_HTTP_PORT`] === 0 ? 0 : (ports.metrics ?? ports.http + 6400)),
         MONGO_URL: c.MONGO_URL as string,
         mongoDb: c[`${SVC}_MONGO_DB`] as string,
         NATS_URL: c.NATS_URL as string,

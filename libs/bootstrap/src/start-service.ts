@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import type { mongo } from 'mongoose';
 import {
   connectNats,
@@ -28,6 +28,14 @@ import {
   startHttpServer,
 } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
+import {
+  captureRouteTemplates,
+  instrumentHttp,
+  registerShedder,
+  type RunningMetricsServer,
+  startMetricsServer,
+  UNMATCHED_ROUTE,
+} from '@lingua/metrics';
 import { buildIndexes, connectMongo, type IndexSpec, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
@@ -86,6 +94,9 @@ export interface RunningService<C extends ServiceEnv = ServiceEnv> {
   httpUrl: string;
   grpcPort: number | undefined;
   grpcAddress: string | undefined;
+  /** Where Prometheus scrapes this service (`<SERVICE>_METRICS_PORT`). */
+  metricsPort: number;
+  metricsUrl: string;
   deps: ServiceDeps<C>;
   stop(): Promise<void>;
 }
@@ -106,23 +117,35 @@ export async function startService<C extends ServiceEnv>(
   // uses); until then, closing it is the last step
   let http: RunningHttpServer | undefined;
   let httpStacked = false;
+  // the metrics port opens with the API and closes last, so the last scrape sees the drain
+  let metrics: RunningMetricsServer | undefined;
+  let unregisterShedder: (() => void) | undefined;
   let stopping = false;
   let stopped: Promise<void> | undefined;
   const stopAll = async () => {
     for (const undo of stack.reverse())
       await undo().catch((err) => logger.warn({ err }, 'shutdown step failed'));
     if (http && !httpStacked) await http.close(0);
+    await metrics?.close();
+    unregisterShedder?.();
   };
   let waitingFor = 'database';
   let listener: RequestListener = bootingListener(config.service, () => waitingFor);
   const retry = { logger, signal: def.signal, ...def.retry };
   try {
+    // request metrics are labelled by express's route templates, never by paths
+    captureRouteTemplates(express.request);
+    const shedder = config.loadShed && adaptiveShedder(config.loadShed);
+    if (shedder) unregisterShedder = registerShedder(config.service, () => shedder.stats);
     const server = await startHttpServer((req, res) => listener(req, res), {
       port: config.httpPort,
       host: config.HOST,
-      ...(config.loadShed && { shedder: adaptiveShedder(config.loadShed) }),
+      ...(shedder && { shedder }),
+      instrument: (inner) =>
+        instrumentHttp(config.service, inner, (_req, _res, route) => route ?? UNMATCHED_ROUTE),
     });
     http = server;
+    metrics = await startMetricsServer({ port: config.metricsPort, host: config.HOST });
 
     const mongoHandle = await untilAvailable(
       'database',
@@ -150,7 +173,7 @@ export async function startService<C extends ServiceEnv>(
     });
     waitingFor = 'event streams';
     await untilAvailable('event streams', () => ensureStreams(nats.jsm, bus), retry);
-    const publisher = createEventPublisher(nats, bus);
+    const publisher = createEventPublisher(nats, bus, config.service);
     const indexSpecs = [
       ...(def.indexes?.(config) ?? []),
       // handled event ids are forgotten once no redelivery or re-published copy can come any more
@@ -190,7 +213,12 @@ export async function startService<C extends ServiceEnv>(
       publisher,
       health,
     } as ServiceDeps<C>;
-    deps.outbox = new OutboxRelay({ publisher, collections: def.outboxCollections?.(deps) ?? [], logger });
+    deps.outbox = new OutboxRelay({
+      publisher,
+      collections: def.outboxCollections?.(deps) ?? [],
+      logger,
+      service: config.service,
+    });
     deps.outbox.start();
     stack.push(() => deps.outbox.stop());
 
@@ -223,14 +251,14 @@ export async function startService<C extends ServiceEnv>(
 
     const processed = mongoProcessedEvents(mongoHandle.connection);
     for (const c of def.consumers?.(deps) ?? []) {
-      const options: ConsumerOptions = { ...c, logger, processed };
+      const options: ConsumerOptions = { ...c, logger, processed, service: config.service };
       const running: RunningConsumer = await startDurableConsumer(nats, bus, options);
       stack.push(() => running.stop());
     }
     for (const worker of def.workers?.(deps) ?? []) stack.push(() => worker.stop());
 
     logger.info(
-      { http: server.url, grpc: grpcPort && `${config.HOST}:${grpcPort}` },
+      { http: server.url, grpc: grpcPort && `${config.HOST}:${grpcPort}`, metrics: metrics.url },
       `${config.service} service started`,
     );
     return {
@@ -238,6 +266,8 @@ export async function startService<C extends ServiceEnv>(
       httpUrl: server.url,
       grpcPort,
       grpcAddress: grpcPort === undefined ? undefined : `${config.HOST}:${grpcPort}`,
+      metricsPort: metrics.port,
+      metricsUrl: metrics.url,
       deps,
       /**
        * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the

@@ -2,6 +2,14 @@ import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { type AnyDomainEvent, type EventName, parseEvent } from '@lingua/contracts';
 import { type Logger, runWithRequestContext } from '@lingua/logger';
+import {
+  eventHandlerDuration,
+  eventsConsumed,
+  eventsDeadLettered,
+  eventsRedelivered,
+  registerConsumerLag,
+  secondsSince,
+} from '@lingua/metrics';
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import type { NatsHandle } from './nats-connection';
 import type { ProcessedEvents } from './processed-events';
@@ -42,6 +50,8 @@ export interface ConsumerOptions {
    * after the other, in stream order, within this process. No key: no ordering.
    */
   orderingKey?: (event: AnyDomainEvent) => string | undefined;
+  /** The owning service, for the metrics' `service` label. */
+  service?: string;
 }
 
 export interface RunningConsumer {
@@ -100,8 +110,18 @@ export async function startDurableConsumer(
   const consumer = await nats.js.consumers.get(cfg.streamName, opts.durable);
   // enough buffered for every slot to be refilled at once
   const messages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
+  const service = opts.service ?? 'unknown';
+  const consumerLabels = { service, consumer: opts.durable };
+  // lag is asked of the server at scrape time, never per message
+  const unregisterLag = registerConsumerLag(service, opts.durable, async () => {
+    const info = await nats.jsm.consumers.info(cfg.streamName, opts.durable);
+    return { pending: info.num_pending, ackPending: info.num_ack_pending };
+  });
+  const eventLabel = (event: AnyDomainEvent | Error) => (event instanceof Error ? 'malformed' : event.event);
+  const counted = (event: AnyDomainEvent | Error, outcome: string) =>
+    eventsConsumed.inc({ ...consumerLabels, event: eventLabel(event), outcome });
 
-  const deadLetter = async (msg: JsMsg, reason: string) => {
+  const deadLetter = async (msg: JsMsg, reason: string, event: AnyDomainEvent | Error) => {
     const h = natsHeaders();
     msg.headers?.keys().forEach((k) => h.set(k, msg.headers!.get(k)));
     h.set('x-dead-letter-reason', reason.replace(/\s+/g, ' ').slice(0, 500)); // header values are single-line
@@ -112,6 +132,8 @@ export async function startDurableConsumer(
       msgID: `${opts.durable}:${msg.seq}`,
     });
     msg.term(reason);
+    eventsDeadLettered.inc({ ...consumerLabels, event: eventLabel(event) });
+    counted(event, 'dead_lettered');
     opts.logger.error({ subject: msg.subject, seq: msg.seq, reason }, 'event dead-lettered');
   };
 
@@ -124,10 +146,14 @@ export async function startDurableConsumer(
   };
 
   const handle = async (msg: JsMsg, event: AnyDomainEvent | Error) => {
-    if (event instanceof Error) return deadLetter(msg, `malformed event: ${event.message}`);
+    if (msg.info.redelivered) eventsRedelivered.inc({ ...consumerLabels, event: eventLabel(event) });
+    if (event instanceof Error) return deadLetter(msg, `malformed event: ${event.message}`, event);
     if (wanted && !wanted.has(event.event)) return msg.ack();
     const bookkeeping = recordsProcessed(event);
-    if (bookkeeping && (await opts.processed!.has(opts.durable, event.id))) return msg.ack();
+    if (bookkeeping && (await opts.processed!.has(opts.durable, event.id))) {
+      counted(event, 'skipped');
+      return msg.ack();
+    }
     const get = (k: string) => msg.headers?.get(k) || undefined;
     const parent = extractTraceContext({ get, keys: () => msg.headers?.keys() ?? [] });
     const ctx = {
@@ -147,13 +173,20 @@ export async function startDurableConsumer(
           },
         },
         async () => {
+          const started = process.hrtime.bigint();
+          const timed = () =>
+            eventHandlerDuration.observe({ ...consumerLabels, event: event.event }, secondsSince(started));
           try {
             await opts.handler(event, { deliveryCount: msg.info.deliveryCount, subject: msg.subject });
+            timed();
             if (bookkeeping) await opts.processed!.add(opts.durable, event.id);
             msg.ack();
+            counted(event, 'acked');
           } catch (err) {
+            timed();
             const attempt = msg.info.deliveryCount;
-            if (attempt >= maxAttempts) return deadLetter(msg, (err as Error).message);
+            if (attempt >= maxAttempts) return deadLetter(msg, (err as Error).message, event);
+            counted(event, 'retried');
             const delay = backoff[Math.min(attempt - 1, backoff.length - 1)]!;
             opts.logger.warn(
               { err, event: event.event, id: event.id, attempt, retryInMs: delay },
@@ -191,6 +224,7 @@ export async function startDurableConsumer(
 
   return {
     async stop() {
+      unregisterLag();
       await messages.close();
       await loop.catch(() => undefined);
       await Promise.allSettled(inFlight); // the messages already taken finish (and are acked)

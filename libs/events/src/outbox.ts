@@ -1,6 +1,7 @@
 import type { mongo } from 'mongoose';
 import type { AnyDomainEvent, DomainEvent } from '@lingua/contracts';
 import type { Logger } from '@lingua/logger';
+import { registerOutbox } from '@lingua/metrics';
 import type { EventPublisher } from './publisher';
 import { currentCarrierHeaders } from './publisher';
 
@@ -47,6 +48,8 @@ export interface OutboxRelayOptions {
   /** Safety-net poll for events left behind by a NATS outage or a crash. */
   intervalMs?: number;
   batchSize?: number;
+  /** The owning service, for the backlog-age metric's `service` label. */
+  service?: string;
 }
 
 /** Where events were just staged: lets the relay read that one document instead of scanning. */
@@ -74,11 +77,17 @@ export class OutboxRelay {
   private hints = new Map<string, Set<unknown>>();
   private scanRequested = true;
   private nextScanAt = 0;
+  /** Timestamp (ms) of the oldest staged event the last scan found; undefined once a scan came back clean. */
+  private oldestPendingAt: number | undefined;
+  private unregisterMetrics: (() => void) | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
   start(): this {
     this.stopped = false;
+    this.unregisterMetrics ??= registerOutbox(this.options.service ?? 'unknown', () =>
+      this.oldestPendingAt === undefined ? undefined : (Date.now() - this.oldestPendingAt) / 1000,
+    );
     this.timer = setInterval(() => this.run(), this.options.intervalMs ?? 1_000);
     this.timer.unref();
     this.run();
@@ -121,6 +130,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unregisterMetrics?.();
+    this.unregisterMetrics = undefined;
     clearInterval(this.timer);
     await this.running;
   }
@@ -143,13 +154,26 @@ export class OutboxRelay {
     if (!this.scanRequested && Date.now() < this.nextScanAt) return;
     this.scanRequested = false;
     const started = Date.now();
+    let backlogLeft = false;
+    let scanOldest: number | undefined;
     for (const collection of this.options.collections) {
+      const batchSize = this.options.batchSize ?? 100;
       const docs = await collection
         .find({ _outboxPending: true }, { projection: { _outbox: 1 } })
-        .limit(this.options.batchSize ?? 100)
+        .limit(batchSize)
         .toArray();
+      // the backlog's age is what the scan saw before publishing: if publishing fails (NATS down),
+      // the age keeps growing at each scrape until a later scan comes back clean
+      const oldest = oldestTimestamp(docs);
+      if (oldest !== undefined) {
+        scanOldest = Math.min(scanOldest ?? oldest, oldest);
+        this.oldestPendingAt = Math.min(this.oldestPendingAt ?? oldest, oldest);
+      }
       for (const doc of docs) await this.publishDocument(collection, doc);
+      if (docs.length === batchSize) backlogLeft = true;
     }
+    // a full scan that published everything it found leaves no known backlog
+    this.oldestPendingAt = backlogLeft ? scanOldest : undefined;
     this.nextScanAt = Date.now() + Math.max(intervalMs, 10 * (Date.now() - started));
   }
 
@@ -163,4 +187,15 @@ export class OutboxRelay {
     }
     await collection.updateOne({ _id: doc._id, _outbox: { $size: 0 } }, { $set: { _outboxPending: false } });
   }
+}
+
+/** The earliest event timestamp (ms) staged in these documents, if any. */
+function oldestTimestamp(docs: mongo.Document[]): number | undefined {
+  let oldest: number | undefined;
+  for (const doc of docs)
+    for (const entry of (doc._outbox ?? []) as OutboxEntry[]) {
+      const at = Date.parse(String(entry.event.timestamp));
+      if (Number.isFinite(at) && (oldest === undefined || at < oldest)) oldest = at;
+    }
+  return oldest;
 }

@@ -1,6 +1,7 @@
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import type { AnyDomainEvent, DomainEvent } from '@lingua/contracts';
 import { currentRequestContext } from '@lingua/logger';
+import { eventsPublished } from '@lingua/metrics';
 import { extractTraceContext, injectTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import type { NatsHandle } from './nats-connection';
 import { type EventBusConfig, subjectFor } from './streams';
@@ -30,7 +31,12 @@ export function currentCarrierHeaders(): Record<string, string> {
   return carried;
 }
 
-export function createEventPublisher(nats: NatsHandle, cfg: EventBusConfig): EventPublisher {
+/** `service` labels the published-events counter (the event name, not the subject, is the other label). */
+export function createEventPublisher(
+  nats: NatsHandle,
+  cfg: EventBusConfig,
+  service = 'unknown',
+): EventPublisher {
   return {
     async publish(event, options = {}) {
       const subject = subjectFor(cfg, event.event);
@@ -47,7 +53,13 @@ export function createEventPublisher(nats: NatsHandle, cfg: EventBusConfig): Eve
         const h = natsHeaders();
         for (const [k, v] of Object.entries(outgoing)) h.set(k, v);
         // msgID becomes Nats-Msg-Id: the server drops a repeat within the duplicate window
-        const ack = await nats.js.publish(subject, JSON.stringify(event), { msgID: event.id, headers: h });
+        const ack = await nats.js
+          .publish(subject, JSON.stringify(event), { msgID: event.id, headers: h })
+          .catch((err: unknown) => {
+            eventsPublished.inc({ service, event: event.event, outcome: 'error' });
+            throw err;
+          });
+        eventsPublished.inc({ service, event: event.event, outcome: ack.duplicate ? 'duplicate' : 'ok' });
         return { seq: ack.seq, duplicate: ack.duplicate };
       });
     },

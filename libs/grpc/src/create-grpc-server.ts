@@ -7,6 +7,7 @@ import {
 } from '@grpc/grpc-js';
 import { AppError, isAppError } from '@lingua/errors';
 import { runWithRequestContext, type Logger } from '@lingua/logger';
+import { grpcCodeLabel, grpcDuration, grpcHandled, grpcInFlight, secondsSince } from '@lingua/metrics';
 import { loadPackage } from '@lingua/proto';
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import { contextFromMetadata, type GrpcRequestContext, metadataValue, TRACE_VALUE } from './call-metadata';
@@ -50,8 +51,21 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   server.addService(loadPackage().grpc.health.v1.Health.service, health.handlers);
   health.setStatus('', 'SERVING');
 
+  const inFlight = grpcInFlight.labels(options.serviceName);
+
   function wrap(method: string, handler: UnaryHandler<unknown>): handleUnaryCall<unknown, unknown> {
+    // '/lingua.identity.v1.IdentityService/GetUser' -> labels fixed once per method
+    const [, grpcService = 'unknown', grpcMethod = 'unknown'] = method.split('/');
+    const labels = { service: options.serviceName, grpc_service: grpcService, grpc_method: grpcMethod };
+    const duration = grpcDuration.labels(labels);
+    const observe = (started: bigint, code: number | undefined) => {
+      inFlight.dec();
+      duration.observe(secondsSince(started));
+      grpcHandled.inc({ ...labels, grpc_code: grpcCodeLabel(code) });
+    };
     return (call, callback) => {
+      const startedAt = process.hrtime.bigint();
+      inFlight.inc();
       const ctx: GrpcRequestContext = contextFromMetadata(call.metadata);
       // the caller's deadline and cancellation, for the layers below (database time limits, lock waits)
       const deadline = call.getDeadline();
@@ -88,10 +102,13 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
                 { ...log(isAppError(err) ? err.code : 'INTERNAL_ERROR'), err },
                 'gRPC call failed',
               );
-            callback(toServiceError(err));
+            const serviceError = toServiceError(err);
+            observe(startedAt, serviceError.code);
+            callback(serviceError);
             return;
           }
           logger.debug(log('OK'), 'gRPC call');
+          observe(startedAt, 0);
           callback(null, response);
         }),
       );

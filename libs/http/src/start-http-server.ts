@@ -55,11 +55,18 @@ export interface RunningHttpServer {
 
 export async function startHttpServer(
   listener: RequestListener,
-  options: { port: number; host?: string; shedder?: LoadShedder },
+  options: {
+    port: number;
+    host?: string;
+    shedder?: LoadShedder;
+    /** Wraps the whole listener, shedding included (request metrics: shed answers count too). */
+    instrument?: (listener: RequestListener) => RequestListener;
+  },
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
   let draining = false;
-  const inner = options.shedder ? sheddingListener(listener, options.shedder) : listener;
+  const admitted = options.shedder ? sheddingListener(listener, options.shedder) : listener;
+  const inner = options.instrument ? options.instrument(admitted) : admitted;
   const server = http.createServer((req, res) => {
     if (draining) res.setHeader('connection', 'close');
     inner(req, res);

@@ -13,6 +13,7 @@ import { TracerProvider } from '@opentelemetry/sdk-trace';
 export function startTelemetry(serviceName: string): { shutdown(): Promise<void> } {
   process.env.OTEL_SERVICE_NAME ??= serviceName;
   if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_TRACES_EXPORTER) {
+    // metrics are Prometheus's, pulled from @lingua/metrics' own port (docs/adr/0003-prometheus-metrics.md)
     process.env.OTEL_METRICS_EXPORTER ??= 'none';
     process.env.OTEL_LOGS_EXPORTER ??= 'none';
     const sdk = new NodeSDK({ instrumentations: [] });

@@ -12,10 +12,12 @@ export function isolatedServiceEnv(overrides: Record<string, string> = {}): Reco
     EVENTS_STREAM: tag.toUpperCase(),
     EVENTS_SUBJECT_PREFIX: tag.toLowerCase(),
     SHUTDOWN_GRACE_MS: '1000',
+    GATEWAY_METRICS_PORT: '0',
   };
   for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS']) {
     env[`${svc}_HTTP_PORT`] = '0';
     env[`${svc}_GRPC_PORT`] = '0';
+    env[`${svc}_METRICS_PORT`] = '0';
     env[`${svc}_MONGO_DB`] = `${tag}_${svc.toLowerCase()}`;
   }
   for (const key of ['MONGO_URL', 'NATS_URL', 'REDIS_URL'])

@@ -7,6 +7,8 @@ import { imageRepository } from './data-access/image.repository';
 import { quotaStore } from './data-access/quota.store';
 import type { AiDeps } from './domain/ai-deps';
 import { warmUpLanguageData } from './domain/analyze-text.use-case';
+import { measuredProvider } from './data-access/measured-provider';
+import { measuredCache, measuredQuotas } from './data-access/measured-stores';
 import type { AiProvider } from './domain/providers/ai-provider';
 import { localProvider } from './domain/providers/local-provider';
 import { openAiProvider } from './domain/providers/openai-provider';
@@ -47,10 +49,13 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         logger: deps.logger,
       });
     return {
-      provider: overrides.provider ?? providerFor(config),
-      quotas: quotaStore(deps.redis!.client),
+      provider: measuredProvider(
+        overrides.provider ? 'custom' : config.ai.AI_PROVIDER,
+        overrides.provider ?? providerFor(config),
+      ),
+      quotas: measuredQuotas(quotaStore(deps.redis!.client)),
       entitlements,
-      cache: analysisCache(deps.redis!.client, config.ai.AI_ANALYSIS_CACHE_HOURS * 3_600_000),
+      cache: measuredCache(analysisCache(deps.redis!.client, config.ai.AI_ANALYSIS_CACHE_HOURS * 3_600_000)),
       images: imageRepository(deps.mongo.connection),
       clock,
       limits: {

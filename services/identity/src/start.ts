@@ -18,6 +18,7 @@ import { socialIdentityRepository } from './data-access/social-identity.reposito
 import { userModel } from './data-access/user.model';
 import { userRepository } from './data-access/user.repository';
 import type { IdentityDeps } from './domain/identity-deps';
+import { measuredHasher } from './data-access/measured-hasher';
 import { bcryptHasher, type PasswordHasher } from './domain/password-hasher';
 import { subscriptionChangedSubscriber } from './entry-points/events/subscription-changed.subscriber';
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
@@ -70,7 +71,7 @@ export function defineIdentityService(
   options: IdentityOptions = {},
 ): ServiceDefinition<IdentityConfig> {
   const clock = options.clock ?? systemClock;
-  const hasher = bcryptHasher(config.identity.IDENTITY_BCRYPT_COST);
+  const hasher = measuredHasher(bcryptHasher(config.identity.IDENTITY_BCRYPT_COST));
   let built: IdentityDeps | undefined;
   const depsOf = (deps: ServiceDeps<IdentityConfig>) => (built ??= identityDeps(deps, clock, hasher));
   return {

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { NotificationsConfig } from './config';
 import { httpWebhookSender, resolveHost } from './data-access/http-webhook-sender';
+import { measuredSender, registerWebhookGauges } from './data-access/webhook-metrics';
 import { cachedEndpointStore } from './data-access/endpoint-cache';
 import { notificationRepository } from './data-access/notification.repository';
 import { smtpMailer } from './data-access/smtp-mailer';
@@ -43,10 +44,12 @@ function buildFeatures(
       `notifications:${config.mongoDb}:webhook-endpoints:version`,
     ),
     deliveries: webhookDeliveryRepository(connection),
-    sender: httpWebhookSender({
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
-    }),
+    sender: measuredSender(
+      httpWebhookSender({
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+      }),
+    ),
     mailer:
       options.mailer ??
       smtpMailer({
@@ -112,8 +115,10 @@ export function defineNotificationsService(
     },
     workers: (deps) => {
       const f = featuresOf(deps);
+      const unregisterGauges = registerWebhookGauges(deps.mongo.connection);
       const closeAdapters = {
         async stop() {
+          unregisterGauges();
           f.sender.close();
           (f.mailer as Partial<{ close(): void }>).close?.();
         },

@@ -8,6 +8,7 @@ import { appleVerifier, readRootCertificates } from './data-access/stores/apple.
 import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-store-server-api';
 import { googlePushAuth } from './data-access/stores/google-push-auth';
 import { googleVerifier, readServiceAccount } from './data-access/stores/google.verifier';
+import { measuredVerifier } from './data-access/stores/measured-verifier';
 import { sandboxVerifier } from './data-access/stores/sandbox.verifier';
 import { subscriptionRepository, subscriptionsCollection } from './data-access/subscription.repository';
 import { redisUsageCounters } from './data-access/usage.repository';
@@ -90,11 +91,11 @@ export function defineSubscriptionsService(
       catalogue,
       verifiers: {
         ios: stores.apple
-          ? { name: 'apple', verifier: stores.apple }
-          : { name: 'sandbox', verifier: stores.sandbox },
+          ? { name: 'apple', verifier: measuredVerifier('apple', stores.apple) }
+          : { name: 'sandbox', verifier: measuredVerifier('sandbox', stores.sandbox) },
         android: stores.google
-          ? { name: 'google', verifier: stores.google }
-          : { name: 'sandbox', verifier: stores.sandbox },
+          ? { name: 'google', verifier: measuredVerifier('google', stores.google) }
+          : { name: 'sandbox', verifier: measuredVerifier('sandbox', stores.sandbox) },
       },
       usage: redisUsageCounters(deps.redis!.client),
       clock,

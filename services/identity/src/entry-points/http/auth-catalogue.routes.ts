@@ -8,7 +8,7 @@ import type { IdentityDeps } from '../../domain/identity-deps';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset.use-case';
 import { registerUser } from '../../domain/register-user.use-case';
 import { refreshSession, revokeRefreshToken } from '../../domain/sessions';
-import { signIn } from '../../domain/sign-in.use-case';
+import { measuredSignIn } from './sign-in.metrics';
 import { socialSignIn } from '../../domain/social-sign-in.use-case';
 import { verifyEmail } from '../../domain/verify-email.use-case';
 import {
@@ -75,7 +75,7 @@ export function authCatalogueRoutes(
 
   router.post(`${P}/login`, async (req, res) => {
     const input = parseInput(CatalogueLoginBody, req.body ?? {});
-    const { user, session } = await signIn({ ...input, ip: req.ip ?? 'unknown' }, deps);
+    const { user, session } = await measuredSignIn({ ...input, ip: req.ip ?? 'unknown' }, deps);
     setSessionCookies(res, session, secure);
     sendSuccess(res, {
       user: publicUser(user),

@@ -6,7 +6,7 @@ import type { ApiDocs } from '@lingua/openapi';
 import type { IdentityDeps } from '../../domain/identity-deps';
 import { registerUser } from '../../domain/register-user.use-case';
 import { issueSession, refreshSession, revokeRefreshToken } from '../../domain/sessions';
-import { signIn } from '../../domain/sign-in.use-case';
+import { measuredSignIn } from './sign-in.metrics';
 import { socialSignIn, type SocialSignInResult } from '../../domain/social-sign-in.use-case';
 import {
   AppleBody,
@@ -52,7 +52,7 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
 
   router.post(`${P}/login`, async (req, res) => {
     const input = parseInput(LoginBody, req.body ?? {});
-    const { user, session } = await signIn({ ...input, ip: req.ip ?? 'unknown' }, deps);
+    const { user, session } = await measuredSignIn({ ...input, ip: req.ip ?? 'unknown' }, deps);
     setSessionCookies(res, session, secure);
     sendSuccess(
       res,
