@@ -24,6 +24,15 @@ const SERVICES = [
   ['ai', 'services/ai', 3004, 50054],
   ['notifications', 'services/notifications', 3005, undefined],
 ];
+/** Default metrics ports (.env.example): the gateway's, then each service's in SERVICES order. */
+const METRICS_PORT = {
+  gateway: 9400,
+  identity: 9401,
+  flashcards: 9402,
+  subscriptions: 9403,
+  ai: 9404,
+  notifications: 9405,
+};
 const REPLICAS = 2;
 const INGRESS_PORT = 8080;
 const GATEWAY_PORTS = [8181, 8281];
@@ -190,6 +199,7 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
         env: {
           ...base,
           [`${SVC}_HTTP_PORT`]: String(replicaPort(http, i)),
+          [`${SVC}_METRICS_PORT`]: String(replicaPort(METRICS_PORT[name], i)),
           ...(grpc && { [`${SVC}_GRPC_PORT`]: String(replicaPort(grpc, i)) }),
         },
       }).start();
@@ -198,7 +208,12 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
     define(`gateway-${i + 1}`, process.execPath, ['dist/main.js'], {
       cwd: path.join(ROOT, 'gateway'),
       // only the ingress (nginx, on 127.0.0.1) may name the client; the services are the balancers' ports
-      env: { ...base, GATEWAY_PORT: String(port), TRUST_PROXY: '127.0.0.1' },
+      env: {
+        ...base,
+        GATEWAY_PORT: String(port),
+        GATEWAY_METRICS_PORT: String(replicaPort(METRICS_PORT.gateway, i)),
+        TRUST_PROXY: '127.0.0.1',
+      },
     }).start(),
   );
   const nginxDir = fs.mkdtempSync(path.join(DATA, 'nginx-'));

@@ -159,6 +159,8 @@ describeIfBwrap('identity from its production install, app directory read-only',
       EMAIL_LINK_KEY: randomBytes(32).toString('base64'),
       IDENTITY_BCRYPT_COST: '4',
       IDENTITY_GRPC_PORT: '0',
+      // a free metrics port each: two replicas (and other suites) share this machine
+      IDENTITY_METRICS_PORT: '0',
       IDENTITY_MONGO_DB: uniqueName('prod_identity'),
       EVENTS_STREAM: test.EVENTS_STREAM!,
       EVENTS_SUBJECT_PREFIX: test.EVENTS_SUBJECT_PREFIX!,
