@@ -77,6 +77,7 @@ describe('FreeDict entries', () => {
     expect(entry).toEqual({
       headword: 'dog',
       partOfSpeech: undefined,
+      pronunciation: 'dˈɒɡ',
       translations: ['Hund'],
       examples: [{ source: 'train a dog', target: 'einen Hund abrichten' }],
       labels: ['zool.'],
@@ -91,6 +92,13 @@ describe('FreeDict entries', () => {
       'go /ɡˈəʊ/ (went /wˈɛnt/ <>, gone /ɡˈɒn/ <>) <v>\narbeiten, führen <v>\n see: {going}',
     );
     expect(go).toMatchObject({ headword: 'go', partOfSpeech: 'v', translations: ['arbeiten', 'führen'] });
+    const haus = parseFreedictEntry('Haus /hˈaʊs/ <neut, n, sg>\nhouse <n>\n');
+    expect(haus).toMatchObject({
+      headword: 'Haus',
+      partOfSpeech: 'n',
+      pronunciation: 'hˈaʊs',
+      translations: ['house'],
+    });
   });
 });
 

@@ -47,6 +47,24 @@ export function readDictdIndex(text: string): Map<string, number[]> {
   return index;
 }
 
+const POS_MARKS = new Set([
+  'n',
+  'v',
+  'vt',
+  'vi',
+  'adj',
+  'adv',
+  'prep',
+  'pron',
+  'conj',
+  'art',
+  'num',
+  'int',
+  'interj',
+  'abbr',
+  'pn',
+  'ptcl',
+]);
 const EXAMPLE = /^\s+"(.+)"\s+-\s+(.+)$/;
 const LABEL = /\[([^\]]+)\]/g;
 const GRAMMAR = /<[^>]*>/g;
@@ -80,7 +98,10 @@ export function parseFreedictEntry(text: string): DictionaryEntry {
   const headword = head.split(/\s+\/|\s+</)[0]!.trim();
   // the last <…> of the head line (after any inflected forms) is the entry's part of speech
   const headMarks = [...head.replace(/\([^)]*\)/g, '').matchAll(/<([^>]*)>/g)].map((m) => m[1]!.trim());
-  const partOfSpeech = headMarks.at(-1)?.split(',')[0]?.trim() || undefined;
+  const marks = (headMarks.at(-1) ?? '').split(',').map((m) => m.trim());
+  // "<neut, n, sg>": gender and number come with the part of speech; pick the latter
+  const partOfSpeech = marks.find((m) => POS_MARKS.has(m)) ?? (marks[0] || undefined);
+  const pronunciation = /\/([^/]+)\//.exec(head.split('(')[0]!)?.[1];
   const translations: string[] = [];
   const examples: DictionaryEntry['examples'] = [];
   const labels = new Set<string>();
@@ -99,7 +120,7 @@ export function parseFreedictEntry(text: string): DictionaryEntry {
     line = line.replace(LABEL, ' ').replace(GRAMMAR, ' ');
     translations.push(...splitTranslations(line));
   }
-  return { headword, partOfSpeech, translations, examples, labels: [...labels] };
+  return { headword, partOfSpeech, pronunciation, translations, examples, labels: [...labels] };
 }
 
 /**

@@ -213,7 +213,11 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
           if (seen.has(id)) continue;
           seen.add(id);
           const s = synset(p, offset);
-          if (depth > 0) for (const word of s.words) if (/^[a-z][a-z-]*$/.test(word)) out.add(word);
+          if (depth > 0)
+            for (const word of s.words)
+              // a word belongs to the theme when this is its first (most frequent) meaning:
+              // "bread" under food, not "heart" or "jack" for some rare food sense
+              if (/^[a-z][a-z-]*$/.test(word) && l.index[p].get(word)?.[0] === offset) out.add(word);
           for (const ptr of s.pointers)
             if (THEME_POINTERS.has(ptr.symbol) && (ptr.type === 'n' || ptr.type === 'v'))
               next.push([CLASS_OF_TYPE[ptr.type]!, ptr.offset]);

@@ -41,6 +41,8 @@ export interface DictionaryEntry {
   headword: string;
   /** part of speech as the dictionary marks it (`n`, `v`, `adj`…), when it does */
   partOfSpeech: string | undefined;
+  /** IPA as the dictionary prints it, when it does */
+  pronunciation: string | undefined;
   /** translations in the dictionary's order, grammar marks and subject labels removed */
   translations: string[];
   examples: DictionaryExample[];
