@@ -8,6 +8,9 @@ export interface DictText {
   close(): void;
 }
 
+/** Inflated chunks kept per file (64 KB each: 4 MB): a headword's entries lie scattered in the text. */
+const CACHED_CHUNKS = 64;
+
 const FTEXT_FLAGS = { FHCRC: 2, FEXTRA: 4, FNAME: 8, FCOMMENT: 16 } as const;
 
 interface RandomAccess {
@@ -53,8 +56,7 @@ export function parseDictzipHeader(head: Buffer): RandomAccess | undefined {
 }
 
 /**
- * Opens a dictd body. A dictzip file is read chunk by chunk through one file descriptor (a few
- * recently used chunks are kept), so even the 60 MB German texts cost no memory up front; a plain
+ * Opens a dictd body. A dictzip file is read chunk by chunk through one file descriptor (the recently used chunks are kept), so even the 60 MB German texts cost no memory up front; a plain
  * gzip file is inflated once; an uncompressed `.dict` is read as is.
  */
 export function openDictText(path: string): DictText {
@@ -94,7 +96,7 @@ export function openDictText(path: string): DictText {
     readSync(fd, compressed, 0, compressed.length, start);
     const plain = inflateRawSync(compressed, { finishFlush: constants.Z_SYNC_FLUSH });
     recent.set(i, plain);
-    if (recent.size > 16) recent.delete(recent.keys().next().value!);
+    if (recent.size > CACHED_CHUNKS) recent.delete(recent.keys().next().value!);
     return plain;
   };
   const chunkCount = ra.chunkStarts.length - 1;

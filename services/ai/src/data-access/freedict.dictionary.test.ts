@@ -3,12 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { openDictText, parseDictzipHeader } from './dictzip.reader';
-import {
-  decodeDictdNumber,
-  freedictDictionary,
-  parseFreedictEntry,
-  readDictdIndex,
-} from './freedict.dictionary';
+import { decodeDictdNumber, dictdIndex, freedictDictionary, parseFreedictEntry } from './freedict.dictionary';
 
 // Debian's dict-freedict-* packages (installed by deploy/local/infra.sh); AI_DICTD_DIR overrides.
 const DICTD = process.env.AI_DICTD_DIR ?? '/usr/share/dictd';
@@ -22,10 +17,24 @@ describe('dictd index', () => {
     expect(() => decodeDictdNumber('a-b')).toThrow('not a dictd base64 number');
   });
 
-  it('When an index is read, Then headwords are lower-cased with every place kept and meta entries left out', () => {
-    const index = readDictdIndex('00-database-info\tA\tB\nHouse\tBA\tC\nhouse\tBB\tD\ngo\tC\tE\n');
-    expect([...index.keys()]).toEqual(['house', 'go']);
-    expect(index.get('house')).toEqual([64, 2, 65, 3]);
+  it('When an index is searched, Then a headword is found case-insensitively with every place, meta entries left out', () => {
+    const index = dictdIndex(
+      Buffer.from('00-database-info\tA\tB\ngo\tC\tE\nHouse\tBA\tC\nhouse\tBB\tD\nhouse-boat\tBC\tE\n'),
+    );
+    expect(index.lineCount).toBe(4);
+    expect(index.find('HOUSE')).toEqual([
+      [64, 2],
+      [65, 3],
+    ]);
+    expect(index.find('houseboat')).toEqual([]); // same sort key, another headword
+    expect(index.find('house-boat')).toEqual([[66, 4]]);
+    expect(index.find('00-database-info')).toEqual([]);
+  });
+
+  it('When an index is not in dictd order, Then it is sorted on reading and still searched correctly', () => {
+    const index = dictdIndex(Buffer.from('zebra\tB\tB\napple\tC\tC\nmango\tD\tD\n'));
+    expect(index.find('apple')).toEqual([[2, 2]]);
+    expect(index.find('zebra')).toEqual([[1, 1]]);
   });
 });
 
@@ -53,8 +62,8 @@ describe('dictzip', () => {
       for (const offset of [0, 65_000, 1_000_000, 7_777_777, whole.length - 300]) {
         expect(text.read(offset, 200_000)).toBe(whole.subarray(offset, offset + 200_000).toString('utf8'));
       }
-      const index = readDictdIndex(readFileSync(join(DICTD, 'freedict-eng-deu.index'), 'utf8'));
-      const [offset, length] = index.get('house')!.slice(2, 4) as [number, number];
+      const index = dictdIndex(readFileSync(join(DICTD, 'freedict-eng-deu.index')));
+      const [offset, length] = index.find('house')[1]!;
       expect(text.read(offset, length)).toMatch(/^house \/hˈaʊs\/\nHaus <neut>/);
     } finally {
       text.close();

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BilingualDictionary, DictionaryEntry } from '../domain/language/language-data';
 import { type DictText, openDictText } from './dictzip.reader';
+import { sortedLines } from './sorted-lines';
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64_VALUE = new Map([...B64].map((c, i) => [c, i]));
@@ -17,35 +18,46 @@ export function decodeDictdNumber(digits: string): number {
   return n;
 }
 
+/** dictd's sort key: lower case, letters, digits and spaces only (its `-df` dictionary order). */
+export const dictdSortKey = (headword: string) => headword.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, '');
+
+const headwordOf = (line: string) => line.slice(0, line.indexOf('\t'));
+
 /**
- * Reads a dictd `.index` (one `headword<TAB>offset<TAB>length` line per entry) into a map from the
- * lower-cased headword to its (offset, length) pairs, in file order. dictd's own meta entries
- * (`00-database-…`) are left out.
+ * A dictd `.index`: one `headword<TAB>offset<TAB>length` line per entry, sorted by dictdSortKey.
+ * Searched in place (see sortedLines); `find` gives the (offset, length) of each entry of a headword,
+ * case-insensitively, in file order. dictd's meta entries (`00-database-…`) are left out.
  */
-export function readDictdIndex(text: string): Map<string, number[]> {
-  const index = new Map<string, number[]>();
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const t1 = text.indexOf('\t', start);
-    const t2 = t1 < 0 ? -1 : text.indexOf('\t', t1 + 1);
-    if (t1 > start && t2 > t1 && t2 < end) {
-      const headword = text.slice(start, t1).trim().toLowerCase();
-      if (headword && !headword.startsWith('00-database') && !headword.startsWith('00database')) {
-        const entry = [
-          decodeDictdNumber(text.slice(t1 + 1, t2)),
-          decodeDictdNumber(text.slice(t2 + 1, end).trim()),
-        ];
-        const seen = index.get(headword);
-        if (seen) seen.push(...entry);
-        else index.set(headword, entry);
-      }
-    }
-    start = end + 1;
-  }
-  return index;
+export function dictdIndex(buf: Buffer) {
+  const lines = sortedLines(
+    buf,
+    (line) => dictdSortKey(headwordOf(line)),
+    (line) => line.indexOf('\t') < 0 || /^00-?database/.test(line),
+  );
+  const place = (line: string): [number, number] => {
+    const [, offset, length] = line.split('\t');
+    return [decodeDictdNumber(offset!), decodeDictdNumber(length!.trim())];
+  };
+  return {
+    lineCount: lines.lineCount,
+    /** every entry's (offset, length) */
+    all(): Array<[number, number]> {
+      const out: Array<[number, number]> = [];
+      lines.forEach((line) => out.push(place(line)));
+      return out;
+    },
+    find(headword: string): Array<[number, number]> {
+      const wanted = headword.trim().toLowerCase();
+      return lines
+        .find(dictdSortKey(wanted))
+        .filter((line) => headwordOf(line).trim().toLowerCase() === wanted)
+        .map(place);
+    },
+  };
 }
+
+/** Parsed headwords kept per dictionary. */
+const CACHED_HEADWORDS = 2_000;
 
 const POS_MARKS = new Set([
   'n',
@@ -126,26 +138,35 @@ export function parseFreedictEntry(text: string): DictionaryEntry {
 /**
  * A FreeDict dictionary installed by Debian's `dict-freedict-<from>-<to>` package:
  * `<dir>/freedict-<from>-<to>.index` and `.dict.dz`. The index is read on the first look-up
- * (the English–German ones have ~500 000 lines: ~0.5 s and tens of MB), the text on demand.
+ * and searched in place (the English–German ones have ~500 000 lines, 11–13 MB); the text is read
+ * by dictzip chunk on demand.
  */
 export function freedictDictionary(
   dir: string,
   from3: string,
   to3: string,
   codes: { from: string; to: string },
-): BilingualDictionary & { files: { index: string; text: string }; installed(): boolean; load(): void } {
+): BilingualDictionary & {
+  files: { index: string; text: string };
+  installed(): boolean;
+  load(): void;
+  /** every entry with its place in the text, in headword order (for reading a dictionary backwards) */
+  eachEntry(visit: (entry: DictionaryEntry, place: [number, number]) => void): void;
+  /** the entry at a place `eachEntry` gave */
+  entryAt(place: [number, number]): DictionaryEntry;
+} {
   const base = join(dir, `freedict-${from3}-${to3}`);
   const files = {
     index: `${base}.index`,
     text: existsSync(`${base}.dict.dz`) ? `${base}.dict.dz` : `${base}.dict`,
   };
-  let index: Map<string, number[]> | undefined;
+  let index: ReturnType<typeof dictdIndex> | undefined;
   let body: DictText | undefined;
+  const recent = new Map<string, DictionaryEntry[]>();
   const load = () => {
     if (index) return;
-    const text = readFileSync(files.index, 'utf8');
     body = openDictText(files.text);
-    index = readDictdIndex(text);
+    index = dictdIndex(readFileSync(files.index));
   };
   return {
     from: codes.from,
@@ -153,13 +174,84 @@ export function freedictDictionary(
     files,
     installed: () => existsSync(files.index) && existsSync(files.text),
     load,
+    eachEntry(visit) {
+      load();
+      for (const place of index!.all()) visit(parseFreedictEntry(body!.read(place[0], place[1])), place);
+    },
+    entryAt([offset, length]) {
+      load();
+      return parseFreedictEntry(body!.read(offset, length));
+    },
     lookup(headword) {
       load();
-      const places = index!.get(headword.trim().toLowerCase());
-      if (!places) return [];
+      const key = headword.trim().toLowerCase();
+      const hit = recent.get(key);
+      if (hit) return hit;
+      const entries = index!
+        .find(key)
+        .map(([offset, length]) => parseFreedictEntry(body!.read(offset, length)));
+      // a small cache of parsed entries: common words ("run": 38 entries) recur in every text
+      if (recent.size >= CACHED_HEADWORDS) recent.delete(recent.keys().next().value!);
+      recent.set(key, entries);
+      return entries;
+    },
+  };
+}
+
+/** The headword a translation gives when read backwards: "(to) go (by car)" → "go". */
+const backwardsKey = (translation: string) =>
+  translation
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/^to\s+/i, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/**
+ * A dictionary read backwards: every translation of a `to → from` dictionary becomes a headword
+ * whose translation is the original headword, with the original examples turned round. Used where
+ * Debian's `from → to` dictionary is small (English–Dutch has 7 700 headwords, Dutch–English 22 700).
+ * Only the places of the entries are kept per key; entries are parsed again when asked for.
+ */
+export function invertedDictionary(source: {
+  from: string;
+  to: string;
+  eachEntry(visit: (entry: DictionaryEntry, place: [number, number]) => void): void;
+  entryAt(place: [number, number]): DictionaryEntry;
+}): BilingualDictionary & { build(): void } {
+  let places: Map<string, number[]> | undefined;
+  const build = () => {
+    if (places) return places;
+    const map = new Map<string, number[]>();
+    source.eachEntry((e, [offset, length]) => {
+      for (const t of new Set(e.translations.map(backwardsKey))) {
+        if (!t || !e.headword) continue;
+        const list = map.get(t);
+        if (list) list.push(offset, length);
+        else map.set(t, [offset, length]);
+      }
+    });
+    return (places = map);
+  };
+  return {
+    from: source.to,
+    to: source.from,
+    build: () => void build(),
+    lookup(headword) {
+      const key = headword.trim().toLowerCase();
+      const list = build().get(key) ?? [];
       const entries: DictionaryEntry[] = [];
-      for (let i = 0; i < places.length; i += 2)
-        entries.push(parseFreedictEntry(body!.read(places[i]!, places[i + 1]!)));
+      for (let i = 0; i < list.length; i += 2) {
+        const e = source.entryAt([list[i]!, list[i + 1]!]);
+        entries.push({
+          headword: key,
+          partOfSpeech: e.partOfSpeech,
+          pronunciation: undefined,
+          translations: [e.headword],
+          examples: e.examples.map((x) => ({ source: x.target, target: x.source })),
+          labels: e.labels,
+        });
+      }
       return entries;
     },
   };

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type {
   BilingualDictionary,
   DataStatus,
@@ -6,7 +6,7 @@ import type {
   Lexicon,
 } from '../domain/language/language-data';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
-import { freedictDictionary } from './freedict.dictionary';
+import { freedictDictionary, invertedDictionary } from './freedict.dictionary';
 import { wordnetLexicon } from './wordnet.lexicon';
 
 /** FreeDict names its files by ISO 639-3 codes. */
@@ -73,13 +73,37 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
         : `not installed: ${existsSync(options.dictdDir) ? dict.files.index : options.dictdDir} missing (Debian package dict-freedict-${ISO3[from]}-${ISO3[to]}; AI_DICTD_DIR)`,
     });
   }
+  // Where a reverse dictionary exists and is small enough to read whole (all but German–English,
+  // whose forward dictionary is large anyway), it fills the gaps of the forward one, read backwards.
+  const combined = new Map<string, BilingualDictionary>();
+  const backwardsMaps: Array<ReturnType<typeof invertedDictionary>> = [];
+  for (const [key, forward] of dictionaries) {
+    const reverse = dictionaries.get(pairName(forward.to, forward.from));
+    const small = reverse && statSync(reverse.files.index).size < 4_000_000;
+    if (!reverse || !small) {
+      combined.set(key, forward);
+      continue;
+    }
+    const backwards = invertedDictionary(reverse);
+    backwardsMaps.push(backwards);
+    combined.set(key, {
+      from: forward.from,
+      to: forward.to,
+      lookup(headword) {
+        const found = forward.lookup(headword);
+        return found.length ? found : backwards.lookup(headword);
+      },
+    });
+  }
   return {
     lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),
-    dictionary: (from, to): BilingualDictionary | undefined => dictionaries.get(pairName(from, to)),
+    dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
     status: () => statuses,
     warmUpSteps: () => [
       ...(wordnetInstalled ? [() => wordnet.load()] : []),
       ...[...dictionaries.values()].map((d) => () => d.load()),
+      // reads the small reverse dictionaries whole, building their backwards maps
+      ...backwardsMaps.map((b) => () => b.build()),
     ],
   };
 }

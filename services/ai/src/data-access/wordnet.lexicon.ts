@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lexicon, Sense, WordClass } from '../domain/language/language-data';
+import { type SortedLines, sortedLines } from './sorted-lines';
 
 /** WordNet's file suffixes and one-letter synset types per word class. */
 const FILES: Record<WordClass, string> = { noun: 'noun', verb: 'verb', adjective: 'adj', adverb: 'adv' };
@@ -101,7 +102,7 @@ const THEME_POINTERS = new Set(['~', '%p', '-c']);
  */
 export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; load(): void; dir: string } {
   type Loaded = {
-    index: Record<WordClass, Map<string, number[]>>;
+    index: Record<WordClass, SortedLines>;
     data: Record<WordClass, Buffer>;
     exceptions: Record<WordClass, Map<string, string[]>>;
     synsets: Map<string, Synset>;
@@ -115,12 +116,12 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
     const exceptions = {} as Loaded['exceptions'];
     for (const pos of CLASSES) {
       const file = FILES[pos];
-      const map = new Map<string, number[]>();
-      for (const line of readFileSync(join(dir, `index.${file}`), 'utf8').split('\n')) {
-        const entry = parseIndexLine(line);
-        if (entry) map.set(entry.lemma, entry.offsets);
-      }
-      index[pos] = map;
+      // sorted by lemma: searched in place; the licence header lines start with a space
+      index[pos] = sortedLines(
+        readFileSync(join(dir, `index.${file}`)),
+        (line) => line.slice(0, line.indexOf(' ')),
+        (line) => line.startsWith(' '),
+      );
       data[pos] = readFileSync(join(dir, `data.${file}`));
       const exc = new Map<string, string[]>();
       const excFile = join(dir, `${file}.exc`);
@@ -143,9 +144,16 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
       const buf = l.data[pos];
       const end = buf.indexOf(10, offset);
       s = parseSynsetLine(buf.toString('utf8', offset, end < 0 ? buf.length : end));
+      // theme walks touch thousands of synsets: keep the cache bounded (~10 MB)
+      if (l.synsets.size >= 20_000) l.synsets.clear();
       l.synsets.set(key, s);
     }
     return s;
+  };
+
+  const offsetsOf = (pos: WordClass, lemma: string): number[] => {
+    const line = load().index[pos].find(lemma)[0];
+    return line ? (parseIndexLine(line)?.offsets ?? []) : [];
   };
 
   const key = (word: string) => word.trim().toLowerCase().replace(/\s+/g, '_');
@@ -155,7 +163,7 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
     const w = key(word);
     const found: string[] = [];
     const add = (b: string) => {
-      if (l.index[pos].has(b) && !found.includes(b)) found.push(b);
+      if (offsetsOf(pos, b).length > 0 && !found.includes(b)) found.push(b);
     };
     add(w);
     for (const b of l.exceptions[pos].get(w) ?? []) add(b);
@@ -180,11 +188,10 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
     },
 
     senses(lemma, pos) {
-      const l = load();
       const w = key(lemma);
       const senses: Sense[] = [];
       for (const p of pos ? [pos] : CLASSES) {
-        for (const offset of l.index[p].get(w) ?? []) {
+        for (const offset of offsetsOf(p, w)) {
           const s = synset(p, offset);
           senses.push({
             partOfSpeech: CLASS_OF_TYPE[s.type] ?? p,
@@ -198,32 +205,38 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
       return senses;
     },
 
-    themeWords(theme) {
-      const l = load();
+    themeWords(theme, loose = false) {
+      load();
       const w = key(theme.replace(/^(the|a|an)\s+/i, ''));
       const out = new Set<string>();
       const seen = new Set<string>();
-      let frontier: Array<[WordClass, number]> = [];
+      const starts: Array<[WordClass, number]> = [];
       for (const p of ['noun', 'verb'] as const)
-        for (const offset of (l.index[p].get(w) ?? []).slice(0, 3)) frontier.push([p, offset]);
-      for (let depth = 0; depth < 5 && frontier.length && out.size < 5_000; depth++) {
-        const next: Array<[WordClass, number]> = [];
-        for (const [p, offset] of frontier) {
-          const id = `${p}:${offset}`;
-          if (seen.has(id)) continue;
-          seen.add(id);
-          const s = synset(p, offset);
-          if (depth > 0)
-            for (const word of s.words)
-              // a word belongs to the theme when this is its first (most frequent) meaning:
-              // "bread" under food, not "heart" or "jack" for some rare food sense
-              if (/^[a-z][a-z-]*$/.test(word) && l.index[p].get(word)?.[0] === offset) out.add(word);
-          for (const ptr of s.pointers)
-            if (THEME_POINTERS.has(ptr.symbol) && (ptr.type === 'n' || ptr.type === 'v'))
-              next.push([CLASS_OF_TYPE[ptr.type]!, ptr.offset]);
+        for (const offset of offsetsOf(p, w).slice(0, 3)) starts.push([p, offset]);
+      const walk = (from: Array<[WordClass, number]>) => {
+        let frontier = from;
+        for (let depth = 0; depth < 5 && frontier.length && out.size < 5_000; depth++) {
+          const next: Array<[WordClass, number]> = [];
+          for (const [p, offset] of frontier) {
+            const id = `${p}:${offset}`;
+            if (seen.has(id)) continue;
+            seen.add(id);
+            const s = synset(p, offset);
+            if (depth > 0)
+              for (const word of s.words) {
+                // a word belongs to the theme when this is its first (most frequent) meaning:
+                // "bread" under food, not "heart" or "jack" for some rare food sense
+                const rank = /^[a-z][a-z-]*$/.test(word) ? offsetsOf(p, word).indexOf(offset) : -1;
+                if (rank === 0 || (loose && rank > 0 && rank < 3)) out.add(word);
+              }
+            for (const ptr of s.pointers)
+              if (THEME_POINTERS.has(ptr.symbol) && (ptr.type === 'n' || ptr.type === 'v'))
+                next.push([CLASS_OF_TYPE[ptr.type]!, ptr.offset]);
+          }
+          frontier = next;
         }
-        frontier = next;
-      }
+      };
+      walk(starts);
       out.delete(w);
       return [...out];
     },

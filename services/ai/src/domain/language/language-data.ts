@@ -26,8 +26,9 @@ export interface Lexicon {
   /**
    * Single words under a theme ("food", "the body", "travel"): the hyponyms, parts and topic-domain
    * members of the theme word's first senses, nearest first. Empty when the theme is not a known word.
+   * Only words for which that is their main meaning come, unless `loose` (one of their first three).
    */
-  themeWords(theme: string): string[];
+  themeWords(theme: string, loose?: boolean): string[];
 }
 
 /** A dictionary example: a phrase and its translation as the dictionary prints them. */

@@ -47,22 +47,22 @@ export function bestEntry(
   pos: WordClass | undefined,
   backTranslates?: (translation: string) => boolean,
 ): DictionaryEntry | undefined {
-  let best: DictionaryEntry | undefined;
-  let bestScore = -Infinity;
-  for (const e of entries) {
-    if (e.translations.length === 0) continue;
-    const cls = e.partOfSpeech ? CLASS_OF_MARK[e.partOfSpeech] : undefined;
-    let score = Math.min(e.examples.length, 3);
-    // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
-    if (backTranslates?.(e.translations[0]!)) score += 4;
-    if (pos && cls) score += cls === pos ? 3 : -3;
-    score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
-    if (score > bestScore) {
-      best = e;
-      bestScore = score;
-    }
-  }
-  return best;
+  const scored = entries
+    .filter((e) => e.translations.length > 0)
+    .map((e, order) => {
+      const cls = e.partOfSpeech ? CLASS_OF_MARK[e.partOfSpeech] : undefined;
+      let score = Math.min(e.examples.length, 3);
+      if (pos && cls) score += cls === pos ? 3 : -3;
+      score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
+      return { e, score, order };
+    })
+    .sort((a, b) => b.score - a.score || a.order - b.order);
+  // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
+  // (asked of the few best candidates only: each question is a look-up in the other dictionary)
+  if (backTranslates)
+    for (const c of scored.slice(0, 6)) if (backTranslates(c.e.translations[0]!)) c.score += 4;
+  scored.sort((a, b) => b.score - a.score || a.order - b.order);
+  return scored[0]?.e;
 }
 
 export interface TranslationFacts {

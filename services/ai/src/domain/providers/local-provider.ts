@@ -148,39 +148,39 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
 
   /** English theme words ranked by frequency and nearness to the requested level. */
   function themeCandidates(lexicon: Lexicon, theme: string, difficulty: Difficulty): Candidate[] {
-    let words = lexicon.themeWords(theme);
-    // "animals", "the human body": try the base form, then the last word
-    if (words.length === 0) {
-      const base = lexicon.baseForms(theme.trim(), 'noun')[0];
-      words = base ? lexicon.themeWords(base) : lexicon.themeWords(theme.trim().split(/\s+/).at(-1) ?? '');
+    // "animals", "the human body": the theme as given, its base form, then its last word
+    const keys = [theme, lexicon.baseForms(theme.trim(), 'noun')[0], theme.trim().split(/\s+/).at(-1)];
+    let key = theme;
+    let words: string[] = [];
+    for (const k of keys) {
+      if (!k) continue;
+      words = lexicon.themeWords(k);
+      key = k;
+      if (words.length) break;
     }
     const distance = distanceFrom(difficulty);
-    return words
-      .map((w) => {
-        const rank = frequencyRank(w);
-        return { word: w, rank, level: rank === undefined ? undefined : cefrFromRank(rank) };
-      })
-      .filter((c): c is { word: string; rank: number; level: CefrLevel } => c.rank !== undefined)
-      .sort((a, b) => distance(a.level) - distance(b.level) || a.rank - b.rank)
-      .map((c) => {
-        const sense = englishSense(lexicon, c.word, undefined);
-        return {
-          word: c.word,
-          pos: sense?.sense.partOfSpeech ?? 'noun',
-          level: c.level,
-          rank: c.rank,
-          count: 1,
-          sentence: undefined,
-        };
-      });
+    const ranked = (list: string[]) =>
+      list
+        .map((w) => {
+          const rank = frequencyRank(w);
+          return { word: w, rank, level: rank === undefined ? undefined : cefrFromRank(rank) };
+        })
+        .filter((c): c is { word: string; rank: number; level: CefrLevel } => c.rank !== undefined)
+        .sort((a, b) => distance(a.level) - distance(b.level) || a.rank - b.rank);
+    const strict = ranked(words);
+    // a narrow theme ("health"): add words for which it is one of their first meanings, after the rest
+    const seen = new Set(words);
+    const loose = strict.length < 60 ? ranked(lexicon.themeWords(key, true).filter((w) => !seen.has(w))) : [];
+    // the part of speech is the word's main meaning's, found when the card is filled
+    return [...strict, ...loose].map((c) => ({ ...c, pos: 'other', count: 1, sentence: undefined }));
   }
 
   /** Fills one card from the data: meaning and synonyms (English), translation, examples. */
   function fillCard(c: Candidate, req: GenerateCardsRequest, target: string | undefined): Filled {
     const lexicon = data.lexicon();
     const english = req.sourceLanguage === 'en' ? c.word : c.english;
-    const cls = wordClassOf(c.pos);
-    const sense = lexicon && english ? englishSense(lexicon, english, cls) : undefined;
+    const sense = lexicon && english ? englishSense(lexicon, english, wordClassOf(c.pos)) : undefined;
+    const cls = wordClassOf(c.pos) ?? sense?.sense.partOfSpeech;
     let translation: string | null = null;
     let dictExample: { source: string; target: string } | undefined;
     if (c.english && target === 'en') translation = c.english;
