@@ -81,6 +81,9 @@ const EXAMPLE = /^\s+"(.+)"\s+-\s+(.+)$/;
 const LABEL = /\[([^\]]+)\]/g;
 const GRAMMAR = /<[^>]*>/g;
 
+/** Some dictionaries (Dutch–English) end words with a stray hyphen ("huis‐"): not part of the word. */
+const trimDashes = (s: string) => s.trim().replace(/^[\u2010-]+|[\u2010-]+$/g, '');
+
 /** Splits on commas outside parentheses ("a (b, c), d" → "a (b, c)", "d"). */
 function splitTranslations(line: string): string[] {
   const out: string[] = [];
@@ -95,7 +98,7 @@ function splitTranslations(line: string): string[] {
     } else current += ch;
   }
   out.push(current);
-  return out.map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  return out.map((s) => trimDashes(s.replace(/\s+/g, ' '))).filter(Boolean);
 }
 
 /**
@@ -107,7 +110,7 @@ function splitTranslations(line: string): string[] {
 export function parseFreedictEntry(text: string): DictionaryEntry {
   const lines = text.split('\n');
   const head = lines[0] ?? '';
-  const headword = head.split(/\s+\/|\s+</)[0]!.trim();
+  const headword = trimDashes(head.split(/\s+\/|\s+</)[0]!);
   // the last <…> of the head line (after any inflected forms) is the entry's part of speech
   const headMarks = [...head.replace(/\([^)]*\)/g, '').matchAll(/<([^>]*)>/g)].map((m) => m[1]!.trim());
   const marks = (headMarks.at(-1) ?? '').split(',').map((m) => m.trim());

@@ -46,6 +46,7 @@ export function bestEntry(
   entries: DictionaryEntry[],
   pos: WordClass | undefined,
   backTranslates?: (translation: string) => boolean,
+  commonness?: (translation: string) => number,
 ): DictionaryEntry | undefined {
   const scored = entries
     .filter((e) => e.translations.length > 0)
@@ -54,6 +55,7 @@ export function bestEntry(
       let score = Math.min(e.examples.length, 3);
       if (pos && cls) score += cls === pos ? 3 : -3;
       score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
+      if (commonness) score += commonness(e.translations[0]!);
       return { e, score, order };
     })
     .sort((a, b) => b.score - a.score || a.order - b.order);
@@ -73,6 +75,8 @@ export interface TranslationFacts {
   alternatives: string[];
   /** an example of the dictionary with its translation, when the entry has one */
   example: DictionaryExample | undefined;
+  /** the entry chosen */
+  entry: DictionaryEntry;
 }
 
 /**
@@ -85,6 +89,8 @@ export function translateWord(
   pos: WordClass | undefined,
   lexicon: Lexicon | undefined,
   reverse?: BilingualDictionary,
+  /** into English: a bonus for common translations (from a frequency list), 0–2 */
+  commonness?: (translation: string) => number,
 ): TranslationFacts | undefined {
   const candidates = [word];
   if (dictionary.from === 'en' && lexicon)
@@ -98,7 +104,7 @@ export function translateWord(
             .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
             .some((e) => e.translations.some((x) => x.toLowerCase() === h))
       : undefined;
-    const entry = bestEntry(dictionary.lookup(headword), pos, backTranslates);
+    const entry = bestEntry(dictionary.lookup(headword), pos, backTranslates, commonness);
     if (!entry) continue;
     const example = cardExample(entry.examples, headword);
     return {
@@ -106,6 +112,7 @@ export function translateWord(
       translation: entry.translations[0]!,
       alternatives: entry.translations.slice(1, 4),
       example,
+      entry,
     };
   }
   return undefined;

@@ -11,7 +11,7 @@ import {
 } from '../language/nlp';
 import { arpabet, ipa, startsWithVowelSound } from '../language/pronunciation';
 import { assertSupportedPair, LANGUAGE_NAMES, unsupportedLanguage } from '../language/supported-languages';
-import { bestEntry, englishSense, translateWord, wordClassOf } from '../language/word-facts';
+import { englishSense, translateWord, wordClassOf } from '../language/word-facts';
 import {
   type CefrLevel,
   cefrFromRank,
@@ -35,6 +35,12 @@ export const NO_LANGUAGE_DATA: LanguageData = {
   lexicon: () => undefined,
   dictionary: () => undefined,
   status: () => [],
+};
+
+/** Into English, a common word is the likelier translation ("huis" → "house", not "domesticated"). */
+const commonness = (english: string) => {
+  const rank = frequencyRank(english);
+  return rank === undefined ? 0 : rank <= 3_000 ? 2 : rank <= 12_000 ? 1 : 0;
 };
 
 const wordCount = (s: string | null | undefined) => (s ? s.split(/\s+/).filter(Boolean).length : 0);
@@ -127,10 +133,18 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           seen.count++;
           continue;
         }
-        const entry = bestEntry(dictionary.lookup(normal), undefined);
+        const entry = translateWord(
+          dictionary,
+          normal,
+          undefined,
+          undefined,
+          data.dictionary('en', from),
+          commonness,
+        )?.entry;
         const cls = entry?.partOfSpeech;
-        // function words are not worth a card; entries without a mark are kept
+        // function words are not worth a card: marked as such, or translated by an English one ("het" → "the")
         if (!entry || (cls && !['n', 'v', 'vt', 'vi', 'adj', 'adv'].includes(cls))) continue;
+        if (!CONTENT_POS.has(partOfSpeech(tagsOfWord(entry.translations[0]!)))) continue;
         byWord.set(normal, {
           word: entry.headword || m[0],
           pos:
@@ -187,7 +201,9 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     else if (target) {
       const dictionary = data.dictionary(req.sourceLanguage, target);
       const reverse = data.dictionary(target, req.sourceLanguage);
-      const found = dictionary ? translateWord(dictionary, c.word, cls, lexicon, reverse) : undefined;
+      const found = dictionary
+        ? translateWord(dictionary, c.word, cls, lexicon, reverse, target === 'en' ? commonness : undefined)
+        : undefined;
       if (found) {
         translation = found.translation;
         dictExample = found.example;
@@ -258,7 +274,9 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       } else {
         promptTokens = wordCount(req.input);
         if (!lexicon) {
-          notes.push('WordNet is not installed: themes cannot be expanded offline.');
+          notes.push(
+            'WordNet is not installed (Debian package wordnet-base): themes cannot be expanded offline.',
+          );
           candidates = [];
         } else {
           let theme = req.input;
@@ -303,7 +321,8 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         notes.push(
           `No ${name(source)}–${name(target)} dictionary is installed (Debian package dict-freedict-*).`,
         );
-      if (!lexicon && source === 'en') notes.push('WordNet is not installed (Debian package wordnet-base).');
+      if (!lexicon && source === 'en' && req.mode === 'text')
+        notes.push('WordNet is not installed (Debian package wordnet-base): no definitions or synonyms.');
 
       const unavailable: string[] = [];
       const missing = (field: string, test: (c: GeneratedCard) => boolean) => {
@@ -379,7 +398,16 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       const unavailable: string[] = [];
       if (language !== 'en') {
         const dictionary = data.dictionary(language, 'en');
-        const entry = dictionary ? bestEntry(dictionary.lookup(normal), undefined) : undefined;
+        const entry = dictionary
+          ? translateWord(
+              dictionary,
+              normal,
+              undefined,
+              undefined,
+              data.dictionary('en', language),
+              commonness,
+            )?.entry
+          : undefined;
         if (!dictionary) notes.push(`No ${name(language)}–English dictionary is installed.`);
         const mark = entry?.partOfSpeech;
         const pos = { n: 'noun', v: 'verb', vt: 'verb', vi: 'verb', adj: 'adjective', adv: 'adverb' }[
