@@ -91,7 +91,10 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
       to: forward.to,
       lookup(headword) {
         const found = forward.lookup(headword);
-        return found.length ? found : backwards.lookup(headword);
+        // some headwords of the small dictionaries have no translation at all (eng-nld "car")
+        return found.some((e) => e.translations.length > 0)
+          ? found
+          : [...found, ...backwards.lookup(headword)];
       },
     });
   }
