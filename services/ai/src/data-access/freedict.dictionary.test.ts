@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { openDictText, parseDictzipHeader } from './dictzip.reader';
-import { decodeDictdNumber, dictdIndex, freedictDictionary, parseFreedictEntry } from './freedict.dictionary';
+import {
+  decodeDictdNumber,
+  dictdIndex,
+  freedictDictionary,
+  invertedDictionary,
+  parseFreedictEntry,
+} from './freedict.dictionary';
 
 // Debian's dict-freedict-* packages (installed by deploy/local/infra.sh); AI_DICTD_DIR overrides.
 const DICTD = process.env.AI_DICTD_DIR ?? '/usr/share/dictd';
@@ -148,5 +154,19 @@ describe('FreeDict dictionaries from the Debian packages', () => {
     const dict = freedictDictionary(join(DICTD, 'no-such-dir'), 'eng', 'deu', { from: 'en', to: 'de' });
     expect(dict.installed()).toBe(false);
     expect(existsSync(dict.files.index)).toBe(false);
+  });
+});
+
+describe('a dictionary read backwards', () => {
+  it('When the reverse dictionary is read backwards, Then its translations become headwords with examples turned round', () => {
+    const nlEn = freedictDictionary(DICTD, 'nld', 'eng', { from: 'nl', to: 'en' });
+    const backwards = invertedDictionary(nlEn);
+    expect(backwards).toMatchObject({ from: 'en', to: 'nl' });
+    // eng-nld's own "car" entry has no translation; nld-eng has "auto" → car
+    expect(
+      freedictDictionary(DICTD, 'eng', 'nld', { from: 'en', to: 'nl' }).lookup('car')[0]!.translations,
+    ).toEqual([]);
+    expect(backwards.lookup('car').flatMap((e) => e.translations)).toContain('auto');
+    expect(backwards.lookup('qwzxv')).toEqual([]);
   });
 });
