@@ -45,6 +45,9 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DUE_INDEX = process.env.BENCH_DUE_INDEX !== 'false';
 const REBUILD_INDEX = process.env.BENCH_REBUILD_INDEX === 'true';
 const BASELINE = process.env.BENCH_BASELINE;
+// BENCH_COMPARE_DUE_INDEX=true: the same build twice, side by side, "before" with the Redis read model
+// and "after" without it (due queries on the database's compound index), plus the query plan
+const COMPARE_DUE_INDEX = process.env.BENCH_COMPARE_DUE_INDEX === 'true';
 const SEED_BATCH = 10_000;
 const DB = process.env.BENCH_DB ?? 'lingua_flashcards_bench';
 const CHECK_TIMEOUT_S = Number(process.env.BENCH_CHECK_TIMEOUT_S ?? 30);
@@ -138,7 +141,7 @@ async function buildDueIndexes() {
 
 const ROOT_MODULES = path.join(__dirname, '../node_modules');
 
-async function startService(script, name) {
+async function startService(script, name, dueIndex = DUE_INDEX) {
   const port = await freePort();
   return startProcess({
     script,
@@ -146,7 +149,7 @@ async function startService(script, name) {
       FLASHCARDS_HTTP_PORT: String(port),
       FLASHCARDS_GRPC_PORT: '0',
       FLASHCARDS_MONGO_DB: DB,
-      FLASHCARDS_DUE_INDEX: String(DUE_INDEX),
+      FLASHCARDS_DUE_INDEX: String(dueIndex),
       // a baseline copy outside the repository finds the packages here
       NODE_PATH: [ROOT_MODULES, process.env.NODE_PATH].filter(Boolean).join(path.delimiter),
     },
@@ -249,6 +252,27 @@ function printRatio(rows) {
     );
 }
 
+/** The due query as the repository sends it, explained: which index serves it, and how long it took. */
+async function printDuePlan() {
+  const mongo = await MongoClient.connect(MONGO_URL);
+  try {
+    const size = SIZES[SIZES.length - 1];
+    const plan = await mongo
+      .db(DB)
+      .collection('cards')
+      .find({ userId: userIdFor(size), isArchived: false, nextReviewDate: { $lte: new Date() } })
+      .sort({ nextReviewDate: 1, createdAt: 1, _id: 1 })
+      .limit(20)
+      .explain('executionStats');
+    const text = JSON.stringify(plan);
+    const index = /"indexName":"([^"]+)"/.exec(text)?.[1] ?? /"Index Name":"([^"]+)"/.exec(text)?.[1];
+    console.log(`due query plan (${size}-card user): index ${index ?? 'NONE (scan)'}`);
+    console.log(JSON.stringify(plan.queryPlanner?.winningPlan ?? plan, null, 1).slice(0, 2500));
+  } finally {
+    await mongo.close();
+  }
+}
+
 async function main() {
   const mongo = await MongoClient.connect(MONGO_URL);
   const seeding = {};
@@ -264,21 +288,29 @@ async function main() {
   } finally {
     await mongo.close();
   }
-  const indexTimes = DUE_INDEX ? await buildDueIndexes() : {};
+  const indexTimes = DUE_INDEX || COMPARE_DUE_INDEX ? await buildDueIndexes() : {};
   for (const size of Object.keys(indexTimes))
     console.error(`due index of the ${size}-card user: ${indexTimes[size]}`);
-  const builds = [
-    ...(BASELINE ? [{ label: `before (${BASELINE})`, script: path.resolve(BASELINE) }] : []),
-    {
-      label: BASELINE ? 'after (services/flashcards/dist)' : '',
-      script: path.join(__dirname, '../services/flashcards/dist/main.js'),
-    },
-  ];
+  const afterScript = path.join(__dirname, '../services/flashcards/dist/main.js');
+  const builds = COMPARE_DUE_INDEX
+    ? [
+        { label: 'before: Redis due read model', script: afterScript, dueIndex: true },
+        { label: 'after: database only (compound index)', script: afterScript, dueIndex: false },
+      ]
+    : [
+        ...(BASELINE ? [{ label: `before (${BASELINE})`, script: path.resolve(BASELINE) }] : []),
+        {
+          label: BASELINE ? 'after (services/flashcards/dist)' : '',
+          script: afterScript,
+        },
+      ];
   const services = [];
   const tables = [];
   try {
     for (const b of builds)
-      services.push(await startService(b.script, `flashcards service ${b.label}`.trim()));
+      services.push(await startService(b.script, `flashcards service ${b.label}`.trim(), b.dueIndex));
+    // the service has created its indexes by now: show how the database answers the due query
+    await printDuePlan();
     console.error(
       `waited ${((await waitForQuietDatabase()) / 1000).toFixed(0)} s for the database to settle`,
     );
@@ -300,13 +332,15 @@ async function main() {
   }
   console.log(
     `GET /api/flashcards/due?limit=20, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per size, service called directly, ` +
-      `due index ${DUE_INDEX ? 'in Redis' : 'off (database only)'}`,
+      (COMPARE_DUE_INDEX
+        ? 'Redis due index against database only'
+        : `due index ${DUE_INDEX ? 'in Redis' : 'off (database only)'}`),
   );
   console.table(
     SIZES.map((size) => ({
       'cards of the user': size,
       'MongoDB seeding': seeding[size],
-      'Redis index build': DUE_INDEX ? indexTimes[size] : 'n/a',
+      'Redis index build': indexTimes[size] ?? 'n/a',
     })),
   );
   tables.forEach((rows, i) => {

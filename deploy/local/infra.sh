@@ -2,7 +2,7 @@
 # Local infrastructure without Docker: NATS JetStream, Redis, and the MongoDB-compatible database:
 # FerretDB 2 on a private PostgreSQL 15 cluster with the DocumentDB extension.
 #   infra.sh up [--test-tools]  install what is missing, start what is not already running, wait until
-#                               reachable; --test-tools also installs what the test suite drives (Chromium)
+#                               reachable; --test-tools also installs what the test suite drives (Chromium, nginx)
 #   infra.sh down [part...]     stop what this script started; data stays in $LINGUA_DATA_DIR
 #   infra.sh status             show what answers on each port
 # Each part is skipped when something already answers on its port, so a machine's own NATS or Redis is reused.
@@ -90,11 +90,13 @@ ensure_redis() {
 }
 
 # What the test suite drives besides the servers: Debian's Chromium for the docs browser test
-# (a test tool's own browser download is impossible here), openssl for the App Store certificate chain.
+# (a test tool's own browser download is impossible here), openssl for the App Store certificate
+# chain, nginx as the ingress in front of the gateway (trusted-proxy tests).
 ensure_test_tools() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -n "$(find_bin openssl)" ] || missing+=(openssl)
+  [ -n "$(find_bin nginx)" ] || missing+=(nginx-light)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AssertionAudience, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
 import { env, loadConfig } from '@lingua/config';
+import { trustProxyEnv } from '@lingua/http';
 
 export { DEV_JWT_SECRET };
 
@@ -36,6 +37,14 @@ export const gatewayEnv = z
     GATEWAY_LOAD_SHED_MAX_IN_FLIGHT: env.int(1024, 1, 100_000),
     GATEWAY_LOAD_SHED_MAX_LOOP_DELAY_MS: env.int(100, 10, 60_000),
     LOG_LEVEL: env.logLevel(),
+    /** After SIGTERM: how long the gateway still serves, not ready, before it stops accepting. */
+    DRAIN_DELAY_MS: env.int(0, 0, 60_000),
+    /**
+     * Who may tell the gateway the client's address (the ingress): a hop count or address/CIDR list
+     * (express's `trust proxy`). The client address derived with it is what rate limits key on and
+     * what the services receive as the only X-Forwarded-For entry.
+     */
+    TRUST_PROXY: trustProxyEnv(),
     APP_VERSION: env.string('0.1.0'),
     /** HS256 client-token secret, shared with identity (which signs) and no other service. */
     JWT_SECRET: env.secret().optional(),

@@ -61,7 +61,7 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
   const pendingError = new WeakMap<IncomingMessage, unknown>();
   const errors = express();
   errors.disable('x-powered-by');
-  errors.set('trust proxy', 'loopback');
+  errors.set('trust proxy', deps.app.get('trust proxy'));
   errors.use((req, _res, next) => next(pendingError.get(req)));
   errors.use(errorHandler(deps.logger));
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown) => {
@@ -92,10 +92,13 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
     const admitAndForward = () => {
       const error = checkConventions(req, path, res);
       if (error) return fail(req, res, error);
+      const ip = clientIp(req);
       admitThen(
         deps.admit,
-        { req, path, ip: clientIp(req), res, locals },
+        { req, path, ip, res, locals },
         () => {
+          // the services get the address derived here as the only entry, never the client's own list
+          req.headers['x-forwarded-for'] = ip;
           try {
             deps.forward(req, res, service, cacheControl);
           } catch (err) {

@@ -90,6 +90,8 @@ export function healthRoutes(deps: {
   access: HealthAccess;
   /** How long one aggregate answer is reused: a flood never multiplies to the services. */
   cacheMs?: number;
+  /** True once a stop has begun: the gateway's own readiness turns 503 at once. */
+  stopping?: () => boolean;
 }): Router {
   const router = Router();
   if (deps.docs) documentHealth(deps.docs);
@@ -199,6 +201,7 @@ export function healthRoutes(deps: {
   });
   router.get('/health/live', (_req, res) => void res.json({ status: 'ok' }));
   router.get('/health/ready', async (_req, res) => {
+    if (deps.stopping?.()) return void res.status(503).json({ ready: false, status: 'shutting down' });
     const up = await redisReady();
     res.status(up ? 200 : 503).json({ ready: up, checks: { redis: { status: up ? 'up' : 'down' } } });
   });

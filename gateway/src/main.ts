@@ -12,9 +12,18 @@ async function main() {
     logger.fatal({ err }, 'gateway failed to start');
     process.exit(1);
   });
-  const shutdown = () => void gateway.stop().then(() => process.exit(0));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    gateway.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
 void main();

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import express, { type RequestHandler } from 'express';
 import { createAccessTokens, createAssertionSigner, createBlacklistMirror } from '@lingua/auth';
 import {
@@ -82,11 +83,12 @@ export async function startGateway(
     { ...DEFAULT_LEASE_POLICY, max: config.RATE_LIMIT_LEASE_MAX },
     (err) => logger.warn({ err }, 'rate limit: leased points not returned'),
   );
+  let stopping = false;
   const docs = createApiDocs('gateway');
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.TRUST_PROXY);
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
   app.use(accessLog(logger, { sampleRate: config.ACCESS_LOG_SAMPLE_RATE }));
@@ -107,6 +109,7 @@ export async function startGateway(
         environment: config.NODE_ENV,
         docs,
         cacheMs: config.HEALTH_CACHE_MS,
+        stopping: () => stopping,
         access: {
           tokens,
           isRevoked: (jti) => blacklist.isRevoked(jti),
@@ -187,13 +190,27 @@ export async function startGateway(
   return {
     port: http.port,
     url: http.url,
+    /**
+     * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the
+     * time the ingress takes to notice), then in-flight requests finish and connections close.
+     */
     async stop() {
-      await http.close();
-      upstreamAgent.destroy();
-      await forwarder.close();
-      limiters.release();
-      await blacklist.stop();
-      await redis.close();
+      stopping = true;
+      http.drain();
+      if (config.DRAIN_DELAY_MS > 0) await delay(config.DRAIN_DELAY_MS);
+      // every step runs even when one before it failed: a stuck Redis must not keep sockets open
+      const steps: (() => unknown)[] = [
+        () => http.close(),
+        () => upstreamAgent.destroy(),
+        () => forwarder.close(),
+        () => limiters.release(),
+        () => blacklist.stop(),
+        () => redis.close(),
+      ];
+      for (const step of steps)
+        await Promise.resolve()
+          .then(step)
+          .catch((err: unknown) => logger.warn({ err }, 'gateway shutdown step failed'));
     },
   };
 }

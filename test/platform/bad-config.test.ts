@@ -4,13 +4,13 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 
 // Runs the built entry point (npm test builds first), as a supervisor would.
-function boot(entry: string, env: Record<string, string | undefined>) {
+function boot(entry: string, env: Record<string, string | undefined>, timeoutMs = 20_000) {
   const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return spawnSync(process.execPath, [path.join(ROOT, entry)], {
     env: merged,
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: timeoutMs,
   });
 }
 
@@ -43,9 +43,67 @@ describe('configuration at boot', () => {
       expect(gateway.stderr).toMatch(new RegExp(`${svc}_ASSERTION_KEY: .*required when NODE_ENV=production`));
   });
 
+  it('When production keeps a development default for public URLs, audiences or SMTP, Then the service exits 1 naming it', () => {
+    const keys = { NODE_ENV: 'production', EMAIL_LINK_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const identity = boot('services/identity/dist/main.js', {
+      ...keys,
+      JWT_SECRET: 'j'.repeat(40),
+      IDENTITY_ASSERTION_KEY: 'k'.repeat(40),
+      IDENTITY_PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+    });
+    expect(identity.status).toBe(1);
+    expect(identity.stderr).toMatch(/IDENTITY_PUBLIC_BASE_URL: must not point at a loopback address/);
+    expect(identity.stderr).toMatch(/GOOGLE_AUDIENCES: .*required when NODE_ENV=production/);
+    const notifications = boot('services/notifications/dist/main.js', {
+      ...keys,
+      NOTIFICATIONS_ASSERTION_KEY: 'k'.repeat(40),
+      SMTP_HOST: 'localhost',
+    });
+    expect(notifications.status).toBe(1);
+    expect(notifications.stderr).toMatch(/SMTP_HOST: must not be a loopback address/);
+    expect(notifications.stderr).toMatch(/MAIL_FROM: .*required when NODE_ENV=production/);
+  });
+
   it('When the gateway gets a bad service URL, Then it exits with code 1 naming the variable', () => {
     const run = boot('gateway/dist/main.js', { AI_HTTP_URL: 'not a url' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/AI_HTTP_URL/);
+  });
+
+  it('When MONGO_URL is not a MongoDB connection string, Then the service exits with code 1 naming the variable', () => {
+    const run = boot('services/flashcards/dist/main.js', { MONGO_URL: 'mongodb://db-0:27017,,db-1:27017' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/MONGO_URL: empty host/);
+  });
+
+  it('When NATS_URL is a malformed seed list, Then the service exits with code 1 naming the variable', () => {
+    const run = boot('services/identity/dist/main.js', { NATS_URL: 'nats://a:4222,http://b:4222' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/NATS_URL: "http:\/\/b:4222": scheme must be nats/);
+  });
+
+  it('When MONGO_URL is a multi-host replica-set string, Then the service gets past configuration and tries those hosts', () => {
+    // nothing listens on ports 1 and 2: the service tries both, logs why neither answers and keeps
+    // trying (not ready) until the SIGTERM spawnSync sends at its timeout ends it cleanly
+    const run = boot(
+      'services/identity/dist/main.js',
+      { MONGO_URL: 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0&authSource=admin', LOG_LEVEL: 'info' },
+      15_000,
+    );
+    expect(run.stderr).not.toMatch(/Invalid configuration/);
+    const lines = run.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; mongo?: unknown; servers?: Record<string, string> });
+    expect(lines.find((l) => l.msg === 'connecting to MongoDB')?.mongo).toMatchObject({
+      hosts: ['127.0.0.1:1', '127.0.0.1:2'],
+      replicaSet: 'rs0',
+      dbName: 'lingua_identity',
+    });
+    expect(Object.keys(lines.find((l) => l.msg === 'MongoDB unreachable')?.servers ?? {}).sort()).toEqual([
+      '127.0.0.1:1',
+      '127.0.0.1:2',
+    ]);
+    expect(run.status).toBe(0);
   });
 });

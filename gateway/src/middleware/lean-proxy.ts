@@ -6,6 +6,22 @@ import { answerUpstreamFailure, stampDeadline, type UpstreamOptions } from './pr
 
 const ignore = () => undefined;
 
+/** Methods whose repetition changes nothing more than the first call (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** The connection failed under the request (a replica closing a keep-alive socket, or gone). */
+const CONNECTION_FAILURES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * Whether a failed attempt may be sent once more: only before any answer reached the client, only
+ * without a streamed body (it cannot be replayed), and only when the request could not have had an
+ * effect twice: an idempotent method, or a connection refused (the request was never sent).
+ */
+export function mayRetry(method: string | undefined, err: unknown, streamed: boolean): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  if (streamed || code === undefined || !CONNECTION_FAILURES.has(code)) return false;
+  return code === 'ECONNREFUSED' || IDEMPOTENT.has(method ?? 'GET');
+}
+
 /** Sends the response of a proxied request, with the gateway's headers on top of the service's. */
 export type ForwardRequest = (
   req: http.IncomingMessage,
@@ -53,6 +69,7 @@ export function leanForwarder(
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const waitMs = stampDeadline(req, query === -1 ? url : url.slice(0, query), options);
+    // the fast path has put the client address it derived (TRUST_PROXY) here; the socket's otherwise
     if (incoming['x-forwarded-for'] === undefined) incoming['x-forwarded-for'] = req.socket.remoteAddress;
     if (incoming['x-forwarded-port'] === undefined)
       incoming['x-forwarded-port'] = /:(\d+)$/.exec(host ?? '')?.[1] ?? '80';
@@ -89,51 +106,58 @@ export function leanForwarder(
     res.on('error', ignore);
     res.on('drain', () => controller?.resume());
 
-    target.pool.dispatch(
-      {
-        origin: undefined,
-        path: url,
-        method: req.method as Dispatcher.HttpMethod,
-        headers,
-        body: streamed ? req : null,
-        headersTimeout: waitMs,
-        bodyTimeout: options.timeoutMs,
-      },
-      {
-        onRequestStart(c) {
-          controller = c;
+    const send = (attempt: number) =>
+      target.pool.dispatch(
+        {
+          origin: undefined,
+          path: url,
+          method: req.method as Dispatcher.HttpMethod,
+          headers,
+          body: streamed ? req : null,
+          headersTimeout: waitMs,
+          bodyTimeout: options.timeoutMs,
         },
-        onResponseStart(_c, status, out, statusMessage) {
-          if (res.headersSent || res.destroyed) return;
-          for (const name in out) {
-            const value = out[name];
-            if (value === undefined || HOP_BY_HOP.has(name)) continue;
-            try {
-              res.setHeader(name, value);
-            } catch {
-              /* a header node would not send; httpxy drops it too */
+        {
+          onRequestStart(c) {
+            controller = c;
+          },
+          onResponseStart(_c, status, out, statusMessage) {
+            if (res.headersSent || res.destroyed) return;
+            for (const name in out) {
+              const value = out[name];
+              if (value === undefined || HOP_BY_HOP.has(name)) continue;
+              try {
+                res.setHeader(name, value);
+              } catch {
+                /* a header node would not send; httpxy drops it too */
+              }
             }
-          }
-          if (req.httpVersion === '1.0') res.setHeader('connection', incoming.connection || 'close');
-          res.statusCode = status;
-          if (statusMessage) res.statusMessage = statusMessage;
-          beforeHead(res);
+            if (req.httpVersion === '1.0') res.setHeader('connection', incoming.connection || 'close');
+            res.statusCode = status;
+            if (statusMessage) res.statusMessage = statusMessage;
+            beforeHead(res);
+          },
+          onResponseData(c, chunk) {
+            if (!res.write(chunk)) c.pause(); // resumed on 'drain'
+          },
+          onResponseEnd() {
+            res.end();
+            // the service answered before the body was sent (413, 401…): drop the rest
+            if (streamed && !req.readableEnded) req.resume();
+          },
+          onResponseError(_c, err) {
+            if (streamed && !req.readableEnded) req.resume();
+            if (res.headersSent) return void res.destroy(err);
+            // once, on another connection (the pool drops the failed one); counted in the log
+            if (attempt === 0 && !res.destroyed && mayRetry(req.method, err, streamed)) {
+              options.logger.debug({ err, service }, 'upstream connection failed; retrying once');
+              return void send(1);
+            }
+            fail(err);
+          },
         },
-        onResponseData(c, chunk) {
-          if (!res.write(chunk)) c.pause(); // resumed on 'drain'
-        },
-        onResponseEnd() {
-          res.end();
-          // the service answered before the body was sent (413, 401…): drop the rest
-          if (streamed && !req.readableEnded) req.resume();
-        },
-        onResponseError(_c, err) {
-          if (streamed && !req.readableEnded) req.resume();
-          if (res.headersSent) return void res.destroy(err);
-          fail(err);
-        },
-      },
-    );
+      );
+    send(0);
   };
   return Object.assign(forward, {
     async close() {

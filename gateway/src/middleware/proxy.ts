@@ -59,12 +59,9 @@ export function answerUpstreamFailure(
   logger: Logger,
 ): void {
   const code = (err as NodeJS.ErrnoException).code;
-  // a hang-up after connecting is a timeout too (node: ECONNRESET; undici: UND_ERR_SOCKET)
-  const timedOut =
-    code === 'ECONNRESET' ||
-    code === 'ETIMEDOUT' ||
-    code === 'UND_ERR_SOCKET' ||
-    /timeout/i.test(err.message);
+  // http-proxy aborts a request at its timeout with ECONNRESET ("socket hang up"); undici's lost
+  // connection (UND_ERR_SOCKET: a replica closing or killed) is an unavailable service, not a timeout
+  const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
   const appError = timedOut
     ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
     : new AppError('SERVICE_UNAVAILABLE', `The ${service} service is unavailable`);
@@ -89,6 +86,10 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
         // replaces the fixed proxyTimeout by this request's own wait (its deadline, set below)
         proxyReq.setTimeout((res as http.ServerResponse & { locals: { waitMs: number } }).locals.waitMs);
         injectTraceContext((k, v) => proxyReq.setHeader(k, v));
+        // the client address derived with TRUST_PROXY, as the only entry: what a client wrote in
+        // X-Forwarded-For itself never reaches a service
+        const ip = (req as http.IncomingMessage & { ip?: string }).ip;
+        if (ip) proxyReq.setHeader('x-forwarded-for', ip);
         // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
         fixRequestBody(proxyReq, req);
       },

@@ -3,34 +3,42 @@ import type { ServiceEnv } from './service-env';
 import { type ServiceDefinition, startService } from './start-service';
 
 /**
- * The body of every main.ts: start, log the outcome, and stop gracefully on SIGTERM/SIGINT.
- * A failed start exits with code 1 so supervisors (compose, k8s, the local launcher) notice.
+ * The body of every main.ts: start, log the outcome, and stop gracefully on SIGTERM/SIGINT (also
+ * while still waiting for dependencies). A failed start (anything but an unreachable dependency,
+ * which is retried) exits with code 1 so supervisors (compose, k8s, the local launcher) notice.
  */
 export async function runMain<C extends ServiceEnv>(
   define: () => ServiceDefinition<C> | Promise<ServiceDefinition<C>>,
 ): Promise<void> {
   const def = await define();
   const logger = def.logger ?? createLogger(def.config.service, { level: def.config.LOG_LEVEL });
-  let running: Awaited<ReturnType<typeof startService<C>>>;
-  try {
-    running = await startService({ ...def, logger });
-  } catch (err) {
-    logger.fatal({ err }, `${def.config.service} failed to start`);
-    process.exit(1);
-  }
+  // a SIGTERM while the service still waits for its dependencies ends the wait
+  const starting = new AbortController();
+  let running: Awaited<ReturnType<typeof startService<C>>> | undefined;
   let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    running
+  const stop = (service: NonNullable<typeof running>) =>
+    service
       .stop()
       .then(() => process.exit(0))
       .catch((err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);
       });
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    if (running) void stop(running);
+    else starting.abort(new Error(`${signal} while starting`));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  try {
+    running = await startService({ ...def, logger, signal: starting.signal });
+  } catch (err) {
+    if (starting.signal.aborted) process.exit(0);
+    logger.fatal({ err }, `${def.config.service} failed to start`);
+    process.exit(1);
+  }
+  if (stopping) void stop(running);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AssertionAudience, devAssertionKey } from '@lingua/auth';
-import { env } from '@lingua/config';
+import { env, parseNatsServers } from '@lingua/config';
+import { type TrustProxy, trustProxyEnv } from '@lingua/http';
 
 export { DEV_JWT_SECRET } from '@lingua/auth';
 
@@ -11,16 +12,27 @@ export interface ServiceEnv {
   HOST: string;
   httpPort: number;
   grpcPort: number;
+  /** Any MongoDB connection string, as given (the database is `mongoDb`, passed as dbName). */
   MONGO_URL: string;
   mongoDb: string;
   NATS_URL: string;
+  /** NATS_URL as the list of seed servers given to the client. */
+  natsServers: string[];
   REDIS_URL: string;
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;
   /** This service's key for the gateway's internal assertions (`<SERVICE>_ASSERTION_KEY`). */
   assertionKey: string;
+  /** Limits of the event streams (every service applies them: give all services the same). */
+  eventStreams: { maxAgeMs: number; maxBytes: number; replicas: number; duplicateWindowMs: number };
+  /** How long a consumer remembers a handled event id (TTL of processed_events). */
+  processedEventsTtlSeconds: number;
   LOG_LEVEL: string;
+  /** Who may tell this service the client's address: the gateway (TRUST_PROXY). */
+  trustProxy: TrustProxy;
   SHUTDOWN_GRACE_MS: number;
+  /** After SIGTERM: how long the service still serves, not ready, before it stops accepting. */
+  DRAIN_DELAY_MS: number;
   /** Budget of a request that came without the gateway's X-Request-Timeout-Ms. */
   REQUEST_DEADLINE_MS: number;
   /** Adaptive concurrency limit (load shedding); undefined when LOAD_SHED=false. */
@@ -39,18 +51,29 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       HOST: env.string('127.0.0.1'),
       [`${SVC}_HTTP_PORT`]: env.port(ports.http),
       [`${SVC}_GRPC_PORT`]: env.port(ports.grpc ?? 0),
-      MONGO_URL: env.url(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
+      MONGO_URL: env.mongoUrl(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
       [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
-      NATS_URL: env.url('nats://127.0.0.1:4222'),
+      NATS_URL: env.natsServers('nats://127.0.0.1:4222'),
       REDIS_URL: env.url('redis://127.0.0.1:6379'),
       EVENTS_STREAM: env.string('EVENTS'),
       EVENTS_SUBJECT_PREFIX: z
         .string()
         .regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits, underscore')
         .default('events'),
+      EVENTS_MAX_AGE_HOURS: env.int(7 * 24, 1, 10 * 365 * 24),
+      EVENTS_MAX_BYTES: z.coerce
+        .number()
+        .int()
+        .refine((n) => n === -1 || n >= 1024 * 1024, '-1 (no limit) or at least 1048576 (1 MiB)')
+        .default(-1),
+      EVENTS_REPLICAS: env.int(1, 1, 5),
+      EVENTS_DUPLICATE_WINDOW_MS: env.int(120_000, 1_000, 24 * 3600_000),
+      PROCESSED_EVENTS_TTL_HOURS: env.int(14 * 24, 1, 10 * 365 * 24),
       [`${SVC}_ASSERTION_KEY`]: z.string().min(32, 'must be at least 32 characters').optional(),
       LOG_LEVEL: env.logLevel(),
+      TRUST_PROXY: trustProxyEnv(),
       SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+      DRAIN_DELAY_MS: env.int(0, 0, 60_000),
       REQUEST_DEADLINE_MS: env.int(10_000, 100, 120_000),
       LOAD_SHED: env.bool(true),
       LOAD_SHED_TARGET_MS: env.int(500, 10, 60_000),
@@ -65,6 +88,23 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
           path: [`${SVC}_ASSERTION_KEY`],
           message: 'required when NODE_ENV=production',
         });
+      const maxAgeMs = (c.EVENTS_MAX_AGE_HOURS as number) * 3600_000;
+      const duplicateWindowMs = c.EVENTS_DUPLICATE_WINDOW_MS as number;
+      if (duplicateWindowMs > maxAgeMs)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['EVENTS_DUPLICATE_WINDOW_MS'],
+          message: 'must not exceed EVENTS_MAX_AGE_HOURS (JetStream refuses it)',
+        });
+      // An event can come back while the stream still holds it (redelivery after a lost ack, a
+      // consumer down for days) and, as a re-published copy, after the duplicate window: the record
+      // that it was handled must outlive both.
+      if ((c.PROCESSED_EVENTS_TTL_HOURS as number) <= (c.EVENTS_MAX_AGE_HOURS as number))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PROCESSED_EVENTS_TTL_HOURS'],
+          message: 'must be longer than EVENTS_MAX_AGE_HOURS (events still in the stream can be redelivered)',
+        });
       return {
         service,
         NODE_ENV: c.NODE_ENV as ServiceEnv['NODE_ENV'],
@@ -74,13 +114,23 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         MONGO_URL: c.MONGO_URL as string,
         mongoDb: c[`${SVC}_MONGO_DB`] as string,
         NATS_URL: c.NATS_URL as string,
+        natsServers: parseNatsServers(c.NATS_URL as string),
         REDIS_URL: c.REDIS_URL as string,
         EVENTS_STREAM: c.EVENTS_STREAM as string,
         EVENTS_SUBJECT_PREFIX: c.EVENTS_SUBJECT_PREFIX as string,
         assertionKey:
           (c[`${SVC}_ASSERTION_KEY`] as string | undefined) ?? devAssertionKey(service as AssertionAudience),
+        eventStreams: {
+          maxAgeMs,
+          maxBytes: c.EVENTS_MAX_BYTES as number,
+          replicas: c.EVENTS_REPLICAS as number,
+          duplicateWindowMs,
+        },
+        processedEventsTtlSeconds: (c.PROCESSED_EVENTS_TTL_HOURS as number) * 3600,
         LOG_LEVEL: c.LOG_LEVEL as string,
+        trustProxy: c.TRUST_PROXY as TrustProxy,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,
+        DRAIN_DELAY_MS: c.DRAIN_DELAY_MS as number,
         REQUEST_DEADLINE_MS: c.REQUEST_DEADLINE_MS as number,
         loadShed: c.LOAD_SHED
           ? {

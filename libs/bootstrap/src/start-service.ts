@@ -11,17 +11,28 @@ import {
   mongoProcessedEvents,
   type NatsHandle,
   OutboxRelay,
+  PROCESSED_EVENTS_COLLECTION,
   type RunningConsumer,
   startDurableConsumer,
 } from '@lingua/events';
 import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
-import { adaptiveShedder, createApp, finishApp, startHttpServer } from '@lingua/http';
+import type { RequestListener } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  adaptiveShedder,
+  bootingListener,
+  createApp,
+  finishApp,
+  type RunningHttpServer,
+  startHttpServer,
+} from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
-import { connectMongo, type MongoHandle } from '@lingua/mongo';
+import { buildIndexes, connectMongo, type IndexSpec, type MongoHandle } from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
 import type { ServiceEnv } from './service-env';
+import { untilAvailable } from './until-available';
 
 export interface ServiceDeps<C extends ServiceEnv = ServiceEnv> {
   config: C;
@@ -41,6 +52,11 @@ export type ConsumerDefinition = Omit<ConsumerOptions, 'logger' | 'processed'>;
 
 export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   config: C;
+  /**
+   * Every index of the service's database, from its one list (`data-access/indexes.ts`): built and
+   * awaited at start; one that cannot be built keeps the service not-ready and is named in the log.
+   */
+  indexes?(config: C): IndexSpec[];
   /** Redis is connected (and checked for readiness) only by services that use it. */
   useRedis?: boolean;
   /** Routes behind the gateway; health routes and the error mapper are added around them. */
@@ -54,6 +70,10 @@ export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   logger?: Logger;
   /** Share of requests given the full access log (createApp's accessLogSampleRate); default 1. */
   accessLogSampleRate?: number;
+  /** Aborting it while the service waits for its dependencies ends the start (SIGTERM at boot). */
+  signal?: AbortSignal;
+  /** Back-off between attempts to reach a dependency at start (tests shorten it). */
+  retry?: { firstDelayMs?: number; maxDelayMs?: number };
 }
 
 /** A background loop a service runs besides its servers and consumers (e.g. a delivery worker). */
@@ -71,9 +91,10 @@ export interface RunningService<C extends ServiceEnv = ServiceEnv> {
 }
 
 /**
- * Boots a service the one way all services boot: connections first (failing fast), then the event
- * stream, outbox relay, HTTP and gRPC servers and consumers; stop() undoes it in reverse order,
- * letting in-flight work finish.
+ * Boots a service the one way all services boot. HTTP listens at once (live 200, ready 503 while
+ * starting); then the connections, each retried with back-off until it answers, the event stream,
+ * the outbox relay, the service's routes (swapped in for the booting answers), gRPC and consumers.
+ * stop() undoes it in reverse order, letting in-flight work finish.
  */
 export async function startService<C extends ServiceEnv>(
   def: ServiceDefinition<C>,
@@ -81,26 +102,81 @@ export async function startService<C extends ServiceEnv>(
   const { config } = def;
   const logger = def.logger ?? createLogger(config.service, { level: config.LOG_LEVEL });
   const stack: (() => Promise<unknown>)[] = [];
+  // HTTP listens first but is stopped where its routes sit in the stack (before the connections it
+  // uses); until then, closing it is the last step
+  let http: RunningHttpServer | undefined;
+  let httpStacked = false;
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
   const stopAll = async () => {
     for (const undo of stack.reverse())
       await undo().catch((err) => logger.warn({ err }, 'shutdown step failed'));
+    if (http && !httpStacked) await http.close(0);
   };
+  let waitingFor = 'database';
+  let listener: RequestListener = bootingListener(config.service, () => waitingFor);
+  const retry = { logger, signal: def.signal, ...def.retry };
   try {
-    const mongoHandle = await connectMongo(config.MONGO_URL, config.mongoDb);
+    const server = await startHttpServer((req, res) => listener(req, res), {
+      port: config.httpPort,
+      host: config.HOST,
+      ...(config.loadShed && { shedder: adaptiveShedder(config.loadShed) }),
+    });
+    http = server;
+
+    const mongoHandle = await untilAvailable(
+      'database',
+      () => connectMongo(config.MONGO_URL, config.mongoDb, { logger }),
+      retry,
+    );
     stack.push(() => mongoHandle.close());
-    const nats = await connectNats(config.NATS_URL, { name: config.service });
+    waitingFor = 'nats';
+    const nats = await untilAvailable(
+      'nats',
+      () => connectNats(config.natsServers, { name: config.service }),
+      retry,
+    );
     stack.push(() => nats.close());
-    const redis = def.useRedis ? await connectRedis(config.REDIS_URL, { name: config.service }) : undefined;
+    waitingFor = 'redis';
+    const redis = def.useRedis
+      ? await untilAvailable('redis', () => connectRedis(config.REDIS_URL, { name: config.service }), retry)
+      : undefined;
     if (redis) stack.push(() => redis.close());
 
     const bus = eventBusConfig({
       streamName: config.EVENTS_STREAM,
       subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
+      ...config.eventStreams,
     });
-    await ensureStreams(nats.jsm, bus);
+    waitingFor = 'event streams';
+    await untilAvailable('event streams', () => ensureStreams(nats.jsm, bus), retry);
     const publisher = createEventPublisher(nats, bus);
+    const indexSpecs = [
+      ...(def.indexes?.(config) ?? []),
+      // handled event ids are forgotten once no redelivery or re-published copy can come any more
+      ...(def.consumers
+        ? [
+            {
+              collection: PROCESSED_EVENTS_COLLECTION,
+              key: { at: 1 as const },
+              expireAfterSeconds: config.processedEventsTtlSeconds,
+            },
+          ]
+        : []),
+    ];
+    waitingFor = 'indexes';
+    const indexes = await buildIndexes(mongoHandle.connection.db!, indexSpecs, { logger });
+    stack.push(async () => indexes.stop());
     const health = new HealthRegistry()
+      // not ready from the moment a stop begins, so the Service sends new requests elsewhere
+      .register({
+        name: 'shutdown',
+        check: async () => {
+          if (stopping) throw new Error('shutting down');
+        },
+      })
       .register({ name: 'database', check: () => mongoHandle.ping() })
+      .register({ name: 'indexes', check: () => indexes.check() })
       .register({ name: 'nats', check: () => nats.ping() });
     if (redis) health.register({ name: 'redis', check: () => redis.ping() });
 
@@ -120,6 +196,7 @@ export async function startService<C extends ServiceEnv>(
 
     const app = createApp({
       logger,
+      trustProxy: config.trustProxy,
       deadline: {
         defaultMs: config.REQUEST_DEADLINE_MS,
         maxMs: Math.max(config.REQUEST_DEADLINE_MS, 60_000),
@@ -129,20 +206,20 @@ export async function startService<C extends ServiceEnv>(
     app.use(healthRoutes(config.service, health));
     def.http?.(app, deps);
     finishApp(app, logger);
-    const http = await startHttpServer(app, {
-      port: config.httpPort,
-      host: config.HOST,
-      ...(config.loadShed && { shedder: adaptiveShedder(config.loadShed) }),
-    });
-    stack.push(() => http.close(config.SHUTDOWN_GRACE_MS));
+    listener = app;
 
     let grpcPort: number | undefined;
+    let grpc: GrpcServer | undefined;
     if (def.grpc) {
-      const server = createGrpcServer({ logger, serviceName: config.service });
-      def.grpc(server, deps);
-      grpcPort = await server.start(config.grpcPort, config.HOST);
-      stack.push(() => server.stop(config.SHUTDOWN_GRACE_MS));
+      grpc = createGrpcServer({ logger, serviceName: config.service });
+      def.grpc(grpc, deps);
+      grpcPort = await grpc.start(config.grpcPort, config.HOST);
     }
+    // both drains at once, so stopping takes SHUTDOWN_GRACE_MS at most, not twice that
+    stack.push(() =>
+      Promise.all([server.close(config.SHUTDOWN_GRACE_MS), grpc?.stop(config.SHUTDOWN_GRACE_MS)]),
+    );
+    httpStacked = true;
 
     const processed = mongoProcessedEvents(mongoHandle.connection);
     for (const c of def.consumers?.(deps) ?? []) {
@@ -153,16 +230,28 @@ export async function startService<C extends ServiceEnv>(
     for (const worker of def.workers?.(deps) ?? []) stack.push(() => worker.stop());
 
     logger.info(
-      { http: http.url, grpc: grpcPort && `${config.HOST}:${grpcPort}` },
+      { http: server.url, grpc: grpcPort && `${config.HOST}:${grpcPort}` },
       `${config.service} service started`,
     );
     return {
-      httpPort: http.port,
-      httpUrl: http.url,
+      httpPort: server.port,
+      httpUrl: server.url,
       grpcPort,
       grpcAddress: grpcPort === undefined ? undefined : `${config.HOST}:${grpcPort}`,
       deps,
-      stop: stopAll,
+      /**
+       * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the
+       * time load balancers take to notice), then servers, consumers and connections in order.
+       */
+      stop() {
+        stopped ??= (async () => {
+          stopping = true;
+          server.drain();
+          if (config.DRAIN_DELAY_MS > 0) await delay(config.DRAIN_DELAY_MS);
+          await stopAll();
+        })();
+        return stopped;
+      },
     };
   } catch (err) {
     await stopAll();

@@ -1,1 +1,3 @@
-export { loadConfig, parseConfig, ConfigError, env } from './load-config';
+export { loadConfig, parseConfig, ConfigError, env, isLoopbackHost, productionGuard } from './load-config';
+export type { GuardRule } from './load-config';
+export { parseMongoUrl, parseNatsServers } from './connection-strings';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mongoUrlField, natsServersField } from './connection-strings';
 
 /** Raised when the environment does not satisfy a service's schema; names every offending variable. */
 export class ConfigError extends Error {
@@ -48,6 +49,10 @@ export function loadConfig<S extends z.ZodType>(
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: (fallback?: string) => (fallback === undefined ? z.url() : z.url().default(fallback)),
+  /** Any MongoDB connection string (several hosts, mongodb+srv, options); see parseMongoUrl. */
+  mongoUrl: mongoUrlField,
+  /** One NATS URL or a comma-separated seed list (`nats://a:4222,nats://b:4222`). */
+  natsServers: natsServersField,
   /** host:port of a gRPC peer */
   addr: (fallback: string) =>
     z
@@ -65,3 +70,50 @@ export const env = {
   secret: (minLength = 32) => z.string().min(minLength, `must be at least ${minLength} characters`),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
+
+/** localhost, 127.0.0.0/8, ::1, 0.0.0.0 and *.localhost: addresses that only reach the machine itself. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1' || h === '0.0.0.0';
+}
+
+/** How a production guard checks one variable (see productionGuard). */
+export type GuardRule =
+  | { kind: 'url' }
+  | { kind: 'host' }
+  /** a list (comma-separated) that must not contain the development placeholder */
+  | { kind: 'placeholder'; placeholder: string };
+
+/**
+ * Development defaults must not reach production silently (an e-mail link to 127.0.0.1, a
+ * placeholder OAuth audience, an SMTP server on loopback): with NODE_ENV=production each variable
+ * must be set explicitly, and not to a loopback address or the development placeholder. Only
+ * checks; the service's own schema still parses the values.
+ */
+export function productionGuard(rules: Record<string, GuardRule>) {
+  const shape = Object.fromEntries(Object.keys(rules).map((name) => [name, z.string().optional()]));
+  return z
+    .object({ NODE_ENV: z.enum(['development', 'production', 'test']).default('development'), ...shape })
+    .superRefine((c, ctx) => {
+      if (c.NODE_ENV !== 'production') return;
+      const values = c as Record<string, string | undefined>;
+      for (const [name, rule] of Object.entries(rules)) {
+        const value = values[name]?.trim();
+        const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+        if (!value) {
+          issue('required when NODE_ENV=production; the development default must not reach production');
+          continue;
+        }
+        if (rule.kind === 'url') {
+          // a malformed URL is the service's own schema's to report
+          const host = URL.canParse(value) ? new URL(value).hostname : undefined;
+          if (host !== undefined && isLoopbackHost(host))
+            issue('must not point at a loopback address when NODE_ENV=production');
+        } else if (rule.kind === 'host') {
+          if (isLoopbackHost(value)) issue('must not be a loopback address when NODE_ENV=production');
+        } else if (value.split(',').some((v) => v.trim() === rule.placeholder)) {
+          issue(`must not contain the development placeholder ${rule.placeholder} when NODE_ENV=production`);
+        }
+      }
+    });
+}

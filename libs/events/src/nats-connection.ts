@@ -11,13 +11,17 @@ export interface NatsHandle {
   close(): Promise<void>;
 }
 
-/** Connects and keeps reconnecting forever: a NATS restart must not take a service down. */
+/**
+ * Connects and keeps reconnecting forever: a NATS restart must not take a service down. `servers` is
+ * one URL, a list, or a comma-separated seed list (`nats://a:4222,nats://b:4222`); the client gets
+ * them as its servers array, connects to any one and learns the rest of the cluster from it.
+ */
 export async function connectNats(
-  url: string,
+  servers: string | string[],
   options: { name: string; timeoutMs?: number },
 ): Promise<NatsHandle> {
   const nc = await connect({
-    servers: url,
+    servers: (Array.isArray(servers) ? servers : servers.split(',')).map((s) => s.trim()),
     name: options.name,
     timeout: options.timeoutMs ?? 5_000,
     maxReconnectAttempts: -1,

@@ -182,3 +182,51 @@ describe('outbox relay: finding pending documents', () => {
     }
   });
 });
+
+describe('outbox relay racing a writer', () => {
+  // No lock: the writer's $push + $inc and the relay's $pull + conditional $set are each one atomic
+  // single-document update (libs/mongo/README.md). A relay that rewrote the whole _outbox array, or a
+  // database applying updates as read-modify-write (FerretDB v1), loses events or the writer's change.
+  it('When a writer keeps staging events on one document while the relay publishes them, Then every event is published and every write kept', async () => {
+    const conn = await mongoose.createConnection(`${mongoUrl()}/${uniqueName('race')}`).asPromise();
+    const Docs = conn.model('Doc', new Schema({ _id: String, count: Number, ...outboxFields }));
+    const published = new Set<string>();
+    const relay = new OutboxRelay({
+      publisher: {
+        publish: async (e: AnyDomainEvent) => {
+          published.add(e.id);
+          await new Promise((r) => setImmediate(r)); // let writes in between publish and $pull
+        },
+      } as never,
+      collections: [Docs.collection],
+      logger,
+      intervalMs: 60_000,
+    });
+    try {
+      await Docs.create({ _id: 'd1', count: 0 });
+      relay.start();
+      const writers = 4;
+      const perWriter = 15;
+      const staged: string[] = [];
+      await Promise.all(
+        Array.from({ length: writers }, async () => {
+          for (let i = 0; i < perWriter; i++) {
+            const event = makeEvent('user.deleted', { userId: `d1-${staged.length}` });
+            staged.push(event.id);
+            const { update } = stageEvents(event);
+            await Docs.collection.updateOne({ _id: 'd1' as never }, { ...update, $inc: { count: 1 } });
+            relay.kick({ collection: Docs.collection.collectionName, id: 'd1' });
+          }
+        }),
+      );
+      await relay.flush();
+      const doc = await Docs.collection.findOne({ _id: 'd1' as never });
+      expect(doc).toMatchObject({ count: writers * perWriter, _outbox: [], _outboxPending: false });
+      expect([...published].sort()).toEqual([...staged].sort());
+    } finally {
+      await relay.stop();
+      await conn.dropDatabase();
+      await conn.close();
+    }
+  }, 60_000);
+});

@@ -18,8 +18,9 @@ export interface OutboxEntry {
  */
 export const outboxFields = {
   _outbox: { type: [Object], default: undefined, select: false },
-  // index: the relay's only query
-  _outboxPending: { type: Boolean, index: true, select: false },
+  // the relay's only query: give the collection an index on { _outboxPending: 1 } in the service's
+  // index list (data-access/indexes.ts)
+  _outboxPending: { type: Boolean, select: false },
 };
 
 /**

@@ -6,10 +6,17 @@ export interface ProcessedEvents {
   add(consumer: string, eventId: string): Promise<void>;
 }
 
-/** Kept in the consuming service's own database, next to the state the handler changed. */
+/** Where mongoProcessedEvents keeps its records; `at` is when the event was handled (TTL field). */
+export const PROCESSED_EVENTS_COLLECTION = 'processed_events';
+
+/**
+ * Kept in the consuming service's own database, next to the state the handler changed. Records are
+ * removed by a TTL index on `at` (startService builds it, PROCESSED_EVENTS_TTL_HOURS), which must
+ * outlive any redelivery or re-publication of the event.
+ */
 export function mongoProcessedEvents(
   connection: Connection,
-  collectionName = 'processed_events',
+  collectionName = PROCESSED_EVENTS_COLLECTION,
 ): ProcessedEvents {
   const collection = () => connection.collection<{ _id: string; at: Date }>(collectionName);
   return {

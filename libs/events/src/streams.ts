@@ -8,10 +8,24 @@ export interface EventBusConfig {
   subjectPrefix: string;
   /** Window in which a repeated Nats-Msg-Id is dropped by the server. */
   duplicateWindowMs: number;
+  /** Events older than this are removed from the stream (and from its dead-letter stream). */
+  maxAgeMs: number;
+  /** Size limit of each stream in bytes; the oldest events go first beyond it. -1: no limit. */
+  maxBytes: number;
+  /** Copies of each stream in a JetStream cluster (1 on a single server; 3 in production). */
+  replicas: number;
 }
 
 export function eventBusConfig(overrides: Partial<EventBusConfig> = {}): EventBusConfig {
-  return { streamName: 'EVENTS', subjectPrefix: 'events', duplicateWindowMs: 2 * 60_000, ...overrides };
+  return {
+    streamName: 'EVENTS',
+    subjectPrefix: 'events',
+    duplicateWindowMs: 2 * 60_000,
+    maxAgeMs: 7 * 24 * 3600_000,
+    maxBytes: -1,
+    replicas: 1,
+    ...overrides,
+  };
 }
 
 export const subjectFor = (cfg: EventBusConfig, event: EventName | '>') => `${cfg.subjectPrefix}.${event}`;
@@ -21,8 +35,9 @@ export const deadLetterSubjectFor = (cfg: EventBusConfig, durable: string) =>
 const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
 
 /**
- * Creates the event stream and its dead-letter stream, or updates them; safe to call from every
- * replica at every boot (the streams are owned by code, not by deploy files).
+ * Creates the event stream and its dead-letter stream, or updates them to the configured limits
+ * (max age, max bytes, replicas); safe to call from every replica at every boot (the streams are
+ * owned by code, not by deploy files, so every service must be given the same limits).
  */
 export async function ensureStreams(jsm: JetStreamManager, cfg: EventBusConfig): Promise<void> {
   const streams = [
@@ -42,7 +57,9 @@ export async function ensureStreams(jsm: JetStreamManager, cfg: EventBusConfig):
       ...s,
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
-      max_age: ms(7 * 24 * 3600_000),
+      max_age: ms(cfg.maxAgeMs),
+      max_bytes: cfg.maxBytes,
+      num_replicas: cfg.replicas,
     };
     try {
       await jsm.streams.info(s.name);

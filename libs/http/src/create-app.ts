@@ -6,6 +6,7 @@ import { envelopeStyleFor } from './envelope-style';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { requestIdMiddleware } from './request-id';
 import { tracingMiddleware } from './tracing-middleware';
+import type { TrustProxy } from './trust-proxy';
 
 export interface CreateAppOptions {
   logger: Logger;
@@ -19,6 +20,8 @@ export interface CreateAppOptions {
   accessLogSampleRate?: number;
   /** Per-request deadlines (see deadline.ts); default 10 s without a header, at most 60 s. */
   deadline?: Pick<DeadlineOptions, 'defaultMs' | 'maxMs'>;
+  /** Who may tell us the client's address (TRUST_PROXY, see trust-proxy.ts); default loopback. */
+  trustProxy?: TrustProxy;
 }
 
 export const DEFAULT_DEADLINE = { defaultMs: 10_000, maxMs: 60_000 };
@@ -30,7 +33,7 @@ export const DEFAULT_DEADLINE = { defaultMs: 10_000, maxMs: 60_000 };
 export function createApp(options: CreateAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? 'loopback');
   app.use(tracingMiddleware);
   app.use(requestIdMiddleware);
   const answer = errorHandler(options.logger);

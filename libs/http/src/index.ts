@@ -8,6 +8,9 @@ export { successBody, errorBody, errorBodyForPath, sendSuccess } from './envelop
 export { toAppError, errorHandler, notFoundHandler, isDependencyOutage } from './error-handler';
 export { requestIdMiddleware, REQUEST_ID_HEADER, CORRELATION_ID_HEADER } from './request-id';
 export { startHttpServer } from './start-http-server';
+export { bootingListener } from './booting-listener';
+export { trustProxyEnv } from './trust-proxy';
+export type { TrustProxy } from './trust-proxy';
 export type { RunningHttpServer } from './start-http-server';
 export { tracingMiddleware } from './tracing-middleware';
 export {

@@ -41,7 +41,15 @@ export interface RunningHttpServer {
   server: http.Server;
   port: number;
   url: string;
-  /** Stops accepting, lets in-flight requests finish (up to graceMs), then drops what is left. */
+  /**
+   * The process is going away: from now on every answer carries `Connection: close`, so clients
+   * move their next requests to another replica while this one still serves.
+   */
+  drain(): void;
+  /**
+   * Stops accepting, lets in-flight requests finish (up to graceMs, answered with
+   * `Connection: close`), closes idle keep-alive connections, then drops what is left.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -50,7 +58,12 @@ export async function startHttpServer(
   options: { port: number; host?: string; shedder?: LoadShedder },
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = http.createServer(options.shedder ? sheddingListener(listener, options.shedder) : listener);
+  let draining = false;
+  const inner = options.shedder ? sheddingListener(listener, options.shedder) : listener;
+  const server = http.createServer((req, res) => {
+    if (draining) res.setHeader('connection', 'close');
+    inner(req, res);
+  });
   // Above the gateway agent's idle timeout, so a reused upstream socket is never closed under it.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -64,8 +77,10 @@ export async function startHttpServer(
     server,
     port,
     url: `http://${host}:${port}`,
+    drain: () => void (draining = true),
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        draining = true;
         options.shedder?.stop();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();

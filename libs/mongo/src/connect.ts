@@ -1,4 +1,6 @@
+import { ConnectionString } from 'mongodb-connection-string-url';
 import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from '@lingua/logger';
 import { deadlinePlugin } from './deadline-plugin';
 
 export interface MongoHandle {
@@ -8,33 +10,59 @@ export interface MongoHandle {
   close(): Promise<void>;
 }
 
-/** Puts the service's own database name into a server URL (`mongodb://host:port` → `.../identity`). */
-export function databaseUrl(serverUrl: string, dbName: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${dbName}`;
-  return url.toString();
+/** What a connection string points at, safe to log (no credentials, no option values). */
+export function describeMongoUrl(url: string): {
+  hosts: string[];
+  srv: boolean;
+  replicaSet: string | undefined;
+} {
+  const cs = new ConnectionString(url);
+  return { hosts: cs.hosts, srv: cs.isSRV, replicaSet: cs.searchParams.get('replicaSet') ?? undefined };
+}
+
+/** Each server's last error from a server-selection failure (`host:port` → message). */
+function serverErrors(err: unknown): Record<string, string> | undefined {
+  const servers = (err as { reason?: { servers?: Map<string, { error?: { message?: string } | null }> } })
+    ?.reason?.servers;
+  if (!(servers instanceof Map)) return undefined;
+  return Object.fromEntries([...servers].map(([host, d]) => [host, d.error?.message ?? 'no answer']));
 }
 
 /**
  * One mongoose connection per service, to its own database. `createConnection` rather than the
  * global `mongoose.connect`, so tests can run several services in one process.
+ *
+ * `serverUrl` is any MongoDB connection string and is passed on unchanged: the database is the
+ * driver's `dbName` option. Writing it into the URL's path would also change the default
+ * `authSource` (the path names the database the credentials are checked against).
  */
 export async function connectMongo(
   serverUrl: string,
   dbName: string,
-  options: { serverSelectionTimeoutMS?: number } = {},
+  options: { serverSelectionTimeoutMS?: number; logger?: Logger } = {},
 ): Promise<MongoHandle> {
-  const connection = mongoose.createConnection(databaseUrl(serverUrl, dbName), {
+  options.logger?.info({ mongo: { ...describeMongoUrl(serverUrl), dbName } }, 'connecting to MongoDB');
+  const connection = mongoose.createConnection(serverUrl, {
+    dbName,
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     // notice a database that came back within seconds, so readiness recovers quickly
     heartbeatFrequencyMS: 2_000,
     // Without this, operations issued while disconnected wait in a queue instead of failing fast.
     bufferCommands: false,
-    autoIndex: true,
+    // Never build indexes behind the service's back (mongoose would, in the background, with failures
+    // only emitted as events): each service declares its indexes in one list, built and awaited at
+    // start by buildIndexes. Off everywhere, so production and tests behave alike.
+    autoIndex: false,
   });
   // request deadlines reach the database as maxTimeMS (models are declared after this)
   connection.plugin(deadlinePlugin);
-  await connection.asPromise();
+  try {
+    await connection.asPromise();
+  } catch (err) {
+    options.logger?.error({ servers: serverErrors(err) }, 'MongoDB unreachable');
+    await connection.close().catch(() => undefined);
+    throw err;
+  }
   return {
     connection,
     // bounded by the caller: HealthRegistry times every check out

@@ -4,6 +4,7 @@ import { AppError } from '@lingua/errors';
 import { mongoUrl, uniqueName } from '@lingua/testing';
 import { connectMongo, type MongoHandle } from './connect';
 import { mapDuplicateKeyError } from './duplicate-key';
+import { ensureIndexes } from './indexes';
 
 interface Word {
   userId: string;
@@ -13,8 +14,6 @@ interface Word {
 }
 
 const wordSchema = new Schema<Word>({ userId: String, word: String, level: Number, createdAt: Date });
-// one word per user: the kind of unique index the services rely on for conflicts
-wordSchema.index({ userId: 1, word: 1 }, { unique: true });
 
 let db: MongoHandle;
 let Words: mongoose.Model<Word>;
@@ -22,7 +21,12 @@ let Words: mongoose.Model<Word>;
 beforeAll(async () => {
   db = await connectMongo(mongoUrl(), uniqueName('mongo_lib'));
   Words = db.connection.model<Word>('Word', wordSchema);
-  await Words.init();
+  // one word per user: the kind of unique index the services rely on for conflicts
+  expect(
+    await ensureIndexes(db.connection.db!, [
+      { collection: Words.collection.name, key: { userId: 1, word: 1 }, unique: true },
+    ]),
+  ).toEqual([]);
 });
 
 afterAll(async () => {

@@ -9,3 +9,4 @@ export { httpCall } from './http-call';
 export type { HttpReply, HttpCallOptions } from './http-call';
 export { assertionHeaders, forwardedByGateway, signTestCaller, signTestToken } from './test-token';
 export type { AssertionTarget, TestToken } from './test-token';
+export { nginxBinary, startNginxIngress } from './nginx-server';

@@ -13,6 +13,7 @@ import { localProvider } from './domain/providers/local-provider';
 import { openAiProvider } from './domain/providers/openai-provider';
 import { registerLanguageGrpc } from './entry-points/grpc/language.grpc';
 import { registerHttp } from './entry-points/http';
+import { aiIndexes } from './data-access/indexes';
 
 export interface AiOverrides {
   clock?: Clock;
@@ -84,6 +85,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
   };
   return {
     config,
+    indexes: () => aiIndexes,
     useRedis: true,
     http: (app, deps) => {
       warmUpLanguageData();

@@ -5,7 +5,6 @@ import { achievementUnlockModel } from './data-access/achievement.model';
 import { cardModel } from './data-access/card.model';
 import { cardCounters } from './data-access/card-counters.repository';
 import { cardRepository, dueCounter, dueIndexSource } from './data-access/card.repository';
-import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import { createDueIndex } from './data-access/due-index';
 import { learningProfileRepository } from './data-access/learning-profile.repository';
 import { reviewRepository } from './data-access/review.repository';
@@ -18,30 +17,13 @@ import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { mirroredBlacklist } from './entry-points/http/mirrored-blacklist';
 import { registerHttpRoutes } from './entry-points/http';
+import { flashcardsIndexes } from './data-access/indexes';
 
 export interface FlashcardsOptions {
   /** Time for due dates, streaks and token expiry (tests pass a TestClock). */
   clock?: Clock;
   /** Achievement evaluation after reviews and sessions (else whatever the achievements routes install). */
   achievements?: AchievementHook;
-}
-
-/**
- * One lock per card, taken by every single-card update and by the outbox relay's writes to cards (see
- * document-lock.ts); the same for the routes and the relay of one running service.
- */
-const cardLocks = new WeakMap<ServiceDeps<FlashcardsConfig>, WithLock | undefined>();
-function cardLockFor(deps: ServiceDeps<FlashcardsConfig>): WithLock | undefined {
-  if (!cardLocks.has(deps))
-    cardLocks.set(
-      deps,
-      deps.redis &&
-        documentLock(deps.redis.client, {
-          prefix: 'flashcards:lock:card',
-          onRedisError: (err) => deps.logger.warn({ err }, 'card lock: Redis failed; writing unlocked'),
-        }),
-    );
-  return cardLocks.get(deps);
 }
 
 /** Revoked tokens mirrored in memory, one mirror per running service (stopped with its workers). */
@@ -89,7 +71,7 @@ export function flashcardsDeps(
     redis: deps.redis,
     publisher: deps.publisher,
     outbox: deps.outbox,
-    cards: cardRepository(connection, dueIndex, cardLockFor(deps), counts),
+    cards: cardRepository(connection, dueIndex, counts),
     cardCounts: counts,
     sets: setRepository(connection),
     reviews: reviewRepository(connection),
@@ -115,6 +97,7 @@ export function defineFlashcardsService(
   };
   return {
     config,
+    indexes: () => flashcardsIndexes,
     useRedis: true,
     accessLogSampleRate: config.accessLogSampleRate,
     http: (app, deps) => {
@@ -134,16 +117,11 @@ export function defineFlashcardsService(
       const blacklist = blacklistFor(deps, clock);
       return blacklist ? [blacklist] : [];
     },
-    outboxCollections: (deps) => {
-      const cards = cardModel(deps.mongo.connection).collection;
-      const lock = cardLockFor(deps);
-      return [
-        lock ? (lockedForRelay(cards, lock) as typeof cards) : cards,
-        // achievement.unlocked events are staged in the unlock documents (part 2); those are only
-        // ever inserted, never updated, so the relay has no concurrent writer to race with there
-        achievementUnlockModel(deps.mongo.connection).collection,
-      ];
-    },
+    outboxCollections: (deps) => [
+      cardModel(deps.mongo.connection).collection,
+      // achievement.unlocked events are staged in the unlock documents (part 2)
+      achievementUnlockModel(deps.mongo.connection).collection,
+    ],
   };
 }
 

@@ -4,7 +4,7 @@ import { connectRedis } from '@lingua/redis';
 import { redisUrl, silentLogger, type TestClock, waitFor } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
 import { cardRepository, dueIndexSource } from '../src/data-access/card.repository';
-import { createDueIndex, decodedCardMemo, dueIndexKeys } from '../src/data-access/due-index';
+import { createDueIndex, decodedCardMemo, type DueIndex, dueIndexKeys } from '../src/data-access/due-index';
 import { newCard } from '../src/domain/cards/card-fields';
 import { DAY, newUserClient, publish, sampleCard, startFlashcards, stopFlashcards } from './support';
 
@@ -268,6 +268,52 @@ describe('due read model (Redis)', () => {
     const due = await cards.due(userId, { to: new Date(now.getTime() + 2 * DAY), limit: 10 });
     expect(due.map((c) => c.word)).toEqual(['sooner', 'later']);
     expect(await cards.countDue(userId, now)).toBe(1);
+  });
+});
+
+describe('due read model: writes reaching Redis out of order', () => {
+  it('When two writes of one card reach Redis in the opposite order of their database writes, Then the index keeps the newer one', async () => {
+    const connection = service.deps.mongo.connection;
+    const index = createDueIndex({
+      client: redis(),
+      source: dueIndexSource(connection),
+      logger: silentLogger(),
+      namespace: connection.db!.databaseName,
+      ttlSeconds: 600,
+      waitMs: 5_000,
+    });
+    // the index as the repository sees it, holding back the Redis update of the first reschedule
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writes = 0;
+    const reordering: DueIndex = {
+      ...index,
+      async cardsWritten(userId, written) {
+        if (++writes === 2) await held;
+        return index.cardsWritten(userId, written);
+      },
+    };
+    const cards = cardRepository(connection, reordering);
+    const userId = randomUUID();
+    const now = clock.now();
+    const at = (days: number) => new Date(now.getTime() + days * DAY);
+    const card = {
+      ...newCard({ word: 'reordered', translation: 't' }, { id: randomUUID(), userId, setId: null }, now),
+      nextReviewDate: at(1),
+    };
+    await cards.insert(card); // write 1
+    expect(await index.rebuild(userId)).toBe(true);
+
+    const first = cards.update(userId, card.id, { nextReviewDate: at(2) }); // write 2, held after the database
+    await waitFor(() => expect(writes).toBe(2));
+    await cards.update(userId, card.id, { nextReviewDate: at(3) }); // write 3, in Redis first
+    release();
+    await first; // the older write reaches Redis last
+
+    expect(await indexOf(userId)).toEqual(await truthOf(userId));
+    const due = await cards.due(userId, { to: at(10), limit: 10 });
+    expect(due.map((c) => c.nextReviewDate)).toEqual([at(3)]);
+    expect(await cards.countDue(userId, at(2))).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEV_JWT_SECRET, emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
-import { env, loadConfig } from '@lingua/config';
+import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** identity: every variable it reads (see README); defaults run locally with no setup. */
 export const identityEnv = serviceEnv('identity', { http: 3001, grpc: 50051 });
@@ -41,6 +41,14 @@ export const identityFeatureEnv = z.object({
   /** Secure flag of the refresh and CSRF cookies (false only for plain-HTTP local runs). */
   IDENTITY_COOKIE_SECURE: env.bool(true),
   IDENTITY_AVATAR_DIR: env.string('.data/avatars'),
+  /**
+   * Replaced refresh-token hashes and issued access tokens a sign-in keeps (newest first): reuse of
+   * one of these replaced tokens revokes the sign-in and blacklists those access tokens. An older
+   * replaced token is refused as invalid. Bounded so a sign-in's document does not grow with use.
+   */
+  IDENTITY_REFRESH_HISTORY: env.int(20, 1, 1_000),
+  /** Hard lifetime of a sign-in from its first token: refreshing never extends it past this. */
+  IDENTITY_REFRESH_MAX_LIFETIME_DAYS: env.int(90, 1, 3_650),
   APPLE_JWKS_URL: env.url('https://appleid.apple.com/auth/keys'),
   APPLE_ISSUER: env.string('https://appleid.apple.com'),
   /** Bundle id(s) and Services ID(s) the Apple identity token may be issued for. */
@@ -67,13 +75,23 @@ export const identityFeatureEnv = z.object({
 });
 export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv> & { emailLinkKey: Buffer };
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
-  ...loadConfig(identityEnv, source),
-  ...loadConfig(jwtSecretEnv, source),
-  identity: {
-    ...loadConfig(identityFeatureEnv, source),
-    // seals the address and link of account e-mails on their events (readable by notifications only)
-    ...loadConfig(emailLinkKeyEnv, source),
-  },
+/** Development defaults that must be set for production (e-mail links, Google's audiences). */
+export const identityProductionGuard = productionGuard({
+  IDENTITY_PUBLIC_BASE_URL: { kind: 'url' },
+  GOOGLE_AUDIENCES: { kind: 'placeholder', placeholder: 'lingua-web.apps.googleusercontent.com' },
 });
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => {
+  const config = {
+    ...loadConfig(identityEnv, source),
+    ...loadConfig(jwtSecretEnv, source),
+    identity: {
+      ...loadConfig(identityFeatureEnv, source),
+      // seals the address and link of account e-mails on their events (readable by notifications only)
+      ...loadConfig(emailLinkKeyEnv, source),
+    },
+  };
+  loadConfig(identityProductionGuard, source); // checks only: exits naming the variable
+  return config;
+};
 export type IdentityConfig = ReturnType<typeof loadServiceConfig>;

@@ -6,7 +6,6 @@ import {
   systemClock,
 } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
-import { documentLock, lockedForRelay, type WithLock } from '@lingua/events';
 import type { IdentityConfig } from './config';
 import { localDiskAvatarStorage } from './data-access/avatar-storage';
 import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
@@ -24,32 +23,15 @@ import { subscriptionChangedSubscriber } from './entry-points/events/subscriptio
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
 import { registerIdentityHttp } from './entry-points/http';
 import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sweeper';
+import { identityIndexes } from './data-access/indexes';
 
 export interface IdentityOptions {
   /** Time for every rule (token expiry, lockout, reset links); tests pass a TestClock. */
   clock?: Clock;
 }
 
-/** Per-document locks shared by the repositories and the outbox relay (FerretDB updates are not isolated). */
-interface DocumentLocks {
-  user: WithLock;
-  token: WithLock;
-}
-function documentLocks(deps: ServiceDeps<IdentityConfig>): DocumentLocks {
-  if (!deps.redis) throw new Error('identity needs Redis');
-  return {
-    user: documentLock(deps.redis.client, { prefix: 'identity:lock:user' }),
-    token: documentLock(deps.redis.client, { prefix: 'identity:lock:token' }),
-  };
-}
-
 /** Builds the use-case dependencies from the running service's connections, once. */
-function identityDeps(
-  deps: ServiceDeps<IdentityConfig>,
-  locks: DocumentLocks,
-  clock: Clock,
-  hasher: PasswordHasher,
-): IdentityDeps {
+function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: PasswordHasher): IdentityDeps {
   const { config } = deps;
   const connection = deps.mongo.connection;
   if (!deps.redis) throw new Error('identity needs Redis');
@@ -59,9 +41,9 @@ function identityDeps(
     config: f,
     clock,
     logger: deps.logger,
-    users: userRepository(connection, locks.user),
-    families: refreshFamilyRepository(connection),
-    oneTimeTokens: oneTimeTokenRepository(connection, locks.token),
+    users: userRepository(connection),
+    families: refreshFamilyRepository(connection, { historyLimit: f.IDENTITY_REFRESH_HISTORY }),
+    oneTimeTokens: oneTimeTokenRepository(connection),
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
     accessTokens: createAccessTokens(config.jwtSecret, clock),
@@ -89,13 +71,11 @@ export function defineIdentityService(
 ): ServiceDefinition<IdentityConfig> {
   const clock = options.clock ?? systemClock;
   const hasher = bcryptHasher(config.identity.IDENTITY_BCRYPT_COST);
-  let locks: DocumentLocks | undefined;
-  const locksOf = (deps: ServiceDeps<IdentityConfig>) => (locks ??= documentLocks(deps));
   let built: IdentityDeps | undefined;
-  const depsOf = (deps: ServiceDeps<IdentityConfig>) =>
-    (built ??= identityDeps(deps, locksOf(deps), clock, hasher));
+  const depsOf = (deps: ServiceDeps<IdentityConfig>) => (built ??= identityDeps(deps, clock, hasher));
   return {
     config,
+    indexes: () => identityIndexes,
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
@@ -106,8 +86,8 @@ export function defineIdentityService(
       { stop: async () => depsOf(deps).cardStats.close() },
     ],
     outboxCollections: (deps) => [
-      lockedForRelay(userModel(deps.mongo.connection).collection, locksOf(deps).user),
-      lockedForRelay(oneTimeTokenCollection(deps.mongo.connection), locksOf(deps).token),
+      userModel(deps.mongo.connection).collection,
+      oneTimeTokenCollection(deps.mongo.connection),
     ],
   };
 }

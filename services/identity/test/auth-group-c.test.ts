@@ -165,6 +165,22 @@ describe('Account e-mail events on the stream', () => {
   });
 });
 
+describe('Group C one-time tokens under concurrency', () => {
+  // no lock: the redemption is one conditional update (usedAt: null -> now) on the database
+  it('When one verification token is redeemed by many requests at once, Then exactly one succeeds', async () => {
+    const u = newUser();
+    const reg = await h.post('/api/auth/register', { ...u, confirmPassword: u.password });
+    expect(reg.status).toBe(201);
+    const mail = await eventFor('user.email_verification_requested', reg.body.data.user.id);
+    const token = tokenFrom(openMail(mail).url);
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => h.post('/api/auth/verify-email', { token })),
+    );
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
+    expect(replies.filter((r) => r.status === 400).every((r) => r.body.error.code === 'VAL002')).toBe(true);
+  });
+});
+
 describe('Group C password reset', () => {
   it('When a reset link is used, Then the password changes, sessions end, and the link works once', async () => {
     const u = await registerAndVerify();

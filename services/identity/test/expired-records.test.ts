@@ -47,8 +47,8 @@ describe('sweep of expired identity records', () => {
     // the 24-hour sign-in expired more than a week ago; the 30-day one is still live
     h.clock.advance(DAY + 7 * DAY + 1000);
     const sweeper = expiredRecordsSweeper({
-      families: refreshFamilyRepository(connection),
-      oneTimeTokens: oneTimeTokenRepository(connection, (_id, fn) => fn()),
+      families: refreshFamilyRepository(connection, { historyLimit: 20 }),
+      oneTimeTokens: oneTimeTokenRepository(connection),
       clock: h.clock,
       logger: silentLogger(),
     });

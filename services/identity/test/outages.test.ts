@@ -1,8 +1,10 @@
 import { startPrivateRedis, waitFor } from '@lingua/testing';
-import { type Harness, ipHeader, newUser, startIdentity } from './harness';
+import { eventually, type Harness, ipHeader, newUser, openMail, startIdentity } from './harness';
 
 // identity keeps lockouts, per-IP limits and the blacklist in Redis: without it sign-in cannot be
-// decided safely, so the answer is "try again" (503), never a 500 that reads as a bug
+// decided safely, so the answer is "try again" (503), never a 500 that reads as a bug. Redis is the
+// source of truth only for those; user and token documents are written with the database's own
+// atomic updates, so writes that need none of them go on during an outage.
 describe('identity while its Redis is down', () => {
   let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
   let h: Harness;
@@ -39,5 +41,27 @@ describe('identity while its Redis is down', () => {
       },
       { timeoutMs: 20_000 },
     );
+  }, 60_000);
+
+  it('When Redis is down, Then a user write that needs no Redis state (e-mail verification) still succeeds', async () => {
+    const u = newUser();
+    const reg = await h.post('/api/auth/register', { ...u, confirmPassword: u.password }, ipHeader());
+    expect(reg.status).toBe(201);
+    let mail: { event: string; data: { mail: string; userId: string } } | undefined;
+    await eventually(() => {
+      mail = h.events.find(
+        (e) => e.event === 'user.email_verification_requested' && e.data.userId === reg.body.data.user.id,
+      ) as typeof mail;
+      expect(mail).toBeDefined();
+    });
+    const token = new URL(openMail(mail!).url).searchParams.get('token')!;
+    await redis.stop();
+    try {
+      const verified = await h.post('/api/auth/verify-email', { token });
+      expect(verified.status).toBe(200);
+      expect(verified.body.data.user.emailVerified).toBe(true);
+    } finally {
+      await redis.start();
+    }
   }, 60_000);
 });

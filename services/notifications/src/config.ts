@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
-import { env, loadConfig } from '@lingua/config';
+import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** notifications: every variable it reads (see .env.example); defaults run locally with no setup. */
 export const notificationsEnv = serviceEnv('notifications', { http: 3005 });
@@ -24,6 +24,14 @@ export const notificationsFeatureEnv = z.object({
   /** An endpoint failing for this long without a single success is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER_MS: env.int(5 * 24 * 3_600_000, 60_000),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: env.int(10, 1, 1_000),
+  /** In-app notifications are deleted this long after they were created (TTL index), read or not. */
+  NOTIFICATIONS_RETENTION_DAYS: env.int(180, 1, 3_650),
+  /**
+   * Webhook deliveries and their attempt logs are deleted this long after their last change (TTL
+   * index). At least 3 days: a delivery being retried is changed at least daily (the longest wait is
+   * an honoured Retry-After of 24 h), so none is removed while it is still retried.
+   */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: env.int(30, 3, 3_650),
   SMTP_HOST: env.string('127.0.0.1'),
   SMTP_PORT: env.port(1025),
   SMTP_SECURE: env.bool(false),
@@ -32,10 +40,20 @@ export const notificationsFeatureEnv = z.object({
   MAIL_FROM: env.string('Lingua <no-reply@lingua.local>'),
 });
 
-export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
-  ...loadConfig(notificationsEnv, source),
-  ...loadConfig(notificationsFeatureEnv, source),
-  // opens the address and link identity sealed on the account e-mail events
-  ...loadConfig(emailLinkKeyEnv, source),
+/** Development defaults that must be set for production: the mail server and sender. */
+export const notificationsProductionGuard = productionGuard({
+  SMTP_HOST: { kind: 'host' },
+  MAIL_FROM: { kind: 'placeholder', placeholder: 'Lingua <no-reply@lingua.local>' },
 });
+
+export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => {
+  const config = {
+    ...loadConfig(notificationsEnv, source),
+    ...loadConfig(notificationsFeatureEnv, source),
+    // opens the address and link identity sealed on the account e-mail events
+    ...loadConfig(emailLinkKeyEnv, source),
+  };
+  loadConfig(notificationsProductionGuard, source); // checks only: exits naming the variable
+  return config;
+};
 export type NotificationsConfig = ReturnType<typeof loadServiceConfig>;

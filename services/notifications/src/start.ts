@@ -4,7 +4,6 @@ import type { NotificationsConfig } from './config';
 import { httpWebhookSender, resolveHost } from './data-access/http-webhook-sender';
 import { cachedEndpointStore } from './data-access/endpoint-cache';
 import { notificationRepository } from './data-access/notification.repository';
-import { redisLeaseStore } from './data-access/redis-lease.store';
 import { smtpMailer } from './data-access/smtp-mailer';
 import { webhookDeliveryRepository } from './data-access/webhook-delivery.repository';
 import { webhookEndpointRepository } from './data-access/webhook-endpoint.repository';
@@ -16,6 +15,7 @@ import {
   type RunningWebhookWorker,
   startWebhookWorker,
 } from './entry-points/workers/webhook-delivery.worker';
+import { notificationsIndexes } from './data-access/indexes';
 
 export interface NotificationsOptions {
   /** Tests move time instead of waiting hours for retries. */
@@ -79,6 +79,7 @@ export function defineNotificationsService(
     worker ? worker.sendFirst(delivery, endpoint) : Promise.resolve('queue');
   return {
     config,
+    indexes: (c) => notificationsIndexes(c),
     useRedis: true,
     http: (app, deps) => {
       const f = featuresOf(deps);
@@ -127,12 +128,11 @@ export function defineNotificationsService(
           clock,
           logger: deps.logger,
           disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-          leases: redisLeaseStore(deps.redis!.client),
           ...(options.random && { random: options.random }),
         },
         {
           pollMs: config.WEBHOOK_POLL_MS,
-          // a lease shorter than a request could expire mid-attempt and let another worker send it too
+          // a claim shorter than a request could run out mid-attempt and let another worker send it too
           leaseMs: Math.max(config.WEBHOOK_LEASE_MS, config.WEBHOOK_TIMEOUT_MS + 5_000),
           concurrency: config.WEBHOOK_CONCURRENCY,
           // a slow endpoint may hold a quarter of the consumer's slots; its other events queue

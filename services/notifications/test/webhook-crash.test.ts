@@ -11,10 +11,10 @@ jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-// The hot path sends a first attempt before storing anything: a real crash (SIGKILL of the built
-// service, as `npm test` builds first) between the request and the write must lose nothing.
+// The hot path stores the delivery claimed, sends, then records the outcome: a real crash (SIGKILL of
+// the built service, as `npm test` builds first) between the request and that record must lose nothing.
 it('When the service dies after sending a first attempt and before recording it, Then the redelivered event is sent again with the same webhook-id and recorded', async () => {
-  // short lease: the dead process's lease on the attempt (timeout + 5 s) must run out before it is resent
+  // short claim: the dead process's claim on the attempt (timeout + 5 s) must run out before it is resent
   const env = isolatedServiceEnv({
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
@@ -59,12 +59,18 @@ it('When the service dies after sending a first attempt and before recording it,
     expect(receiver.received[0]!.headers['webhook-id']).toBe(event.id);
     const db = await connectMongo(setup.config.MONGO_URL, setup.config.mongoDb);
     try {
-      expect(await webhookDeliveryRepository(db.connection).get(`${ep.id}:${event.id}`)).toBeNull();
+      // stored claimed just before the request: pending, no attempt counted, due again once the
+      // claim (timeout + 5 s) runs out
+      expect(await webhookDeliveryRepository(db.connection).get(`${ep.id}:${event.id}`)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        version: 1,
+      });
     } finally {
       await db.close();
     }
 
-    // a replica (or the restarted service) gets the unacknowledged event once its ack wait runs out
+    // a replica (or the restarted service) sends the claimed attempt once the claim has run out
     receiver.respondWith(() => ({ status: 200 }));
     ({ service } = await startNotifications({}, env));
     await waitFor(() => expect(receiver.received).toHaveLength(2), { timeoutMs: 60_000 });

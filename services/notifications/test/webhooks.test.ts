@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { RunningService } from '@lingua/bootstrap';
 import { isolatedServiceEnv, TestClock } from '@lingua/testing';
-import { redisLeaseStore } from '../src/data-access/redis-lease.store';
 import { webhookDeliveryRepository } from '../src/data-access/webhook-delivery.repository';
 import { RETRY_DELAYS_MS } from '../src/domain/retry-policy';
 import { call, stopAndDrop, publish, startNotifications, startReceiver, tokenFor, waitFor } from './support';
@@ -427,23 +426,30 @@ describe('webhook delivery across restarts and replicas', () => {
       await waitFor(() => expect(r.received).toHaveLength(2));
       expect(r.received[1]!.headers['webhook-id']).toBe(ev.id);
 
-      // a worker takes the test attempt and dies before answering: the lease runs out, another sends it
+      // a worker claims the test attempt and dies before answering: once the claim runs out (its
+      // due time, moved ahead by the claim), another worker sends it
       await second.service.stop();
       const third = await startNotifications({ clock: localClock, runWebhookWorker: false }, env);
       const test = await call(third.service, 'POST', `/api/webhooks/${ep.id}/test`, { headers: user.auth });
-      const claimed = (await webhookDeliveryRepository(third.service.deps.mongo.connection).get(
-        test.body.data.id,
-      ))!;
-      const leases = redisLeaseStore(third.service.deps.redis!.client);
-      expect(await leases.acquire(`${claimed.id}:${claimed.version}`, 1_500)).toBe(true);
+      const store = webhookDeliveryRepository(third.service.deps.mongo.connection);
+      const claimed = (await store.claim((await store.get(test.body.data.id))!, localClock.now(), 60_000))!;
+      expect(claimed).not.toBeNull();
       await third.service.stop();
 
       const fourth = await startNotifications({ clock: localClock }, env);
       try {
-        await new Promise((res) => setTimeout(res, 500));
-        expect(r.received).toHaveLength(2); // still leased by the dead worker
-        await waitFor(() => expect(r.received).toHaveLength(3));
-        expect(r.received[2]!.headers['webhook-id']).toBe(claimed.eventId);
+        // the fourth worker has polled (a new delivery it sends proves it) and left the claimed one alone
+        const later = await call(fourth.service, 'POST', `/api/webhooks/${ep.id}/test`, {
+          headers: user.auth,
+        });
+        await waitFor(() =>
+          expect(r.received.map((x) => x.headers['webhook-id'])).toContain(later.body.data.eventId),
+        );
+        expect(r.received.map((x) => x.headers['webhook-id'])).not.toContain(claimed.eventId);
+        localClock.advance(60_000);
+        await waitFor(() =>
+          expect(r.received.map((x) => x.headers['webhook-id'])).toContain(claimed.eventId),
+        );
         await waitFor(async () =>
           expect(
             (await webhookDeliveryRepository(fourth.service.deps.mongo.connection).get(claimed.id))?.status,

@@ -3,18 +3,13 @@ import { authenticate, createAssertionVerifier, createTokenBlacklist } from '@li
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
-import { documentLock, lockedForRelay } from '@lingua/events';
 import { notificationLog } from './data-access/notification-log.repository';
 import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
 import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-store-server-api';
 import { googlePushAuth } from './data-access/stores/google-push-auth';
 import { googleVerifier, readServiceAccount } from './data-access/stores/google.verifier';
 import { sandboxVerifier } from './data-access/stores/sandbox.verifier';
-import {
-  ensureSubscriptionIndexes,
-  subscriptionRepository,
-  subscriptionsCollection,
-} from './data-access/subscription.repository';
+import { subscriptionRepository, subscriptionsCollection } from './data-access/subscription.repository';
 import { redisUsageCounters } from './data-access/usage.repository';
 import type { Catalogue } from './domain/catalogue';
 import { expireSubscriptions } from './domain/expire-subscriptions.use-case';
@@ -25,6 +20,7 @@ import { adminRoutes } from './entry-points/http/admin.routes';
 import { dialoguesRoutes } from './entry-points/http/dialogues.routes';
 import { storeNotificationRoutes } from './entry-points/http/store-notifications.routes';
 import { subscriptionsRoutes } from './entry-points/http/subscriptions.routes';
+import { subscriptionsIndexes } from './data-access/indexes';
 
 export interface SubscriptionsOptions {
   /** Tests move time; production uses the system clock. */
@@ -34,10 +30,6 @@ export interface SubscriptionsOptions {
 }
 
 const systemClock: Clock = { now: () => new Date() };
-
-/** One lock namespace for every writer of subscription documents (this service's replicas). */
-const lockFor = (deps: ServiceDeps<SubscriptionsConfig>) =>
-  documentLock(deps.redis!.client, { prefix: 'subscriptions:lock' });
 
 function buildStores(
   config: SubscriptionsConfig,
@@ -94,7 +86,7 @@ export function defineSubscriptionsService(
     if (ctx) return ctx;
     const stores = buildStores(config, catalogue, clock, deps);
     ctx = {
-      subscriptions: subscriptionRepository(deps.mongo.connection, lockFor(deps)),
+      subscriptions: subscriptionRepository(deps.mongo.connection),
       catalogue,
       verifiers: {
         ios: stores.apple
@@ -120,15 +112,11 @@ export function defineSubscriptionsService(
 
   return {
     config,
+    indexes: () => subscriptionsIndexes,
     useRedis: true,
-    outboxCollections: (deps) => [
-      lockedForRelay(subscriptionsCollection(deps.mongo.connection), lockFor(deps)) as never,
-    ],
+    outboxCollections: (deps) => [subscriptionsCollection(deps.mongo.connection) as never],
     http: (app, deps) => {
       const c = contextFor(deps);
-      void ensureSubscriptionIndexes(deps.mongo.connection).catch((err) =>
-        deps.logger.error({ err }, 'subscriptions: index creation failed'),
-      );
       const assertions = createAssertionVerifier('subscriptions', config.assertionKey, { clock });
       const blacklist = createTokenBlacklist(deps.redis!.client, clock);
       const auth = {
@@ -169,7 +157,7 @@ export function defineSubscriptionsService(
       }),
     // no user.created consumer: a new account naming a device proves nothing about its guest purchase
     consumers: (deps) => [userDeletedSubscriber(contextFor(deps))],
-    // safe on every replica: each subscription is expired under its document lock, exactly once
+    // safe on every replica: each subscription is expired by a version-checked write, exactly once
     workers: (deps) => [
       periodicTask(
         'subscriptions expiry sweep',

@@ -26,8 +26,6 @@ const imageSchema = new Schema<ImageDocument>(
   },
   { versionKey: false, collection: 'images' },
 );
-// A user's images, newest first (listing and clean-up by owner).
-imageSchema.index({ userId: 1, createdAt: -1 });
 
 export const imageModel = (connection: Connection) =>
   connection.models.Image ?? connection.model<ImageDocument>('Image', imageSchema);

@@ -35,8 +35,6 @@ const unlockSchema = new Schema<AchievementUnlockDoc>(
   },
   { collection: 'achievement_unlocks', versionKey: false },
 );
-// index: the board and the erase read one user's unlocks
-unlockSchema.index({ userId: 1 });
 
 const claimSchema = new Schema<AchievementClaimDoc>(
   {
@@ -48,8 +46,6 @@ const claimSchema = new Schema<AchievementClaimDoc>(
   },
   { collection: 'achievement_claims', versionKey: false },
 );
-// index: claimed XP and the erase read one user's claims
-claimSchema.index({ userId: 1 });
 
 export const achievementDocId = (userId: string, achievementId: string) => `${userId}:${achievementId}`;
 

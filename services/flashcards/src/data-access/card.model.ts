@@ -77,17 +77,11 @@ const schema = new Schema<CardDoc>(
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     ...outboxFields,
+    // the write version, `$inc`ed by every update (card.repository.ts): orders the due read model's writes
+    ...{ _rev: { type: Number, select: false } },
   },
   { collection: CARDS_COLLECTION, versionKey: false, timestamps: false },
 );
-
-// index: the due queries (Group B due/next-review, Group C learning/due): one user's active cards by due date
-schema.index({ userId: 1, isArchived: 1, nextReviewDate: 1 });
-// index: the lists, newest first, for one user (Group B) or one set (Group C)
-schema.index({ userId: 1, isArchived: 1, createdAt: -1 });
-schema.index({ userId: 1, setId: 1, isArchived: 1, createdAt: -1 });
-// index: the case-insensitive duplicate check on create
-schema.index({ userId: 1, wordKey: 1 });
 
 export function cardModel(connection: Connection): Model<CardDoc> {
   return (connection.models.Card as Model<CardDoc> | undefined) ?? connection.model<CardDoc>('Card', schema);

@@ -1,6 +1,6 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents, type WithLock, withLocks } from '@lingua/events';
+import { stageEvents } from '@lingua/events';
 import type { DueCounter } from '../domain/card-stats.use-case';
 import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
 import { type CardCounters, cardCounters } from './card-counters.repository';
@@ -16,10 +16,18 @@ export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/
 
 export const wordKeyOf = (word: string) => word.trim().toLowerCase();
 
+/**
+ * Every write of a card document `$inc`s its `_rev` in the same atomic update (absent = 0 for cards
+ * older than the field), so the due read model can order writes that reach Redis out of order.
+ */
+type StoredCard = CardDoc & { _outbox?: unknown; _outboxPending?: unknown; _rev?: number };
+const REV = { _rev: 1 } as const;
+
 const toCard = (doc: CardDoc): Card => {
-  const { _id, ...rest } = doc as CardDoc & { _outbox?: unknown; _outboxPending?: unknown };
-  delete (rest as { _outbox?: unknown })._outbox;
-  delete (rest as { _outboxPending?: unknown })._outboxPending;
+  const { _id, ...rest } = doc as StoredCard;
+  delete rest._outbox;
+  delete rest._outboxPending;
+  delete rest._rev;
   return { id: _id, ...rest };
 };
 
@@ -47,21 +55,22 @@ export interface DueQuery {
 
 export type CardRepository = ReturnType<typeof cardRepository>;
 
+/** What every bulk write of cards outside this repository adds to its update (see `_rev` above). */
+export const CARD_REVISION_INC = { $inc: REV };
+
 /**
  * Data access for cards; every query is scoped to the owner, so another user's card is simply "not found".
- * `withLock` (the card's Redis lock, also taken by the outbox relay) serialises single-card updates
- * with the relay's writes: on the local FerretDB they would otherwise lose each other's changes.
+ * Each card write is one atomic single-document update (libs/mongo/README.md, "Database guarantees we
+ * rely on"), so it and the outbox relay's `$pull` of a published event never undo each other.
  * Every write also keeps the owner's card counters (card-counters.repository.ts): here is the one
  * place that knows each write's before and after.
  */
 export function cardRepository(
   connection: Connection,
   dueIndex?: DueIndex,
-  withLock?: WithLock,
   counters: CardCounters = cardCounters(connection),
 ) {
   const Cards = cardModel(connection);
-  const locked = <T>(id: string, fn: () => Promise<T>) => (withLock ? withLock(id, fn) : fn());
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
   const invalidateDerived = async (userId: string) => {
     await counters.invalidate(userId);
@@ -99,7 +108,7 @@ export function cardRepository(
       await Cards.collection.insertOne(doc as never);
       const inserted = toCard({ ...(doc as unknown as CardDoc) });
       await counters.add(inserted.userId, countsOf(inserted));
-      await dueIndex?.cardsWritten(inserted.userId, [inserted]);
+      await dueIndex?.cardsWritten(inserted.userId, [{ card: inserted, version: 0 }]);
       return inserted;
     },
 
@@ -117,7 +126,10 @@ export function cardRepository(
       for (const userId of users) {
         const written = docs.filter((d) => d.userId === userId).map((d) => toCard(d));
         await counters.add(userId, sumCounts(written));
-        await dueIndex?.cardsWritten(userId, written);
+        await dueIndex?.cardsWritten(
+          userId,
+          written.map((card) => ({ card, version: 0 })),
+        );
       }
     },
 
@@ -235,19 +247,17 @@ export function cardRepository(
       const $set: Record<string, unknown> = { ...set };
       if (set.word !== undefined) $set.wordKey = wordKeyOf(set.word);
       const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
-      // the native driver: mongoose would add a projection for the hidden outbox fields, and FerretDB's
-      // findAndModify does not implement projections
-      // under the card's lock, with or without events: the relay's $pull rewrites the whole document
-      // on the local FerretDB, so it could also undo a plain edit; the lock also makes `where` reliable
-      const before = await locked(id, () =>
-        Cards.collection.findOneAndUpdate(
-          {
-            ...active(userId, id),
-            ...options.where,
-          } as never,
-          (staged ? { $set: { ...$set, ...staged.$set }, $push: staged.$push } : { $set }) as never,
-          { returnDocument: 'before' },
-        ),
+      // the native driver: the prior state including the staged events is wanted, which mongoose's
+      // projection of the hidden outbox fields would hide
+      const before = await Cards.collection.findOneAndUpdate(
+        {
+          ...active(userId, id),
+          ...options.where,
+        } as never,
+        (staged
+          ? { $set: { ...$set, ...staged.$set }, $push: staged.$push, $inc: REV }
+          : { $set, $inc: REV }) as never,
+        { returnDocument: 'before' },
       );
       if (!before) return null;
       const prior = toCard(before as unknown as CardDoc);
@@ -256,18 +266,17 @@ export function cardRepository(
       for (const [k, v] of Object.entries($set))
         if (v !== undefined) (card as Record<string, unknown>)[k] = v;
       await counters.add(userId, countsDelta(prior, card));
-      await dueIndex?.cardsWritten(userId, [card]);
+      const version = ((before as unknown as StoredCard)._rev ?? 0) + 1;
+      await dueIndex?.cardsWritten(userId, [{ card, version }]);
       return card;
-    },
-
-    /** Runs a bulk write to these cards (import) under their locks, like `update` for one card. */
-    lockedMany<T>(ids: readonly string[], fn: () => Promise<T>): Promise<T> {
-      return withLock ? withLocks(withLock, ids, fn) : fn();
     },
 
     async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {
       try {
-        const r = await Cards.updateMany({ _id: { $in: ids }, userId, isArchived: false }, { $set: set });
+        const r = await Cards.updateMany(
+          { _id: { $in: ids }, userId, isArchived: false },
+          { $set: set, $inc: REV },
+        );
         return r.modifiedCount;
       } finally {
         // the prior and new states are not returned: the next reads rebuild from the truth
@@ -276,9 +285,19 @@ export function cardRepository(
       }
     },
 
-    /** After a bulk write elsewhere changed these cards' content (not their schedule or state). */
+    /**
+     * After a bulk write elsewhere changed these cards' content (not their schedule or state); that
+     * write must `$inc` their `_rev` (`CARD_REVISION_INC`), whose new values are read back here.
+     */
     async contentChanged(userId: string, ids: string[]): Promise<void> {
-      await dueIndex?.contentChanged(userId, ids);
+      if (!dueIndex || ids.length === 0) return;
+      const docs = await Cards.collection
+        .find({ _id: { $in: ids }, userId } as never, { projection: REV })
+        .toArray();
+      await dueIndex.contentChanged(
+        userId,
+        docs.map((d) => ({ id: String(d._id), version: (d as { _rev?: number })._rev ?? 0 })),
+      );
     },
 
     /**
@@ -344,10 +363,17 @@ export function dueIndexSource(connection: Connection): DueIndexSource {
   const Cards = cardModel(connection);
   return {
     async activeEntries(userId) {
-      const docs = await Cards.find({ userId, isArchived: false })
-        .select({ _id: 1, nextReviewDate: 1, isFavorite: 1 })
-        .lean<{ _id: string; nextReviewDate: Date; isFavorite: boolean }[]>();
-      return docs.map((d) => ({ id: d._id, due: d.nextReviewDate.getTime(), favorite: d.isFavorite }));
+      const docs = await Cards.collection
+        .find({ userId, isArchived: false } as never, {
+          projection: { _id: 1, nextReviewDate: 1, isFavorite: 1, _rev: 1 },
+        })
+        .toArray();
+      return docs.map((d) => ({
+        id: String(d._id),
+        due: (d.nextReviewDate as Date).getTime(),
+        favorite: d.isFavorite as boolean,
+        version: (d._rev as number | undefined) ?? 0,
+      }));
     },
     async byId(id) {
       // `_id` alone: the one lookup the local FerretDB answers without reading the collection

@@ -12,7 +12,18 @@ export interface DueEntry {
   id: string;
   due: number;
   favorite: boolean;
+  /** The card document's write version (`_rev`, see card.repository.ts). */
+  version: number;
 }
+
+/** A card as one database write left it, with that write's version of the card. */
+export interface VersionedCard {
+  card: IndexedCard;
+  version: number;
+}
+
+/** A card's version once it is deleted: no later write of it is ever applied. */
+const DELETED_VERSION = String(Number.MAX_SAFE_INTEGER);
 
 /** Where the index reads the truth from (MongoDB). */
 export interface DueIndexSource {
@@ -64,6 +75,52 @@ local ids = {}
 for i = 1, #flat, 2 do ids[#ids + 1] = flat[i] end
 return {1, gen, flat, redis.call('HMGET', KEYS[4], unpack(ids))}`;
 const READ_WINDOW_SHA = createHash('sha1').update(READ_WINDOW).digest('hex');
+/**
+ * Applies card writes unless the index already holds a newer version of the card: two writes of one
+ * card whose Redis updates land in the opposite order of their database writes leave the newer
+ * state, never the older. KEYS: due, fav, cards, ver, gen, dirty, ready. ARGV: ttl, then per card
+ * id, version, archived (1/0), score, favourite (1/0), JSON. Returns how many were applied.
+ */
+const WRITE_IF_NEWER = `
+local applied = 0
+for i = 2, #ARGV, 6 do
+  local id = ARGV[i]
+  local known = tonumber(redis.call('HGET', KEYS[4], id) or '-1')
+  if tonumber(ARGV[i + 1]) >= known then
+    redis.call('HSET', KEYS[4], id, ARGV[i + 1])
+    if ARGV[i + 2] == '1' then
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', KEYS[2], id)
+      redis.call('HDEL', KEYS[3], id)
+    else
+      redis.call('ZADD', KEYS[1], ARGV[i + 3], id)
+      if ARGV[i + 4] == '1' then redis.call('ZADD', KEYS[2], ARGV[i + 3], id) else redis.call('ZREM', KEYS[2], id) end
+      redis.call('HSET', KEYS[3], id, ARGV[i + 5])
+    end
+    applied = applied + 1
+  end
+end
+redis.call('INCR', KEYS[5])
+redis.call('SET', KEYS[6], '1', 'EX', 600)
+for k = 1, 7 do if k ~= 6 then redis.call('EXPIRE', KEYS[k], ARGV[1]) end end
+return applied`;
+/**
+ * Forgets cached card texts after a content-only write, unless a newer write of the card is already
+ * in (its text then carries the new content). KEYS: cards, ver, gen, dirty. ARGV: ttl, id, version, …
+ */
+const CONTENT_CHANGED = `
+for i = 2, #ARGV, 2 do
+  local known = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '-1')
+  if tonumber(ARGV[i + 1]) >= known then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+    redis.call('HDEL', KEYS[1], ARGV[i])
+  end
+end
+redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[4], '1', 'EX', 600)
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[3], ARGV[1])
+return 1`;
 /** Releases the rebuild lock only when it is still ours. */
 const RELEASE_LOCK = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -115,13 +172,16 @@ export function dueIndexKeys(namespace: string, userId: string) {
     gen: `${base}:gen`,
     dirty: `${base}:dirty`,
     lock: `${base}:lock`,
+    /** card id → the version of the last write applied (refuses older ones; kept across drops) */
+    ver: `${base}:ver`,
   };
 }
 
 /**
- * The due read model in Redis, kept by the card repository on every card write. Why: the local
- * FerretDB v1 answers every filtered or sorted card query by reading the whole collection, so the
- * due query grew with everyone's cards; only `findOne({_id})` is fast there.
+ * The due read model in Redis, kept by the card repository on every card write. Why: built when
+ * FerretDB v1 scanned the collection for every query; on FerretDB 2 the index serves the due
+ * filter but not its sort, and the read model still answers 14-50x more due requests per second
+ * (measured side by side: `BENCH_COMPARE_DUE_INDEX=true node bench/flashcards-due.js`, README).
  *
  * Per user (keys `flashcards:due:{<db>:<user>}:*`):
  * - `due`: sorted set of the active cards, score = nextReviewDate in ms; `fav`: the same for favourites;
@@ -129,7 +189,8 @@ export function dueIndexKeys(namespace: string, userId: string) {
  * - `ready`: present once the index was built from MongoDB (an absent marker means "rebuild first");
  * - `gen`: bumped by every write, so a reader never caches a card it read before a concurrent write;
  * - `dirty`: set by every write, so a rebuild that raced with writes is not trusted;
- * - `lock`: one rebuild at a time.
+ * - `lock`: one rebuild at a time;
+ * - `ver`: card id → version of the last write applied; an older write arriving late is refused.
  *
  * MongoDB stays the source of truth: a failed Redis write after the MongoDB write drops the user's
  * index (rebuilt on the next read), and every answer is checked against the cards it returns; a
@@ -163,14 +224,9 @@ export function createDueIndex(opts: DueIndexOptions) {
   }
 
   /** Applies writes to the index; on failure the index is dropped, never left stale. */
-  async function write(userId: string, build: (m: ReturnType<RedisClient['multi']>) => void) {
-    const k = keysOf(userId);
+  async function write(userId: string, apply: (k: ReturnType<typeof keysOf>) => Promise<unknown>) {
     try {
-      const m = client.multi();
-      build(m);
-      m.incr(k.gen).set(k.dirty, '1', { EX: 600 });
-      for (const key of [k.ready, k.due, k.fav, k.cards, k.gen]) m.expire(key, opts.ttlSeconds);
-      await m.exec();
+      await apply(keysOf(userId));
     } catch (err) {
       logger.warn({ err, userId }, 'due index: write failed after the database write; dropping the index');
       await drop(userId);
@@ -195,8 +251,14 @@ export function createDueIndex(opts: DueIndexOptions) {
           favs.map((e) => ({ score: e.due, value: e.id })),
         );
     }
+    // the versions read with the truth: a write older than them, still on its way, is refused
+    for (let i = 0; i < entries.length; i += ZADD_CHUNK)
+      m.hSet(
+        k.ver,
+        Object.fromEntries(entries.slice(i, i + ZADD_CHUNK).map((e) => [e.id, String(e.version)])),
+      );
     m.incr(k.gen);
-    for (const key of [k.due, k.fav, k.gen]) m.expire(key, opts.ttlSeconds);
+    for (const key of [k.due, k.fav, k.gen, k.ver]) m.expire(key, opts.ttlSeconds);
     await m.exec();
     // a write between our read of MongoDB and the replacement above may have been overwritten
     if ((await client.get(k.dirty)) !== null) return false;
@@ -335,41 +397,51 @@ export function createDueIndex(opts: DueIndexOptions) {
       }
     },
 
-    /** After a database write that returned the cards' new state (active or archived). */
-    async cardsWritten(userId: string, cards: IndexedCard[]): Promise<void> {
-      if (cards.length === 0) return;
-      const k = keysOf(userId);
-      await write(userId, (m) => {
-        for (const card of cards) {
-          if (card.isArchived) {
-            m.zRem(k.due, card.id).zRem(k.fav, card.id).hDel(k.cards, card.id);
-            continue;
-          }
-          const score = card.nextReviewDate.getTime();
-          m.zAdd(k.due, { score, value: card.id });
-          if (card.isFavorite) m.zAdd(k.fav, { score, value: card.id });
-          else m.zRem(k.fav, card.id);
-          m.hSet(k.cards, card.id, toJson(card));
-        }
+    /**
+     * After database writes that returned the cards' new state (active or archived), each with the
+     * card's version after that write; a write older than one already applied is ignored.
+     */
+    async cardsWritten(userId: string, written: VersionedCard[]): Promise<void> {
+      if (written.length === 0) return;
+      await write(userId, (k) => {
+        const args = [String(opts.ttlSeconds)];
+        for (const { card, version } of written)
+          args.push(
+            card.id,
+            String(version),
+            card.isArchived ? '1' : '0',
+            String(card.nextReviewDate.getTime()),
+            card.isFavorite ? '1' : '0',
+            toJson(card),
+          );
+        return client.eval(WRITE_IF_NEWER, {
+          keys: [k.due, k.fav, k.cards, k.ver, k.gen, k.dirty, k.ready],
+          arguments: args,
+        });
       });
     },
 
-    /** After cards were deleted from the database. */
+    /** After cards were deleted from the database: no later (delayed) write of them is applied. */
     async cardsDeleted(userId: string, ids: string[]): Promise<void> {
       if (ids.length === 0) return;
-      const k = keysOf(userId);
-      await write(userId, (m) => {
-        m.zRem(k.due, ids).zRem(k.fav, ids).hDel(k.cards, ids);
+      await write(userId, async (k) => {
+        const m = client.multi().zRem(k.due, ids).zRem(k.fav, ids).hDel(k.cards, ids);
+        m.hSet(k.ver, Object.fromEntries(ids.map((id) => [id, DELETED_VERSION])));
+        m.incr(k.gen).set(k.dirty, '1', { EX: 600 });
+        for (const key of [k.ready, k.due, k.fav, k.cards, k.gen, k.ver]) m.expire(key, opts.ttlSeconds);
+        await m.exec();
       });
     },
 
     /** After a write that changed cards' content but not their schedule, archive or favourite state. */
-    async contentChanged(userId: string, ids: string[]): Promise<void> {
-      if (ids.length === 0) return;
-      const k = keysOf(userId);
-      await write(userId, (m) => {
-        m.hDel(k.cards, ids);
-      });
+    async contentChanged(userId: string, changed: { id: string; version: number }[]): Promise<void> {
+      if (changed.length === 0) return;
+      await write(userId, (k) =>
+        client.eval(CONTENT_CHANGED, {
+          keys: [k.cards, k.ver, k.gen, k.dirty],
+          arguments: [String(opts.ttlSeconds), ...changed.flatMap((c) => [c.id, String(c.version)])],
+        }),
+      );
     },
 
     /** Drops the user's index (the next read rebuilds it from MongoDB). */

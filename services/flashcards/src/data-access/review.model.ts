@@ -45,9 +45,6 @@ const schema = new Schema<ReviewDoc>(
   { collection: 'reviews', versionKey: false },
 );
 
-// index: stats and session results read one user's reviews over a time window
-schema.index({ userId: 1, reviewedAt: 1 });
-
 export function reviewModel(connection: Connection): Model<ReviewDoc> {
   return (
     (connection.models.Review as Model<ReviewDoc> | undefined) ??

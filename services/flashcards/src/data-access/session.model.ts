@@ -34,9 +34,6 @@ const schema = new Schema<SessionDoc>(
   { collection: 'learning_sessions', versionKey: false },
 );
 
-// index: erasing a user's sessions
-schema.index({ userId: 1 });
-
 export function sessionModel(connection: Connection): Model<SessionDoc> {
   return (
     (connection.models.LearningSession as Model<SessionDoc> | undefined) ??

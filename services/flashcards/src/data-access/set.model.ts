@@ -28,9 +28,6 @@ const schema = new Schema<SetDoc>(
   { collection: 'card_sets', versionKey: false },
 );
 
-// index: one user's sets, newest first
-schema.index({ userId: 1, createdAt: -1 });
-
 export function setModel(connection: Connection): Model<SetDoc> {
   return (
     (connection.models.CardSet as Model<SetDoc> | undefined) ?? connection.model<SetDoc>('CardSet', schema)

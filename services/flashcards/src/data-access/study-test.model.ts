@@ -24,9 +24,6 @@ const schema = new Schema<StudyTestDoc>(
   { collection: 'study_tests', versionKey: false },
 );
 
-// index (unique): the same test on the same card in the same study day is recorded once (second → 409)
-schema.index({ userId: 1, studyDate: 1, flashcardId: 1, testType: 1 }, { unique: true });
-
 export function studyTestModel(connection: Connection): Model<StudyTestDoc> {
   return (
     (connection.models.StudyTest as Model<StudyTestDoc> | undefined) ??

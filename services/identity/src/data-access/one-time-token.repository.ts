@@ -1,6 +1,6 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents, type WithLock, withLocks } from '@lingua/events';
+import { stageEvents } from '@lingua/events';
 
 export type OneTimeTokenKind = 'verify-email' | 'reset-password';
 
@@ -24,23 +24,19 @@ const tokenSchema = new Schema<OneTimeTokenDocument>(
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
     usedAt: { type: Date, default: null },
-    // The e-mail request event travels in the token's own insert (outbox). Not select:false, unlike
-    // the lib's outboxFields: FerretDB rejects findAndModify with the projection that would need.
+    // The e-mail request event travels in the token's own insert (outbox).
     _outbox: { type: [Object], default: undefined },
-    // index: the outbox relay's only query
-    _outboxPending: { type: Boolean, index: true },
+    _outboxPending: { type: Boolean },
   },
   { versionKey: false, collection: 'one_time_tokens' },
 );
-// index: invalidating a user's outstanding reset tokens once one was used
-tokenSchema.index({ userId: 1, kind: 1 });
 
 const tokenModel = (connection: Connection): Model<OneTimeTokenDocument> =>
   (connection.models.OneTimeToken as Model<OneTimeTokenDocument> | undefined) ??
   connection.model<OneTimeTokenDocument>('OneTimeToken', tokenSchema);
 
-/** Updates run under the token document's Redis lock, shared with the outbox relay (see user.repository). */
-export function oneTimeTokenRepository(connection: Connection, withLock: WithLock) {
+/** Every update is one atomic single-document write (see user.repository). */
+export function oneTimeTokenRepository(connection: Connection) {
   const Tokens = tokenModel(connection);
   return {
     async create(
@@ -56,19 +52,17 @@ export function oneTimeTokenRepository(connection: Connection, withLock: WithLoc
         ...(events.length > 0 ? stageEvents(...events).fields : {}),
       });
     },
-    /** Marks the token used if it is unused and unexpired; under the lock, a token works exactly once. */
+    /**
+     * Marks the token used if it is unused and unexpired, in one conditional write: of concurrent
+     * redemptions exactly one matches `usedAt: null`, so a token works exactly once.
+     */
     async consume(hash: string, kind: OneTimeTokenKind, now: Date): Promise<{ userId: string } | undefined> {
-      return withLock(hash, async () => {
-        const doc = await Tokens.findOne({
-          _id: hash,
-          kind,
-          usedAt: null,
-          expiresAt: { $gt: now },
-        }).lean<OneTimeTokenDocument>();
-        if (!doc) return undefined;
-        await Tokens.updateOne({ _id: hash }, { $set: { usedAt: now } });
-        return { userId: doc.userId };
-      });
+      const before = await Tokens.collection.findOneAndUpdate(
+        { _id: hash, kind, usedAt: null, expiresAt: { $gt: now } } as never,
+        { $set: { usedAt: now } },
+        { returnDocument: 'before', projection: { userId: 1 } },
+      );
+      return before ? { userId: String(before.userId) } : undefined;
     },
     /** Forgets tokens that expired before `before`, except any whose events still wait for the outbox relay. */
     async deleteExpired(before: Date): Promise<number> {
@@ -76,12 +70,7 @@ export function oneTimeTokenRepository(connection: Connection, withLock: WithLoc
       return r.deletedCount;
     },
     async invalidateAll(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
-      const ids = (
-        await Tokens.find({ userId, kind, usedAt: null }).select('_id').lean<{ _id: string }[]>()
-      ).map((d) => d._id);
-      await withLocks(withLock, ids, () =>
-        Tokens.updateMany({ _id: { $in: ids }, usedAt: null }, { $set: { usedAt: now } }),
-      );
+      await Tokens.updateMany({ userId, kind, usedAt: null }, { $set: { usedAt: now } });
     },
   };
 }

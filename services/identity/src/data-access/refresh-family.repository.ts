@@ -1,8 +1,9 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 
 /**
- * One document per sign-in (a "family"): the hash of its current refresh token and of every token it
- * replaced. Rotation is one atomic single-document update; presenting a replaced token is reuse.
+ * One document per sign-in (a "family"): the hash of its current refresh token and of the last tokens
+ * it replaced (a bounded history). Rotation is one atomic single-document update; presenting a
+ * replaced token is reuse.
  */
 export interface RefreshFamilyDocument {
   _id: string;
@@ -12,7 +13,10 @@ export interface RefreshFamilyDocument {
   rememberMe: boolean;
   createdAt: Date;
   rotatedAt: Date;
+  /** When the current token stops working: a rotation moves it, never past absoluteExpiresAt. */
   expiresAt: Date;
+  /** The sign-in's hard end, fixed when it began (absent on sign-ins from before it existed). */
+  absoluteExpiresAt?: Date;
   revokedAt: Date | null;
   revokedReason: string | null;
   /** The access tokens issued by this sign-in, by jti: revoked with it when a refresh token is reused. */
@@ -36,14 +40,13 @@ const familySchema = new Schema<RefreshFamilyDocument>(
     createdAt: { type: Date, required: true },
     rotatedAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
+    absoluteExpiresAt: { type: Date },
     revokedAt: { type: Date, default: null },
     revokedReason: { type: String, default: null },
     accessTokens: { type: [{ _id: false, jti: String, exp: Number }], default: [] },
   },
   { versionKey: false, collection: 'refresh_families' },
 );
-// index: "log out of all devices" and revocation on password reset / account deletion
-familySchema.index({ userId: 1 });
 
 const familyModel = (connection: Connection): Model<RefreshFamilyDocument> =>
   (connection.models.RefreshFamily as Model<RefreshFamilyDocument> | undefined) ??
@@ -52,8 +55,13 @@ const familyModel = (connection: Connection): Model<RefreshFamilyDocument> =>
 export type RefreshFamily = Omit<RefreshFamilyDocument, '_id'> & { id: string };
 const toFamily = ({ _id, ...rest }: RefreshFamilyDocument): RefreshFamily => ({ id: _id, ...rest });
 
-export function refreshFamilyRepository(connection: Connection) {
+/**
+ * `historyLimit`: how many replaced token hashes and issued access tokens a family keeps (the newest);
+ * each rotation pushes one of each and drops the oldest beyond it, so the document stays bounded.
+ */
+export function refreshFamilyRepository(connection: Connection, options: { historyLimit: number }) {
   const Families = familyModel(connection);
+  const keepNewest = <T>(item: T) => ({ $each: [item], $slice: -options.historyLimit });
   return {
     async create(family: {
       id: string;
@@ -62,6 +70,7 @@ export function refreshFamilyRepository(connection: Connection) {
       rememberMe: boolean;
       now: Date;
       expiresAt: Date;
+      absoluteExpiresAt: Date;
       accessToken: IssuedAccessToken;
     }): Promise<void> {
       await Families.create({
@@ -73,6 +82,7 @@ export function refreshFamilyRepository(connection: Connection) {
         createdAt: family.now,
         rotatedAt: family.now,
         expiresAt: family.expiresAt,
+        absoluteExpiresAt: family.absoluteExpiresAt,
         accessTokens: [family.accessToken],
       });
     },
@@ -80,13 +90,25 @@ export function refreshFamilyRepository(connection: Connection) {
     async rotate(
       id: string,
       tokenHash: string,
-      next: { tokenHash: string; now: Date; expiresAt: Date; accessToken: IssuedAccessToken },
+      next: {
+        tokenHash: string;
+        now: Date;
+        expiresAt: Date;
+        absoluteExpiresAt: Date;
+        accessToken: IssuedAccessToken;
+      },
     ): Promise<RefreshFamily | undefined> {
       const doc = await Families.findOneAndUpdate(
         { _id: id, currentHash: tokenHash, revokedAt: null, expiresAt: { $gt: next.now } },
         {
-          $set: { currentHash: next.tokenHash, rotatedAt: next.now, expiresAt: next.expiresAt },
-          $push: { previousHashes: tokenHash, accessTokens: next.accessToken },
+          $set: {
+            currentHash: next.tokenHash,
+            rotatedAt: next.now,
+            expiresAt: next.expiresAt,
+            // unchanged, or set once on a sign-in from before absolute expiry existed
+            absoluteExpiresAt: next.absoluteExpiresAt,
+          },
+          $push: { previousHashes: keepNewest(tokenHash), accessTokens: keepNewest(next.accessToken) },
         },
         { returnDocument: 'after' },
       ).lean<RefreshFamilyDocument>();

@@ -25,8 +25,6 @@ const identitySchema = new Schema<SocialIdentityDocument>(
   },
   { versionKey: false, collection: 'social_identities' },
 );
-// index: unlinking every provider of a deleted user
-identitySchema.index({ userId: 1 });
 
 const identityModel = (connection: Connection): Model<SocialIdentityDocument> =>
   (connection.models.SocialIdentity as Model<SocialIdentityDocument> | undefined) ??

@@ -46,12 +46,6 @@ const userSchema = new Schema<UserDocument>(
   },
   { timestamps: true, versionKey: false, minimize: false },
 );
-// index: sign-in and the EMAIL_EXISTS conflict (e-mails are stored lower-cased)
-userSchema.index({ email: 1 }, { unique: true });
-// index: the USERNAME_EXISTS conflict (exact spelling; the race-free backstop of the pre-check)
-userSchema.index({ username: 1 }, { unique: true });
-// index: the case-insensitive USERNAME_EXISTS pre-check ("Anna" and "anna" are one name)
-userSchema.index({ usernameKey: 1 });
 
 export const userModel = (connection: Connection): Model<UserDocument> =>
   (connection.models.User as Model<UserDocument> | undefined) ??

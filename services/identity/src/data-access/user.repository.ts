@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents, type WithLock } from '@lingua/events';
+import { stageEvents } from '@lingua/events';
 import { mapDuplicateKeyError } from '@lingua/mongo';
 import {
   DEFAULT_SETTINGS,
@@ -49,22 +49,22 @@ export interface NewUser {
 const live = { deletedAt: null };
 const DUPLICATES = { email: 'EMAIL_EXISTS', username: 'USERNAME_EXISTS' } as const;
 
-/** Plain objects out, never mongoose documents; deleted accounts are invisible. */
 /**
- * Every update of a user document runs under its Redis lock, which the outbox relay takes too:
- * FerretDB v1 applies an update as read-modify-write of the whole document, so without it the
- * relay's removal of a published event could undo a concurrent change (see @lingua/events documentLock).
+ * Plain objects out, never mongoose documents; deleted accounts are invisible. Every write is one
+ * atomic single-document update (libs/mongo/README.md, "Database guarantees we rely on"): the outbox
+ * relay's `$pull` of a published event and a concurrent change to the same user never undo each other.
  */
-export function userRepository(connection: Connection, withLock: WithLock) {
+export function userRepository(connection: Connection) {
   const Users = userModel(connection);
 
+  /** One write that applies the change and returns the user as it now is (no read-back, no window). */
   async function setAndRead(id: string, $set: Record<string, unknown>): Promise<User | undefined> {
-    return withLock(id, async () => {
-      const r = await Users.updateOne({ _id: id, ...live }, { $set });
-      if (r.matchedCount === 0) return undefined;
-      const doc = await Users.findOne({ _id: id, ...live }).lean<UserDocument>();
-      return doc ? toUser(doc) : undefined;
-    });
+    const doc = await Users.findOneAndUpdate(
+      { _id: id, ...live },
+      { $set },
+      { returnDocument: 'after' },
+    ).lean<UserDocument>();
+    return doc ? toUser(doc) : undefined;
   }
   return {
     async findById(id: string): Promise<User | undefined> {
@@ -116,30 +116,26 @@ export function userRepository(connection: Connection, withLock: WithLock) {
       }
     },
     async recordLogin(id: string, at: Date): Promise<void> {
-      await withLock(id, () => Users.updateOne({ _id: id }, { $set: { lastLoginAt: at } }));
+      await Users.updateOne({ _id: id }, { $set: { lastLoginAt: at } });
     },
-    /** Applies a subscription change unless a newer one was applied already. Admins stay admins. */
+    /**
+     * Applies a subscription change unless a newer one was applied already. Admins stay admins. Each
+     * write is conditional on the change being newer than the last one applied, so two events racing
+     * (or redelivered) can never let the older one win.
+     */
     async applySubscription(
       id: string,
       change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date },
     ): Promise<boolean> {
-      return withLock(id, async () => {
-        const doc = await Users.findOne({ _id: id }).select('role subscriptionSyncedAt').lean<UserDocument>();
-        if (!doc) return false;
-        if (doc.subscriptionSyncedAt && doc.subscriptionSyncedAt.getTime() >= change.at.getTime())
-          return false;
-        await Users.updateOne(
-          { _id: id },
-          {
-            $set: {
-              role: doc.role === 'admin' ? 'admin' : change.role,
-              subscriptionStatus: change.subscriptionStatus,
-              subscriptionSyncedAt: change.at,
-            },
-          },
-        );
-        return true;
-      });
+      const newer = { $or: [{ subscriptionSyncedAt: null }, { subscriptionSyncedAt: { $lt: change.at } }] };
+      const status = { subscriptionStatus: change.subscriptionStatus, subscriptionSyncedAt: change.at };
+      const applied = await Users.updateOne(
+        { _id: id, role: { $ne: 'admin' }, ...newer },
+        { $set: { ...status, role: change.role } },
+      );
+      if (applied.matchedCount === 1) return true;
+      const admin = await Users.updateOne({ _id: id, role: 'admin', ...newer }, { $set: status });
+      return admin.matchedCount === 1;
     },
     async setPassword(id: string, passwordHash: string): Promise<void> {
       await setAndRead(id, { passwordHash });
@@ -176,24 +172,22 @@ export function userRepository(connection: Connection, withLock: WithLock) {
      */
     async softDelete(id: string, at: Date, event: AnyDomainEvent, reason?: string): Promise<boolean> {
       const staged = stageEvents(event).update;
-      const result = await withLock(id, () =>
-        Users.updateOne(
-          { _id: id, ...live },
-          {
-            ...staged,
-            $set: {
-              ...staged.$set,
-              deletedAt: at,
-              deletionReason: reason ?? null,
-              email: `deleted+${id}@invalid.lingua`,
-              username: `deleted_${id}`,
-              usernameKey: `deleted_${id}`,
-              passwordHash: null,
-              profile: {},
-              settings: {},
-            },
+      const result = await Users.updateOne(
+        { _id: id, ...live },
+        {
+          ...staged,
+          $set: {
+            ...staged.$set,
+            deletedAt: at,
+            deletionReason: reason ?? null,
+            email: `deleted+${id}@invalid.lingua`,
+            username: `deleted_${id}`,
+            usernameKey: `deleted_${id}`,
+            passwordHash: null,
+            profile: {},
+            settings: {},
           },
-        ),
+        },
       );
       return result.modifiedCount === 1;
     },

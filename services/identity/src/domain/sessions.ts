@@ -14,9 +14,21 @@ export interface IssuedSession {
   persistent: boolean;
 }
 
-type SessionDeps = Pick<IdentityDeps, 'accessTokens' | 'families' | 'clock' | 'users' | 'blacklist'>;
+type SessionDeps = Pick<
+  IdentityDeps,
+  'accessTokens' | 'families' | 'clock' | 'users' | 'blacklist' | 'config'
+>;
 
+const DAY_MS = 24 * 3600_000;
 const refreshTtl = (rememberMe: boolean) => (rememberMe ? POLICY.refreshTtlMs : POLICY.sessionRefreshTtlMs);
+
+/** The hard end of a sign-in that began at `start` (IDENTITY_REFRESH_MAX_LIFETIME_DAYS). */
+const absoluteEnd = (start: Date, deps: Pick<IdentityDeps, 'config'>) =>
+  new Date(start.getTime() + deps.config.IDENTITY_REFRESH_MAX_LIFETIME_DAYS * DAY_MS);
+
+/** A token issued at `now` lives its TTL, but never past the sign-in's hard end. */
+const tokenExpiry = (now: Date, rememberMe: boolean, absolute: Date) =>
+  new Date(Math.min(now.getTime() + refreshTtl(rememberMe), absolute.getTime()));
 
 function signAccess(user: User, deps: Pick<IdentityDeps, 'accessTokens'>) {
   const signed = deps.accessTokens.sign(
@@ -71,7 +83,8 @@ export async function issueSession(
   const access = signAccess(user, deps);
   const familyId = randomUUID();
   const refreshToken = newRefreshToken(familyId);
-  const refreshExpiresAt = new Date(now.getTime() + refreshTtl(options.rememberMe));
+  const absoluteExpiresAt = absoluteEnd(now, deps);
+  const refreshExpiresAt = tokenExpiry(now, options.rememberMe, absoluteExpiresAt);
   await deps.families.create({
     id: familyId,
     userId: user.id,
@@ -79,6 +92,7 @@ export async function issueSession(
     rememberMe: options.rememberMe,
     now,
     expiresAt: refreshExpiresAt,
+    absoluteExpiresAt,
     accessToken: access.issued,
   });
   return {
@@ -93,7 +107,8 @@ export async function issueSession(
 /**
  * Rotates a refresh token: the presented one stops working and a new one is issued, with an access
  * token carrying the user's current role and subscription status. Presenting an already-rotated token
- * means it was copied: the whole family is revoked, so the thief's copy dies too.
+ * means it was copied: the whole family is revoked, so the thief's copy dies too. A rotation never
+ * moves the sign-in's hard end (absoluteExpiresAt): after it, the user signs in again.
  */
 export async function refreshSession(refreshToken: string, deps: SessionDeps): Promise<IssuedSession> {
   const parsed = parseRefreshToken(refreshToken);
@@ -110,11 +125,16 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
   }
   const access = signAccess(user, deps);
   const nextToken = newRefreshToken(parsed.familyId);
-  const expiresAt = new Date(now.getTime() + refreshTtl(existing.rememberMe));
+  // sign-ins from before the hard end existed get one counted from when they began
+  const absoluteExpiresAt = existing.absoluteExpiresAt ?? absoluteEnd(existing.createdAt, deps);
+  if (absoluteExpiresAt <= now && existing.currentHash === hash && !existing.revokedAt)
+    throw new AppError('TOKEN_EXPIRED', 'Refresh token has expired');
+  const expiresAt = tokenExpiry(now, existing.rememberMe, absoluteExpiresAt);
   const rotated = await deps.families.rotate(parsed.familyId, hash, {
     tokenHash: sha256(nextToken),
     now,
     expiresAt,
+    absoluteExpiresAt,
     accessToken: access.issued,
   });
   if (!rotated) {

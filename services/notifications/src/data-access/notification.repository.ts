@@ -14,8 +14,6 @@ const toNotification = ({ _id, ...d }: NotificationDoc): InAppNotification => ({
 
 export function notificationRepository(connection: Connection) {
   const col = connection.collection<NotificationDoc>('notifications');
-  // the list query: a user's notifications, newest first (optionally unread only)
-  void col.createIndex({ userId: 1, read: 1, createdAt: -1 }).catch(() => undefined);
   // insert-if-absent (the id derives from the event id), grouped with concurrent events' inserts
   const inserts = batchedInserts(col);
   return {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { AttemptRecord, ClaimedDelivery, DeliveryStore, WebhookDelivery } from '../domain/webhook';
-import { findPage } from '@lingua/mongo';
+import { findPage, isDuplicateKeyError } from '@lingua/mongo';
 import { batchedInserts } from './batched-inserts';
 
 type DeliveryDoc = Omit<WebhookDelivery, 'id'> & { _id: string };
@@ -16,12 +16,6 @@ const toDelivery = ({ _id, ...d }: DeliveryDoc): WebhookDelivery => ({
 export function webhookDeliveryRepository(connection: Connection): DeliveryStore {
   const col = connection.collection<DeliveryDoc>('webhook_deliveries');
   const attempts = connection.collection<AttemptDoc>('webhook_attempts');
-  // the worker's candidates: due pending attempts, oldest first
-  void col.createIndex({ status: 1, nextAttemptAt: 1 }).catch(() => undefined);
-  // an endpoint's deliveries, newest first
-  void col.createIndex({ endpointId: 1, createdAt: -1 }).catch(() => undefined);
-  // a delivery's attempt log
-  void attempts.createIndex({ deliveryId: 1, at: -1 }).catch(() => undefined);
   // inserts of concurrent events go to the database together (one statement per batch)
   const deliveryInserts = batchedInserts(col);
   const attemptInserts = batchedInserts(attempts);
@@ -49,6 +43,23 @@ export function webhookDeliveryRepository(connection: Connection): DeliveryStore
         .limit(limit)
         .toArray();
       return docs.map(toDelivery);
+    },
+    async claim(d, now, leaseMs) {
+      const doc = await col.findOneAndUpdate(
+        { _id: d.id, version: d.version, status: 'pending' },
+        { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), updatedAt: now }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toDelivery(doc) : null;
+    },
+    async insertClaimed({ id, ...rest }) {
+      try {
+        await col.insertOne({ _id: id, ...rest });
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
     },
     async settle(d: ClaimedDelivery, set, now) {
       const r = await col.updateOne(

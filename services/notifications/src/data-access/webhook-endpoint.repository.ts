@@ -10,10 +10,6 @@ export function webhookEndpointRepository(
   connection: Connection,
 ): EndpointStore & { listEnabled(): Promise<WebhookEndpoint[]> } {
   const col = connection.collection<EndpointDoc>('webhook_endpoints');
-  // fan-out: enabled endpoints subscribed to an event name
-  void col.createIndex({ enabled: 1, events: 1 }).catch(() => undefined);
-  // an account's endpoints (list, per-account limit)
-  void col.createIndex({ ownerId: 1, createdAt: -1 }).catch(() => undefined);
   return {
     async insert({ id, ...rest }) {
       await col.insertOne({ _id: id, ...rest });

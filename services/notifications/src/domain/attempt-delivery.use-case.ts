@@ -12,8 +12,6 @@ import type {
   ClaimedDelivery,
   DeliveryStore,
   EndpointStore,
-  LeaseStore,
-  WebhookDelivery,
   WebhookEndpoint,
 } from './webhook';
 import type { NotificationStore } from './in-app-notification';
@@ -43,8 +41,6 @@ export interface AttemptDeps {
   disableAfterMs: number;
   /** Where the owner of an endpoint disabled by delivery is told (in-app). */
   notifications?: NotificationStore;
-  /** Picks the single half-open probe across replicas (the database's compare-and-set is not enough on FerretDB). */
-  leases?: LeaseStore;
   random?: () => number;
 }
 
@@ -53,7 +49,7 @@ const jitter = (random: () => number) => Math.round(random() * 1_000);
 /**
  * One attempt of a claimed delivery: checks the endpoint and its circuit, sends the signed body,
  * records the outcome, and schedules the next attempt, finishes, or dead-letters the delivery
- * (status failed, replayable). Every write is fenced by the lease token.
+ * (status failed, replayable). Every write is fenced by the version of the claim.
  */
 export async function attemptDelivery(
   d: ClaimedDelivery,
@@ -88,10 +84,8 @@ export async function attemptDelivery(
     // half-open: one probe goes through; the circuit is re-armed meanwhile so the others wait
     const cooldown = circuitCooldownMs(endpoint.consecutiveFailures);
     const reopen = new Date(now.getTime() + cooldown);
-    const probeKey = `probe:${endpoint.id}:${endpoint.circuitOpenUntil?.getTime() ?? 0}`;
-    const isProbe =
-      (!deps.leases || (await deps.leases.acquire(probeKey, cooldown))) &&
-      (await deps.endpoints.claimProbe(endpoint.id, now, reopen));
+    // one conditional update on the endpoint: of concurrent attempts across replicas, one wins
+    const isProbe = await deps.endpoints.claimProbe(endpoint.id, now, reopen);
     if (!isProbe) {
       await deps.deliveries.postpone(d, new Date(reopen.getTime() + jitter(random)), now);
       return;
@@ -168,40 +162,4 @@ export async function attemptDelivery(
     },
     now,
   );
-}
-
-/**
- * The first attempt of a delivery that is not stored yet (the hot path: sent straight from the event
- * consumer). The caller holds the attempt's lease. The outcome is stored by inserting the delivery
- * in its resulting state (succeeded, pending its next retry, or dead-lettered): one write instead of
- * an insert then an update. If a duplicate of the event stored the delivery meanwhile, the outcome is
- * written over it, fenced by the version as for any attempt. A crash between sending and storing
- * leaves the event unacknowledged: it is redelivered, queued, and sent again with the same
- * `webhook-id` (at least once).
- */
-export function sendFirstAttempt(d: ClaimedDelivery, endpoint: WebhookEndpoint, deps: AttemptDeps) {
-  const store = deps.deliveries;
-  // the attempt log and the delivery are written at the same time; both before the event is acked
-  let attemptLogged: Promise<void> = Promise.resolve();
-  const storeOutcome = async (stored: WebhookDelivery, overwrite: () => Promise<boolean>) => {
-    const [inserted] = await Promise.all([store.createIfAbsent(stored), attemptLogged]);
-    return inserted || overwrite();
-  };
-  const deliveries: DeliveryStore = {
-    ...store,
-    recordAttempt(a) {
-      attemptLogged = store.recordAttempt(a);
-      attemptLogged.catch(() => undefined); // awaited with the delivery's write
-      return Promise.resolve();
-    },
-    settle: (claimed, set, now) =>
-      storeOutcome({ ...claimed, ...set, updatedAt: now, version: claimed.version + 1 }, () =>
-        store.settle(claimed, set, now),
-      ),
-    postpone: (claimed, until, now) =>
-      storeOutcome({ ...claimed, nextAttemptAt: until, updatedAt: now, version: claimed.version + 1 }, () =>
-        store.postpone(claimed, until, now),
-      ),
-  };
-  return attemptDelivery(d, { ...deps, deliveries }, endpoint);
 }

@@ -25,14 +25,11 @@ export interface QueuedDelivery {
 }
 
 /**
- * A first send is claimed (Redis SET NX) for FIRST_SEND_CLAIM_MS, and only events at most
- * FIRST_SEND_WINDOW_MS old (or early, for clock skew) take that path, so an earlier copy of the
- * same event was necessarily claimed less than a claim's lifetime ago: a duplicate or a replay of
- * an older event finds its claim, or takes the queue, whose (endpoint, event) insert finds the
- * stored delivery. The claims stay small: at 200 events/s, about 240 000 keys.
+ * Only events at most FIRST_SEND_WINDOW_MS old (or early, for clock skew) take the hot path; older
+ * ones (a replay) take the queue. Either way the (endpoint, event) delivery document is the claim: a
+ * duplicate of the event finds it stored and sends nothing.
  */
 export const FIRST_SEND_WINDOW_MS = 5 * 60_000;
-export const FIRST_SEND_CLAIM_MS = 2 * FIRST_SEND_WINDOW_MS;
 
 /** A healthy endpoint and a recent event: the first attempt may be sent before the delivery is stored. */
 export function maySendFirst(endpoint: WebhookEndpoint, event: { timestamp: string }, now: Date): boolean {

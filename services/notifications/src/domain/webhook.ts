@@ -61,7 +61,7 @@ export interface WebhookDelivery {
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
-  /** Bumped by every state change: names the attempt's lease and fences concurrent writers. */
+  /** Bumped by every state change (a claim too): fences concurrent writers. */
   version: number;
 }
 
@@ -79,13 +79,8 @@ export function isHealthy(endpoint: WebhookEndpoint) {
   return endpoint.enabled && endpoint.consecutiveFailures === 0 && !endpoint.circuitOpenUntil;
 }
 
-/** A delivery whose current attempt this worker holds the lease of. */
+/** A delivery whose current attempt this worker claimed (its version is the claim's). */
 export type ClaimedDelivery = WebhookDelivery;
-
-/** Short-lived exclusive leases (Redis SET NX PX): exactly one worker gets a given key until it expires. */
-export interface LeaseStore {
-  acquire(key: string, ms: number): Promise<boolean>;
-}
 
 export interface AttemptRecord extends AttemptOutcome {
   deliveryId: string;
@@ -125,8 +120,20 @@ export interface DeliveryStore {
     page: number,
     limit: number,
   ): Promise<{ items: WebhookDelivery[]; total: number }>;
-  /** Pending deliveries due at `now`, oldest due first (candidates: a lease decides who sends). */
+  /** Pending deliveries due at `now`, oldest due first (candidates: a claim decides who sends). */
   due(now: Date, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Takes the current attempt of a pending delivery: one update conditional on the version read,
+   * which bumps it and moves `nextAttemptAt` `leaseMs` ahead (if the worker dies, the attempt is due
+   * again then). Of concurrent claims exactly one wins; null for the others, or when it changed.
+   */
+  claim(d: WebhookDelivery, now: Date, leaseMs: number): Promise<ClaimedDelivery | null>;
+  /**
+   * Stores a delivery that was never stored, already claimed (the hot path's first attempt): false
+   * when this (endpoint, event) delivery exists, whoever stored it, so a duplicate of the event
+   * cannot send it again. Written at once, not grouped: the request waits for it.
+   */
+  insertClaimed(d: ClaimedDelivery): Promise<boolean>;
   /** Fenced by the version: false when the delivery changed meanwhile (nothing is written then). */
   settle(
     d: ClaimedDelivery,

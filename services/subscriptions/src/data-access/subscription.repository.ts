@@ -1,6 +1,7 @@
 import type { Connection, mongo } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
-import { stageEvents, type WithLock } from '@lingua/events';
+import { stageEvents } from '@lingua/events';
+import { AppError } from '@lingua/errors';
 import { findPage, isDuplicateKeyError } from '@lingua/mongo';
 import type { Subscription } from '../domain/subscription';
 import type { ListFilter, OwnerQuery, SubscriptionStore } from '../domain/ports';
@@ -17,19 +18,6 @@ export const SUBSCRIPTIONS_COLLECTION = 'subscriptions';
 
 export const subscriptionsCollection = (connection: Connection) =>
   connection.collection<SubscriptionDoc>(SUBSCRIPTIONS_COLLECTION);
-
-export async function ensureSubscriptionIndexes(connection: Connection): Promise<void> {
-  const col = subscriptionsCollection(connection);
-  // one purchase (store + original transaction) is one subscription, whoever sends it and how often
-  await col.createIndex({ storeKey: 1 }, { unique: true, name: 'storeKey_unique' });
-  // the owner's current subscription and history
-  await col.createIndex({ userId: 1, expiresAt: -1 }, { name: 'user_expiry' });
-  await col.createIndex({ deviceId: 1, expiresAt: -1 }, { name: 'device_expiry' });
-  // the expiry sweep
-  await col.createIndex({ status: 1, expiresAt: 1 }, { name: 'status_expiry' });
-  // the outbox relay's query
-  await col.createIndex({ _outboxPending: 1 }, { name: 'outbox_pending' });
-}
 
 const PROJECTION = { _outbox: 0, _outboxPending: 0 } as const;
 
@@ -51,7 +39,10 @@ function listFilter(base: mongo.Filter<SubscriptionDoc>, f: ListFilter): mongo.F
   return filter;
 }
 
-export function subscriptionRepository(connection: Connection, withLock: WithLock): SubscriptionStore {
+/** How many times a decision is re-made on a fresh read when another writer got there first. */
+const MUTATE_ATTEMPTS = 8;
+
+export function subscriptionRepository(connection: Connection): SubscriptionStore {
   const col = subscriptionsCollection(connection);
   const readDoc = (filter: mongo.Filter<SubscriptionDoc>) => col.findOne(filter, { projection: PROJECTION });
 
@@ -125,9 +116,15 @@ export function subscriptionRepository(connection: Connection, withLock: WithLoc
         throw err;
       }
     },
+    /**
+     * Optimistic concurrency: the decision is made on a read and written only if the document is
+     * still at that read's version (one atomic conditional update, which also bumps it). When another
+     * writer got there first, the decision is made again on the new state, so no change is ever
+     * applied to a state it did not see. The outbox relay does not bump the version: its `$pull` of a
+     * published event is an atomic update of its own and never conflicts.
+     */
     async mutate(id, decide) {
-      // under the document's lock: FerretDB's own update isolation cannot be relied on (see document-lock)
-      return withLock(id, async () => {
+      for (let attempt = 0; attempt < MUTATE_ATTEMPTS; attempt++) {
         const doc = await col.findOne({ _id: id }, { projection: PROJECTION });
         if (!doc) return undefined;
         const current = toSubscription(doc);
@@ -139,14 +136,13 @@ export function subscriptionRepository(connection: Connection, withLock: WithLoc
           $set: { ...fields, ...staged?.$set, _v: doc._v + 1 },
           ...(staged && { $push: staged.$push }),
         };
-        // the version check stays as a second guard (e.g. a write by a process without the lock)
         const result = await col.updateOne(
           { _id: id, _v: doc._v },
           update as unknown as mongo.UpdateFilter<SubscriptionDoc>,
         );
-        if (result.matchedCount !== 1) throw new Error(`subscription ${id}: changed outside the lock`);
-        return decision.next;
-      });
+        if (result.matchedCount === 1) return decision.next;
+      }
+      throw new AppError('CONFLICT', 'The subscription is being changed concurrently; try again');
     },
   };
 }

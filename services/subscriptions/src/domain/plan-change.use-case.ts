@@ -44,7 +44,7 @@ export function endedByReplacement(
 }
 
 /**
- * Ends the replaced subscription under its document lock (idempotent: replays and concurrent
+ * Ends the replaced subscription by a version-checked write (idempotent: replays and concurrent
  * duplicates find it replaced). Its subscription.updated (`change: replaced`) carries the role the
  * successor gives the owner, so identity never sees the owner lose premium in between.
  */

@@ -35,8 +35,9 @@ export interface SubscriptionStore {
   /** Insert with its events in the same write; false when the store key already exists. */
   insert(sub: Subscription, events: AnyDomainEvent[]): Promise<boolean>;
   /**
-   * Read, decide, write under the document's lock: a single document write carries the change and
-   * its events (no transactions on the local database). Returns the document as it now is.
+   * Read, decide, write if the document is still as read (else decide again on the new state): a
+   * single document write carries the change and its events (no transactions are used). Returns the
+   * document as it now is.
    */
   mutate(id: string, decide: (current: Subscription) => Mutation): Promise<Subscription | undefined>;
 }

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongoose';
 import type { CardDoc } from '../../data-access/card.model';
-import { wordKeyOf } from '../../data-access/card.repository';
+import { CARD_REVISION_INC, wordKeyOf } from '../../data-access/card.repository';
 import { touchesCounts } from '../../domain/cards/card-counts';
 import type { ExportableCard } from '../../domain/portability/card-mapping';
 import type { ExportDeps } from '../../domain/portability/export-cards.use-case';
@@ -86,24 +86,22 @@ export function portabilityStore(
             .select(Object.fromEntries(CONTENT_FIELDS.map((f) => [f, 1])))
             .lean<Record<string, unknown>[]>();
           for (const batch of chunks(replace)) {
-            // under the cards' locks: the outbox relay's write to a just-reviewed card must not undo it
-            await deps.cards.lockedMany(
-              batch.map((r) => r.cardId),
-              () =>
-                Cards.bulkWrite(
-                  batch.map(({ cardId, set }): AnyBulkWriteOperation<CardDoc> => ({
-                    updateOne: {
-                      filter: { _id: cardId, userId, isArchived: false },
-                      update: {
-                        $set: {
-                          ...set,
-                          ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }),
-                        },
-                      },
+            // each update is atomic on its card ($set of content fields only): a concurrent review
+            // or the outbox relay's $pull on the same card keeps its own fields
+            await Cards.bulkWrite(
+              batch.map(({ cardId, set }): AnyBulkWriteOperation<CardDoc> => ({
+                updateOne: {
+                  filter: { _id: cardId, userId, isArchived: false },
+                  update: {
+                    $set: {
+                      ...set,
+                      ...(typeof set.word === 'string' && { wordKey: wordKeyOf(set.word) }),
                     },
-                  })),
-                  { ordered: true },
-                ),
+                    ...CARD_REVISION_INC,
+                  },
+                },
+              })),
+              { ordered: true },
             );
             await deps.cards.contentChanged(
               userId,
@@ -127,17 +125,14 @@ export function portabilityStore(
           }).catch(() => undefined);
         }
         for (const batch of chunks(snapshots)) {
-          await deps.cards
-            .lockedMany(
-              batch.map((s) => s._id as string),
-              () =>
-                Cards.bulkWrite(
-                  batch.map(({ _id, ...content }) => ({
-                    updateOne: { filter: { _id: _id as string, userId }, update: { $set: content } },
-                  })),
-                ),
-            )
-            .catch(() => undefined);
+          await Cards.bulkWrite(
+            batch.map(({ _id, ...content }) => ({
+              updateOne: {
+                filter: { _id: _id as string, userId },
+                update: { $set: content, ...CARD_REVISION_INC },
+              },
+            })),
+          ).catch(() => undefined);
         }
         await deps.cards.invalidateDerived(userId);
         throw err;

@@ -1,19 +1,17 @@
 import {
   type AttemptDeps,
   attemptDelivery,
-  sendFirstAttempt,
   type WebhookSender,
 } from '../../domain/attempt-delivery.use-case';
-import {
-  FIRST_SEND_CLAIM_MS,
-  type QueuedDelivery,
-  type SendFirst,
-} from '../../domain/fan-out-event.use-case';
-import type { LeaseStore, WebhookDelivery, WebhookEndpoint } from '../../domain/webhook';
+import type { QueuedDelivery, SendFirst } from '../../domain/fan-out-event.use-case';
+import type { WebhookDelivery, WebhookEndpoint } from '../../domain/webhook';
 
 export interface WebhookWorkerOptions {
   pollMs: number;
-  /** Lease of one attempt; longer than the request timeout, so a live worker never loses it mid-attempt. */
+  /**
+   * How far a claim moves the attempt's due time ahead: longer than the request timeout, so a live
+   * worker never loses it mid-attempt, and after which a dead worker's attempt is taken by another.
+   */
   leaseMs: number;
   concurrency: number;
   /** An endpoint's requests in flight beyond which its new deliveries queue instead of being sent from the consumer. */
@@ -25,21 +23,19 @@ export interface RunningWebhookWorker {
   kick(): void;
   /** Sends just-queued deliveries at once (no polling round trip); beyond capacity they wait for the poll. */
   dispatch(queued: QueuedDelivery[]): void;
-  /** Sends a new delivery's first attempt now, before it is stored (see sendFirstAttempt). */
+  /** Sends a new delivery's first attempt now, storing it claimed just before the request. */
   sendFirst: SendFirst;
   stop(): Promise<void>;
 }
 
 /**
- * The background sender. Due attempts are candidates; a worker sends one only after taking its lease
- * (keyed by the delivery's version, so each attempt has its own), and re-reads it to be sure it is
- * still that attempt. Replicas therefore never send the same attempt twice, and all state is in the
- * database: after a crash the lease runs out and another worker (or the restarted one) takes over.
+ * The background sender. Due attempts are candidates; a worker sends one only after claiming it in
+ * the database (one update conditional on the version it read, which bumps the version and moves the
+ * attempt's due time `leaseMs` ahead). Replicas therefore never send the same attempt twice, and all
+ * state is in the database: after a crash the claimed attempt falls due again and another worker (or
+ * the restarted one) takes it. No Redis: this needs only single-document atomicity.
  */
-export function startWebhookWorker(
-  deps: AttemptDeps & { leases: LeaseStore },
-  options: WebhookWorkerOptions,
-): RunningWebhookWorker {
+export function startWebhookWorker(deps: AttemptDeps, options: WebhookWorkerOptions): RunningWebhookWorker {
   const inFlight = new Map<string, Promise<void>>();
   // first sends run in the event consumer's slots, not in this worker's; a slow endpoint may hold only some
   const firstSends = new Set<Promise<unknown>>();
@@ -74,9 +70,8 @@ export function startWebhookWorker(
 
   const dispatchOne = async ({ delivery, endpoint }: QueuedDelivery) => {
     if (stopping || inFlight.size >= options.concurrency || inFlight.has(delivery.id)) return;
-    // just created by us at version 0: the lease alone makes it ours, no re-read needed
-    if (await deps.leases.acquire(`${delivery.id}:${delivery.version}`, options.leaseMs))
-      launch(delivery, endpoint);
+    const claimed = await deps.deliveries.claim(delivery, deps.clock.now(), options.leaseMs);
+    if (claimed) launch(claimed, endpoint);
   };
 
   // due candidates of the last scan not tried yet: a freed slot takes the next one instead of
@@ -89,17 +84,17 @@ export function startWebhookWorker(
     while (!stopping && inFlight.size < options.concurrency) {
       if (ready.length === 0) {
         if (scanned) break;
-        // more candidates than free slots: others may be leased by other replicas right now
+        // more candidates than free slots: others may be claimed by other replicas right now
         ready = await deps.deliveries.due(deps.clock.now(), options.concurrency * 4);
         scanned = true;
         if (ready.length === 0) break;
       }
       const c = ready.shift()!;
       if (inFlight.has(c.id)) continue;
-      if (!(await deps.leases.acquire(`${c.id}:${c.version}`, options.leaseMs))) continue;
-      const fresh = await deps.deliveries.get(c.id);
-      if (!fresh || fresh.version !== c.version || fresh.status !== 'pending') continue;
-      launch(fresh);
+      // the claim returns the delivery as it now is; null: another worker or a change got there first
+      const claimed = await deps.deliveries.claim(c, deps.clock.now(), options.leaseMs);
+      if (!claimed) continue;
+      launch(claimed);
       started++;
     }
     return started;
@@ -127,17 +122,16 @@ export function startWebhookWorker(
   const sendFirst: SendFirst = async (delivery, endpoint) => {
     if (stopping || (requestsTo.get(endpoint.id) ?? 0) >= maxFirstSends) return 'queue';
     const task = (async () => {
-      try {
-        // claimed before: an earlier copy of the event (re-published, or a consumer replay) sent it
-        if (!(await deps.leases.acquire(`first:${delivery.id}`, FIRST_SEND_CLAIM_MS)))
-          return 'exists' as const;
-        // held by whoever is sending this attempt right now: queue it (it is fenced by the version)
-        if (!(await deps.leases.acquire(`${delivery.id}:${delivery.version}`, options.leaseMs)))
-          return 'queue' as const;
-      } catch {
-        return 'queue' as const; // Redis unavailable: stored and sent once it is back
-      }
-      await sendFirstAttempt(delivery, endpoint, { ...deps, sender: countedSender(endpoint.id) });
+      // stored already claimed, before the request: the unique (endpoint, event) id lets exactly one
+      // copy of the event (re-published, replayed, or racing on another replica) send it
+      const now = deps.clock.now();
+      const claimed: WebhookDelivery = {
+        ...delivery,
+        nextAttemptAt: new Date(now.getTime() + options.leaseMs),
+        version: delivery.version + 1,
+      };
+      if (!(await deps.deliveries.insertClaimed(claimed))) return 'exists' as const;
+      await attemptDelivery(claimed, { ...deps, sender: countedSender(endpoint.id) }, endpoint);
       return 'sent' as const;
     })();
     firstSends.add(task);

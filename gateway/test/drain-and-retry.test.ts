@@ -1,0 +1,80 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RunningGateway } from '../src/server';
+import { bearer, gatewayWith, Stubs, stubServices } from './harness';
+
+// Rolling deploys: a replica that closes a connection under a request (its keep-alive socket at
+// shutdown, or a process killed) costs the client nothing for requests that may safely go twice;
+// and a gateway told to stop stays serving, not ready, for its drain delay.
+
+/** An upstream that drops the connection of the first `drops` requests without answering. */
+async function flakyUpstream(drops: number) {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    if (seen.length <= drops) return void req.socket.destroy();
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ success: true, data: { attempt: seen.length } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('retry of requests that lost their connection', () => {
+  const stubs = new Stubs();
+  afterAll(() => stubs.close());
+
+  async function through(drops: number, method: string) {
+    const upstream = await flakyUpstream(drops);
+    const gateway = await gatewayWith(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url }));
+    try {
+      const res = await fetch(`${gateway.url}/api/flashcards/due`, {
+        method,
+        headers: { authorization: bearer() },
+      });
+      await res.arrayBuffer();
+      return { status: res.status, attempts: upstream.seen.length };
+    } finally {
+      await gateway.stop();
+      await upstream.close();
+    }
+  }
+
+  it.each(['GET', 'DELETE'])(
+    'When the connection drops under an idempotent %s, Then the gateway sends it once more and the client gets the answer',
+    async (method) => {
+      expect(await through(1, method)).toEqual({ status: 200, attempts: 2 });
+    },
+  );
+
+  it('When it drops twice, Then the client gets the 503 after one retry only', async () => {
+    expect(await through(2, 'GET')).toEqual({ status: 503, attempts: 2 });
+  });
+
+  it('When the connection drops under a POST, Then it is not repeated (it may have had its effect)', async () => {
+    expect(await through(1, 'POST')).toEqual({ status: 503, attempts: 1 });
+  });
+});
+
+describe('drain on stop', () => {
+  const stubs = new Stubs();
+  let gateway: RunningGateway;
+  afterAll(() => stubs.close());
+
+  it('When the gateway is told to stop, Then it is not ready at once, still serves with Connection: close for its drain delay, then refuses', async () => {
+    gateway = await gatewayWith({ ...(await stubServices(stubs)), DRAIN_DELAY_MS: '1500' });
+    expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);
+    const stopped = gateway.stop();
+    const ready = await fetch(`${gateway.url}/health/ready`);
+    expect(ready.status).toBe(503);
+    const served = await fetch(`${gateway.url}/api/v1/subscriptions/plans`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('connection')).toBe('close');
+    await stopped;
+    await expect(fetch(`${gateway.url}/health/live`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { createLogger } from '@lingua/logger';
+import { mongoUrl, uniqueName } from '@lingua/testing';
+import { connectMongo, describeMongoUrl } from './connect';
+
+/** A logger whose lines the test can read. */
+function capturedLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { logger: createLogger('mongo-test', { level: 'info', destination }), lines };
+}
+
+describe('connecting with a full connection string', () => {
+  it('When the URL names another database in its path and carries options, Then the service database comes from dbName and the URL is not rewritten', async () => {
+    const dbName = uniqueName('mongo_dbname');
+    const url = new ConnectionString(mongoUrl());
+    url.pathname = '/not_this_database';
+    url.searchParams.set('appName', 'lingua-connect-test');
+    url.searchParams.set('authSource', 'admin');
+    const handle = await connectMongo(url.toString(), dbName);
+    try {
+      expect(handle.connection.db?.databaseName).toBe(dbName);
+      await handle.connection.collection('probe').insertOne({ at: new Date() });
+      const names = (await handle.connection.db!.admin().listDatabases()).databases.map((d) => d.name);
+      expect(names).toContain(dbName);
+      expect(names).not.toContain('not_this_database');
+    } finally {
+      await handle.connection.dropDatabase();
+      await handle.close();
+    }
+  });
+
+  it('When the hosts do not answer, Then the log names every host it tried and the connection fails within the selection timeout', async () => {
+    const { logger, lines } = capturedLogger();
+    const url = 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0';
+    await expect(
+      connectMongo(url, uniqueName('mongo_nowhere'), { serverSelectionTimeoutMS: 300, logger }),
+    ).rejects.toThrow();
+    const connecting = lines.find((l) => l.msg === 'connecting to MongoDB');
+    expect(connecting?.mongo).toMatchObject({ hosts: ['127.0.0.1:1', '127.0.0.1:2'], replicaSet: 'rs0' });
+    const unreachable = lines.find((l) => l.msg === 'MongoDB unreachable');
+    expect(Object.keys(unreachable?.servers as object).sort()).toEqual(['127.0.0.1:1', '127.0.0.1:2']);
+  });
+
+  it('When a connection string carries credentials, Then what is logged of it has none', () => {
+    const described = describeMongoUrl('mongodb+srv://app:s3cret@cluster0.example.net/?replicaSet=rs0');
+    expect(described).toEqual({ hosts: ['cluster0.example.net'], srv: true, replicaSet: 'rs0' });
+    expect(JSON.stringify(described)).not.toMatch(/s3cret|app:/);
+  });
+});

@@ -1,0 +1,23 @@
+import type { IndexSpec } from '@lingua/mongo';
+
+/**
+ * Every index of the identity database, in one place: built and awaited at start (startService);
+ * one that cannot be built keeps the service not-ready and is named in the log.
+ */
+export const identityIndexes: IndexSpec[] = [
+  // sign-in and the EMAIL_EXISTS conflict (e-mails are stored lower-cased)
+  { collection: 'users', key: { email: 1 }, unique: true },
+  // the USERNAME_EXISTS conflict (exact spelling; the race-free backstop of the pre-check)
+  { collection: 'users', key: { username: 1 }, unique: true },
+  // the case-insensitive USERNAME_EXISTS pre-check ("Anna" and "anna" are one name)
+  { collection: 'users', key: { usernameKey: 1 } },
+  // the outbox relay's only query, on both collections whose documents carry staged events
+  { collection: 'users', key: { _outboxPending: 1 } },
+  { collection: 'one_time_tokens', key: { _outboxPending: 1 } },
+  // "log out of all devices" and revocation on password reset / account deletion
+  { collection: 'refresh_families', key: { userId: 1 } },
+  // unlinking every provider of a deleted user
+  { collection: 'social_identities', key: { userId: 1 } },
+  // invalidating a user's outstanding reset tokens once one was used
+  { collection: 'one_time_tokens', key: { userId: 1, kind: 1 } },
+];

@@ -1,0 +1,41 @@
+import type { IndexSpec } from '@lingua/mongo';
+
+const DAY_SECONDS = 24 * 3600;
+
+/**
+ * Every index of the notifications database, in one place: built and awaited at start
+ * (startService); one that cannot be built keeps the service not-ready and is named in the log.
+ */
+export const notificationsIndexes = (retention: {
+  NOTIFICATIONS_RETENTION_DAYS: number;
+  WEBHOOK_DELIVERY_RETENTION_DAYS: number;
+}): IndexSpec[] => [
+  // the list query: a user's notifications, newest first (optionally unread only)
+  { collection: 'notifications', key: { userId: 1, read: 1, createdAt: -1 } },
+  // the worker's candidates: due pending attempts, oldest first
+  { collection: 'webhook_deliveries', key: { status: 1, nextAttemptAt: 1 } },
+  // an endpoint's deliveries, newest first
+  { collection: 'webhook_deliveries', key: { endpointId: 1, createdAt: -1 } },
+  // a delivery's attempt log
+  { collection: 'webhook_attempts', key: { deliveryId: 1, at: -1 } },
+  // retention (TTL): in-app notifications by age, deliveries and attempts by their last change
+  {
+    collection: 'notifications',
+    key: { createdAt: 1 },
+    expireAfterSeconds: retention.NOTIFICATIONS_RETENTION_DAYS * DAY_SECONDS,
+  },
+  {
+    collection: 'webhook_deliveries',
+    key: { updatedAt: 1 },
+    expireAfterSeconds: retention.WEBHOOK_DELIVERY_RETENTION_DAYS * DAY_SECONDS,
+  },
+  {
+    collection: 'webhook_attempts',
+    key: { at: 1 },
+    expireAfterSeconds: retention.WEBHOOK_DELIVERY_RETENTION_DAYS * DAY_SECONDS,
+  },
+  // fan-out: enabled endpoints subscribed to an event name
+  { collection: 'webhook_endpoints', key: { enabled: 1, events: 1 } },
+  // an account's endpoints (list, per-account limit)
+  { collection: 'webhook_endpoints', key: { ownerId: 1, createdAt: -1 } },
+];
