@@ -108,7 +108,9 @@ ensure_language_data() {
   local list="$ROOT/services/ai/debian-packages.txt" missing=() pkg
   [ -f "$list" ] || return 0
   while read -r pkg; do
-    [ -z "$pkg" ] || [ "${pkg:0:1}" = '#' ] || dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    # installed, not merely known (a removed package keeps its dpkg record until purged)
+    [ -z "$pkg" ] || [ "${pkg:0:1}" = '#' ] ||
+      [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = 'install ok installed' ] || missing+=("$pkg")
   done <"$list"
   [ ${#missing[@]} -eq 0 ] && return 0
   apt_install "${missing[@]}" || loud "language data not installed (${missing[*]}): the ai service's local provider will report it unavailable"
