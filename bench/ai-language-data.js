@@ -43,7 +43,7 @@ async function main() {
   });
   for (const s of data.status()) if (!s.available) console.log(`missing: ${s.name}: ${s.message}`);
   let t = process.hrtime.bigint();
-  for (const step of data.warmUpSteps()) step();
+  for (const step of data.warmUpSteps()) while (!step());
   const loadMs = ms(t);
   const rssLoaded = mb();
   const lexicon = data.lexicon();

@@ -37,13 +37,16 @@ export function providerFor(config: AiConfig): AiProvider {
   });
 }
 
-/** Reads the language data one file at a time between requests, so the first look-up does not wait. */
-function backgroundWarmUp(steps: Array<() => void>) {
+/**
+ * Reads the language data in slices between requests (each ~10–50 ms), so the first look-up does not
+ * wait and health checks are answered meanwhile.
+ */
+function backgroundWarmUp(steps: Array<() => boolean>) {
   let timer: NodeJS.Immediate | undefined;
   const next = () => {
-    const step = steps.shift();
+    const step = steps[0];
     if (!step) return;
-    step();
+    if (step()) steps.shift();
     timer = setImmediate(next);
   };
   timer = setImmediate(next);

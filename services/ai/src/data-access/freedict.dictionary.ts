@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BilingualDictionary, DictionaryEntry } from '../domain/language/language-data';
 import { type DictText, openDictText } from './dictzip.reader';
+import { type Incremental, incremental } from './incremental';
 import { sortedLines } from './sorted-lines';
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -39,7 +40,10 @@ export function dictdIndex(buf: Buffer) {
     return [decodeDictdNumber(offset!), decodeDictdNumber(length!.trim())];
   };
   return {
-    lineCount: lines.lineCount,
+    build: lines.build,
+    get lineCount() {
+      return lines.lineCount;
+    },
     /** every entry's (offset, length) */
     all(): Array<[number, number]> {
       const out: Array<[number, number]> = [];
@@ -153,8 +157,10 @@ export function freedictDictionary(
   files: { index: string; text: string };
   installed(): boolean;
   load(): void;
-  /** every entry with its place in the text, in headword order (for reading a dictionary backwards) */
-  eachEntry(visit: (entry: DictionaryEntry, place: [number, number]) => void): void;
+  /** one slice of reading the index (a background warm-up); true when it is read */
+  warmUpStep(): boolean;
+  /** the place of every entry in the text, in headword order (for reading a dictionary backwards) */
+  places(): Array<[number, number]>;
   /** the entry at a place `eachEntry` gave */
   entryAt(place: [number, number]): DictionaryEntry;
 } {
@@ -177,9 +183,13 @@ export function freedictDictionary(
     files,
     installed: () => existsSync(files.index) && existsSync(files.text),
     load,
-    eachEntry(visit) {
+    warmUpStep() {
       load();
-      for (const place of index!.all()) visit(parseFreedictEntry(body!.read(place[0], place[1])), place);
+      return index!.build.step();
+    },
+    places() {
+      load();
+      return index!.all();
     },
     entryAt([offset, length]) {
       load();
@@ -219,30 +229,35 @@ const backwardsKey = (translation: string) =>
 export function invertedDictionary(source: {
   from: string;
   to: string;
-  eachEntry(visit: (entry: DictionaryEntry, place: [number, number]) => void): void;
+  places(): Array<[number, number]>;
   entryAt(place: [number, number]): DictionaryEntry;
-}): BilingualDictionary & { build(): void } {
-  let places: Map<string, number[]> | undefined;
-  const build = () => {
-    if (places) return places;
+}): BilingualDictionary & { build: Incremental<Map<string, number[]>> } {
+  // read in slices of entries (a background warm-up), or at once on the first look-up
+  const build = incremental(function* () {
     const map = new Map<string, number[]>();
-    source.eachEntry((e, [offset, length]) => {
+    let inSlice = 0;
+    for (const [offset, length] of source.places()) {
+      const e = source.entryAt([offset, length]);
       for (const t of new Set(e.translations.map(backwardsKey))) {
         if (!t || !e.headword) continue;
         const list = map.get(t);
         if (list) list.push(offset, length);
         else map.set(t, [offset, length]);
       }
-    });
-    return (places = map);
-  };
+      if (++inSlice === 2_000) {
+        inSlice = 0;
+        yield;
+      }
+    }
+    return map;
+  });
   return {
     from: source.to,
     to: source.from,
-    build: () => void build(),
+    build,
     lookup(headword) {
       const key = headword.trim().toLowerCase();
-      const list = build().get(key) ?? [];
+      const list = build.result().get(key) ?? [];
       const entries: DictionaryEntry[] = [];
       for (let i = 0; i < list.length; i += 2) {
         const e = source.entryAt([list[i]!, list[i + 1]!]);

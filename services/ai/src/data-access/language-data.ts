@@ -32,8 +32,11 @@ export interface LanguageDataOptions {
  * first use (`warmUp` reads them all ahead, off the request path).
  */
 export type InstalledLanguageData = LanguageData & {
-  /** the reading steps of the data not read yet, each a few hundred ms at most (for a background warm-up) */
-  warmUpSteps(): Array<() => void>;
+  /**
+   * The reading of the data, in slices of ~10–50 ms for a background warm-up: each function runs one
+   * slice of its part and says whether that part is done (call it again until it is).
+   */
+  warmUpSteps(): Array<() => boolean>;
 };
 
 const shared = new Map<string, InstalledLanguageData>();
@@ -103,10 +106,10 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
     status: () => statuses,
     warmUpSteps: () => [
-      ...(wordnetInstalled ? [() => wordnet.load()] : []),
-      ...[...dictionaries.values()].map((d) => () => d.load()),
+      ...(wordnetInstalled ? [() => wordnet.warmUpStep()] : []),
+      ...[...dictionaries.values()].map((d) => () => d.warmUpStep()),
       // reads the small reverse dictionaries whole, building their backwards maps
-      ...backwardsMaps.map((b) => () => b.build()),
+      ...backwardsMaps.map((b) => () => b.build.step()),
     ],
   };
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lexicon, Sense, WordClass } from '../domain/language/language-data';
-import { type SortedLines, sortedLines } from './sorted-lines';
+import { sortedLines } from './sorted-lines';
 
 /** WordNet's file suffixes and one-letter synset types per word class. */
 const FILES: Record<WordClass, string> = { noun: 'noun', verb: 'verb', adjective: 'adj', adverb: 'adv' };
@@ -100,9 +100,15 @@ const THEME_POINTERS = new Set(['~', '%p', '-c']);
  * /usr/share/wordnet). Loaded whole on first use (the four data files are 21 MB and stay as buffers;
  * the indexes become one map), then every look-up is in memory.
  */
-export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; load(): void; dir: string } {
+export function wordnetLexicon(dir: string): Lexicon & {
+  installed(): boolean;
+  load(): void;
+  /** one slice of reading the indexes (a background warm-up); true when they are read */
+  warmUpStep(): boolean;
+  dir: string;
+} {
   type Loaded = {
-    index: Record<WordClass, SortedLines>;
+    index: Record<WordClass, ReturnType<typeof sortedLines>>;
     data: Record<WordClass, Buffer>;
     exceptions: Record<WordClass, Map<string, string[]>>;
     synsets: Map<string, Synset>;
@@ -179,6 +185,11 @@ export function wordnetLexicon(dir: string): Lexicon & { installed(): boolean; l
         (p) => existsSync(join(dir, `index.${FILES[p]}`)) && existsSync(join(dir, `data.${FILES[p]}`)),
       ),
     load: () => void load(),
+    warmUpStep: () => {
+      const l = load();
+      // one slice of the first index not read yet
+      return CLASSES.every((p) => l.index[p].build.step());
+    },
 
     baseForms(word, pos) {
       const out: string[] = [];
