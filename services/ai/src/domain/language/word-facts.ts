@@ -60,9 +60,11 @@ export function bestEntry(
     })
     .sort((a, b) => b.score - a.score || a.order - b.order);
   // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
-  // (asked of the few best candidates only: each question is a look-up in the other dictionary)
-  if (backTranslates)
-    for (const c of scored.slice(0, 6)) if (backTranslates(c.e.translations[0]!)) c.score += 4;
+  // (asked only of candidates that could still win with it: one entry, or a clear leader, needs none)
+  const top = scored[0]?.score ?? 0;
+  if (backTranslates && scored.length > 1)
+    for (const c of scored.slice(0, 6).filter((x) => x.score + 4 >= top))
+      if (backTranslates(c.e.translations[0]!)) c.score += 4;
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
   return scored[0]?.e;
 }
