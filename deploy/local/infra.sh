@@ -61,7 +61,9 @@ apt_install() { # package...
     as_root apt-get update -qq
     touch "$DATA_DIR/.apt-updated"
   fi
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  # wait for another apt-get on a shared machine instead of failing on its lock
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq \
+    --no-install-recommends "$@" >/dev/null
 }
 
 find_bin() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || { [ -x "/usr/bin/$1" ] && echo "/usr/bin/$1"; } || true; }
@@ -99,6 +101,22 @@ ensure_test_tools() {
   [ -n "$(find_bin nginx)" ] || missing+=(nginx-light)
   { [ -n "$(find_bin prometheus)" ] && [ -n "$(find_bin promtool)" ]; } || missing+=(prometheus)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+}
+
+# The AI service's offline language data (WordNet, FreeDict dictionaries): Debian packages listed
+# once in services/ai/debian-packages.txt, which the container image installs too. Files only, no
+# daemon. A failed install does not stop the infrastructure (the service degrades and says so in
+# /health/ready), but it is reported loudly: the ai tests read the real files.
+ensure_language_data() {
+  local list="$ROOT/services/ai/debian-packages.txt" missing=() pkg
+  [ -f "$list" ] || return 0
+  while read -r pkg; do
+    # installed, not merely known (a removed package keeps its dpkg record until purged)
+    [ -z "$pkg" ] || [ "${pkg:0:1}" = '#' ] ||
+      [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = 'install ok installed' ] || missing+=("$pkg")
+  done <"$list"
+  [ ${#missing[@]} -eq 0 ] && return 0
+  apt_install "${missing[@]}" || loud "language data not installed (${missing[*]}): the ai service's local provider will report it unavailable"
 }
 
 go_bin() {
@@ -374,6 +392,7 @@ case "${1:-up}" in
   up)
     mkdir -p "$RUN_DIR" "$LOG_DIR"
     [ "${2:-}" != --test-tools ] || ensure_test_tools
+    ensure_language_data
     ensure_nats
     ensure_redis
     ensure_database_server

@@ -26,6 +26,12 @@ export const aiFeatureEnv = z
     AI_LOOKUP_WINDOW_MINUTES: env.int(180, 1, 10_080),
     AI_ANALYSIS_CACHE_HOURS: env.int(24, 0, 720),
     AI_FREE_IMAGES_PER_DAY: env.int(10, 0, 1_000_000),
+    /** WordNet 3 database files (Debian's wordnet-base). */
+    AI_WORDNET_DIR: env.string('/usr/share/wordnet'),
+    /** dictd dictionaries: FreeDict `freedict-<from>-<to>.index` + `.dict.dz` (Debian's dict-freedict-*). */
+    AI_DICTD_DIR: env.string('/usr/share/dictd'),
+    /** Read the language data in the background after start (else on first use). */
+    AI_PRELOAD_LANGUAGE_DATA: env.bool(true),
   })
   // OpenAI itself needs a key; self-hosted compatible servers (vLLM, Ollama…) often do not.
   .refine(

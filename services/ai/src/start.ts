@@ -4,6 +4,7 @@ import type { AiConfig } from './config';
 import { analysisCache } from './data-access/analysis-cache';
 import { entitlementsClient, type EntitlementsSource } from './data-access/entitlements.client';
 import { imageRepository } from './data-access/image.repository';
+import { installedLanguageData } from './data-access/language-data';
 import { quotaStore } from './data-access/quota.store';
 import type { AiDeps } from './domain/ai-deps';
 import { warmUpLanguageData } from './domain/analyze-text.use-case';
@@ -22,9 +23,12 @@ export interface AiOverrides {
   entitlements?: EntitlementsSource;
 }
 
+const languageDataOf = (config: AiConfig) =>
+  installedLanguageData({ wordnetDir: config.ai.AI_WORDNET_DIR, dictdDir: config.ai.AI_DICTD_DIR });
+
 export function providerFor(config: AiConfig): AiProvider {
   const ai = config.ai;
-  if (ai.AI_PROVIDER === 'local') return localProvider();
+  if (ai.AI_PROVIDER === 'local') return localProvider(languageDataOf(config));
   return openAiProvider({
     baseURL: ai.OPENAI_BASE_URL,
     apiKey: ai.OPENAI_API_KEY,
@@ -33,6 +37,27 @@ export function providerFor(config: AiConfig): AiProvider {
     timeoutMs: ai.AI_PROVIDER_TIMEOUT_MS,
     maxRetries: ai.AI_PROVIDER_MAX_RETRIES,
   });
+}
+
+/**
+ * Reads the language data in slices between requests (each ~10–50 ms), so the first look-up does not
+ * wait and health checks are answered meanwhile.
+ */
+function backgroundWarmUp(steps: Array<() => boolean>) {
+  let timer: NodeJS.Immediate | undefined;
+  const next = () => {
+    const step = steps[0];
+    if (!step) return;
+    if (step()) steps.shift();
+    timer = setImmediate(next);
+  };
+  timer = setImmediate(next);
+  return {
+    async stop() {
+      steps.length = 0;
+      if (timer) clearImmediate(timer);
+    },
+  };
 }
 
 /** Wiring of the AI service: /api/ai routes over HTTP, LanguageService over gRPC. */
@@ -72,8 +97,34 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
     useRedis: true,
     http: (app, deps) => {
       warmUpLanguageData();
+      if (config.ai.AI_PROVIDER === 'local') {
+        // what the offline provider has on this machine: logged once, and in readiness (optional
+        // checks: a missing dictionary degrades one language pair, it does not stop the service)
+        const statuses = languageDataOf(config).status();
+        const missing = statuses.filter((s) => !s.available);
+        deps.logger.info(
+          {
+            available: statuses.filter((s) => s.available).map((s) => s.name),
+            missing: missing.map((s) => s.name),
+          },
+          'local provider language data',
+        );
+        for (const s of missing) deps.logger.warn({ part: s.name }, s.message);
+        for (const s of statuses)
+          deps.health.register({
+            name: `language_data:${s.name}`,
+            optional: true,
+            check: async () => {
+              if (!s.available) throw new Error(s.message);
+            },
+          });
+      }
       registerHttp(app, deps, aiDeps(deps));
     },
+    workers: () =>
+      config.ai.AI_PROVIDER === 'local' && config.ai.AI_PRELOAD_LANGUAGE_DATA
+        ? [backgroundWarmUp(languageDataOf(config).warmUpSteps())]
+        : [],
     grpc: (server) => registerLanguageGrpc(server),
   };
 }

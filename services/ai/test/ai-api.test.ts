@@ -62,15 +62,18 @@ describe('POST /api/ai/generate', () => {
       expect(card.confidence).toBeGreaterThanOrEqual(0);
       expect(card.confidence).toBeLessThanOrEqual(1);
       expect(['beginner', 'intermediate', 'advanced']).toContain(card.difficulty);
-      expect(TEXT).toContain(card.example.slice(0, 20)); // examples are the text's own sentences
-      expect(card.translation).toBeNull(); // no bilingual dictionary offline: reported, not invented
+      expect(TEXT).toContain(card.example.slice(0, 20)); // no translation asked: examples are the text's own
+      expect(card.translation).toBeNull(); // no targetLanguage, no translation
+      expect(card.definition).toEqual(expect.any(String)); // WordNet (wordnet-base)
     }
-    expect(unavailable).toEqual(expect.arrayContaining(['translation', 'definition', 'synonyms']));
+    expect(unavailable).not.toContain('translation');
+    expect(unavailable).not.toContain('definition');
     // "tents" in the text becomes the dictionary form, with its CMU pronunciation
     expect(cards.find((c: { word: string }) => c.word === 'tent')).toMatchObject({
       partOfSpeech: 'noun',
       pronunciation: '/tˈɛnt/',
       difficulty: 'intermediate',
+      definition: expect.stringContaining('portable shelter'),
     });
     expect(usage.promptTokens).toBeGreaterThan(30);
     expect(usage.totalTokens).toBe(usage.promptTokens + usage.completionTokens);
@@ -117,21 +120,90 @@ describe('POST /api/ai/generate', () => {
     expect((await call(url, 'GET', '/api/ai/quota', { headers: user.headers })).body.data.used).toBe(0);
   });
 
-  it('When the local provider is asked for a theme, Then it answers 503 SRV002 saying it cannot, and no quota is used', async () => {
+  it('When a user generates cards from an English text for German, Then translations and dictionary examples come from FreeDict', async () => {
+    const res = await call(url, 'POST', '/api/ai/generate', {
+      headers: tokenFor(ai).headers,
+      body: { mode: 'text', input: 'The dog sleeps in the house.', targetLanguage: 'de', count: 5 },
+    });
+    expect(res.status).toBe(200);
+    const { cards } = res.body.data;
+    expect(cards.find((c: { word: string }) => c.word === 'house')).toMatchObject({
+      translation: 'Haus',
+      definition: expect.stringContaining('dwelling'),
+      // a dictionary example and its printed translation, never a made-up one
+      example: 'build a house',
+      exampleTranslation: 'ein Haus bauen',
+    });
+    expect(cards.find((c: { word: string }) => c.word === 'dog')).toMatchObject({ translation: 'Hund' });
+  });
+
+  it('When a theme is asked offline, Then N cards on the topic come from WordNet, in the requested language, and it is charged once', async () => {
     const user = tokenFor(ai);
     const res = await call(url, 'POST', '/api/ai/generate', {
       headers: user.headers,
-      body: { mode: 'theme', input: 'kitchen' },
+      body: { mode: 'theme', input: 'food', difficulty: 'beginner', count: 8, targetLanguage: 'es' },
     });
-    expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({
-      code: 'SRV002',
-      message: expect.stringContaining('local provider'),
-      details: { provider: 'local', feature: 'generate.theme' },
-    });
+    expect(res.status).toBe(200);
+    const { cards } = res.body.data;
+    expect(cards).toHaveLength(8);
+    for (const card of cards) {
+      expect(card.definition).toEqual(expect.any(String));
+      expect(card.translation).toEqual(expect.any(String)); // words with a translation come first
+    }
+    const words = cards.map((c: { word: string }) => c.word);
+    expect(words).toEqual(expect.arrayContaining(['coffee']));
+    expect(cards.find((c: { word: string }) => c.word === 'coffee').translation).toBe('café');
     const quota = await call(url, 'GET', '/api/ai/quota', { headers: user.headers });
-    expect(quota.body.data.used).toBe(0);
+    expect(quota.body.data.used).toBe(1);
   });
+
+  it('When a theme is unknown to WordNet, Then no cards come back with a note, and no quota is used', async () => {
+    const user = tokenFor(ai);
+    const res = await call(url, 'POST', '/api/ai/generate', {
+      headers: user.headers,
+      body: { mode: 'theme', input: 'qwzxv blorft' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.cards).toEqual([]);
+    expect(res.body.data.notes).toEqual([expect.stringContaining('not a theme WordNet knows')]);
+    expect((await call(url, 'GET', '/api/ai/quota', { headers: user.headers })).body.data.used).toBe(0);
+  });
+
+  it('When a German text is given, Then its words are found in the German–English dictionary and translated into English', async () => {
+    const res = await call(url, 'POST', '/api/ai/generate', {
+      headers: tokenFor(ai).headers,
+      body: { mode: 'text', input: 'Der Hund schläft im Haus.', sourceLanguage: 'de', count: 5 },
+    });
+    expect(res.status).toBe(200);
+    const haus = res.body.data.cards.find((c: { word: string }) => c.word === 'Haus');
+    expect(haus).toMatchObject({ translation: 'house', partOfSpeech: 'noun' });
+  });
+
+  it.each([
+    [{ sourceLanguage: 'en', targetLanguage: 'zh' }, 'targetLanguage', 'en-de'],
+    [{ sourceLanguage: 'de', targetLanguage: 'fr' }, 'targetLanguage', 'de-en'],
+    [{ sourceLanguage: 'ru', targetLanguage: 'en' }, 'sourceLanguage', 'en'],
+    [{ sourceLanguage: 'xx' }, 'sourceLanguage', 'en'],
+  ])(
+    'When an unsupported language pair %j is asked, Then it is 400 VAL001 naming the field and the supported choice, and no quota is used',
+    async (languages, field, oneSupported) => {
+      const user = tokenFor(ai);
+      const res = await call(url, 'POST', '/api/ai/generate', {
+        headers: user.headers,
+        body: { mode: 'text', input: 'The dog sleeps.', ...languages },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'VAL001',
+        details: {
+          [field]: [expect.any(String)],
+          reason: 'unsupported_language',
+          supported: expect.arrayContaining([oneSupported]),
+        },
+      });
+      expect((await call(url, 'GET', '/api/ai/quota', { headers: user.headers })).body.data.used).toBe(0);
+    },
+  );
 });
 
 describe('generation quota', () => {
@@ -256,10 +328,22 @@ describe('POST /api/ai/analyze-sentence', () => {
         .status,
     ).toBe(400);
   });
+
+  it('When a sentence in a language the local provider cannot analyse is sent, Then it is 400 VAL001 naming English as supported', async () => {
+    const res = await call(url, 'POST', '/api/ai/analyze-sentence', {
+      headers: tokenFor(ai).headers,
+      body: { sentence: 'Er gehen nach Hause.', language: 'de' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'VAL001',
+      details: { language: [expect.any(String)], reason: 'unsupported_language', supported: ['en'] },
+    });
+  });
 });
 
 describe('POST /api/ai/lookup', () => {
-  it('When a word is looked up, Then its lemma, pronunciation, level and forms come back, and definition/translation are reported unavailable', async () => {
+  it('When a word is looked up, Then its lemma, pronunciation, level, forms and WordNet definition come back', async () => {
     const res = await call(url, 'POST', '/api/ai/lookup', {
       headers: tokenFor(ai).headers,
       body: { word: 'Running' },
@@ -271,12 +355,50 @@ describe('POST /api/ai/lookup', () => {
       partOfSpeech: 'verb',
       pronunciation: '/ɹˈʌnɪŋ/',
       cefrLevel: 'A1',
-      definition: null,
-      translation: null,
-      unavailable: ['definition', 'translation'],
+      definition: expect.any(String),
+      translation: null, // none asked
+      unavailable: [],
       quota: { used: 1, limit: 5, remaining: 4 },
     });
     expect(res.body.data.forms).toEqual(expect.arrayContaining(['run', 'ran', 'runs', 'running']));
+  });
+
+  it('When a word is looked up for Spanish, Then its lemma is translated from the English–Spanish dictionary', async () => {
+    const res = await call(url, 'POST', '/api/ai/lookup', {
+      headers: tokenFor(ai).headers,
+      body: { word: 'dogs', targetLanguage: 'es' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ lemma: 'dog', translation: 'perro', unavailable: [] });
+  });
+
+  it('When a German word is looked up, Then the German–English dictionary gives its translation, IPA and examples', async () => {
+    const res = await call(url, 'POST', '/api/ai/lookup', {
+      headers: tokenFor(ai).headers,
+      body: { word: 'Haus', language: 'de' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      lemma: 'Haus',
+      partOfSpeech: 'noun',
+      translation: 'house',
+      pronunciation: 'hˈaʊs',
+      cefrLevel: null,
+      examples: expect.arrayContaining(['ein Haus bauen']),
+      unavailable: ['definition', 'cefrLevel', 'frequencyRank'],
+    });
+  });
+
+  it('When a look-up asks an unsupported pair, Then it is 400 VAL001 and the look-up is not counted', async () => {
+    const user = tokenFor(ai);
+    const res = await call(url, 'POST', '/api/ai/lookup', {
+      headers: user.headers,
+      body: { word: 'house', targetLanguage: 'ja' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'VAL001', details: { reason: 'unsupported_language' } });
+    const quota = await call(url, 'GET', '/api/ai/quota', { headers: user.headers });
+    expect(quota.body.data.lookups.used).toBe(0);
   });
 
   it('When a free user looks up a 6th word within 3 hours, Then it is 429 RATE002 until the oldest look-up leaves the window', async () => {

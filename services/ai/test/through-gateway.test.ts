@@ -1,6 +1,7 @@
 import { loadGatewayConfig } from '../../../gateway/src/config';
 import { type RunningGateway, startGateway } from '../../../gateway/src/server';
 import { TestClock } from '@lingua/testing';
+import { SUPPORTED_PAIRS } from '../src/domain/language/supported-languages';
 import { type AiUnderTest, call, startAi, startEntitlementsStandIn, tokenFor } from './support';
 
 // The AI routes as the apps reach them: through the real gateway (edge auth, rate limits, proxy).
@@ -78,6 +79,49 @@ describe('AI through the gateway', () => {
     expect(file.headers.get('content-type')).toBe('image/png');
     expect((file.body as Buffer).subarray(1, 4).toString('latin1')).toBe('PNG');
   });
+
+  // a short text per source language; every supported pair, both modes, through the real gateway
+  const TEXTS: Record<string, [string, string]> = {
+    en: ['The dog sleeps in the house.', 'dog'],
+    de: ['Der Hund schläft im Haus.', 'Hund'],
+    fr: ['Le chien dort dans la maison.', 'chien'],
+    es: ['El perro duerme en la casa.', 'perro'],
+    it: ['Il cane dorme nella casa.', 'cane'],
+    pt: ['O cão dorme na casa.', 'cão'],
+    nl: ['De hond slaapt in het huis.', 'hond'],
+  };
+  const DOG: Record<string, string> = {
+    de: 'Hund',
+    fr: 'chien',
+    es: 'perro',
+    it: 'cane',
+    pt: 'cão',
+    nl: 'hond',
+    ru: 'собака',
+    en: 'dog',
+  };
+  it.each(SUPPORTED_PAIRS.map(([from, to]) => [from, to]))(
+    'When cards are generated %s → %s via the gateway, Then text and theme mode both return translated cards',
+    async (from, to) => {
+      const { headers } = tokenFor(ai);
+      const [text, word] = TEXTS[from]!;
+      const fromText = await call(gateway.url, 'POST', '/api/ai/generate', {
+        headers,
+        body: { mode: 'text', input: text, sourceLanguage: from, targetLanguage: to, count: 5 },
+      });
+      expect(fromText.status).toBe(200);
+      expect(fromText.body.data.cards.find((c: { word: string }) => c.word === word)).toMatchObject({
+        translation: from === 'en' ? DOG[to] : 'dog',
+      });
+      const theme = await call(gateway.url, 'POST', '/api/ai/generate', {
+        headers,
+        body: { mode: 'theme', input: 'food', sourceLanguage: from, targetLanguage: to, count: 10 },
+      });
+      expect(theme.status).toBe(200);
+      expect(theme.body.data.cards).toHaveLength(10);
+      for (const card of theme.body.data.cards) expect(card.translation).toEqual(expect.any(String));
+    },
+  );
 
   it('When a free user exceeds the look-up window via the gateway, Then the 429 RATE002 envelope and Retry-After reach the client', async () => {
     const { headers } = tokenFor(ai);

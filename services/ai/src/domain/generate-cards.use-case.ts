@@ -40,7 +40,12 @@ export async function generateCards(userId: string, input: GenerateCardsInput, d
     });
     // nothing usable in the input (no content words): nothing delivered, nothing charged
     if (result.cards.length === 0) await deps.quotas.releaseDaily('generate', userId, day);
-    return { ...result, cards: result.cards.slice(0, input.count), provider: deps.provider.name };
+    return {
+      ...result,
+      notes: result.notes ?? [],
+      cards: result.cards.slice(0, input.count),
+      provider: deps.provider.name,
+    };
   } catch (err) {
     await deps.quotas.releaseDaily('generate', userId, day);
     throw err;

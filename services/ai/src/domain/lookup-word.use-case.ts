@@ -45,6 +45,7 @@ export async function lookupWord(userId: string, input: LookupWordInput, deps: A
     const result = await deps.provider.lookupWord(input);
     return {
       ...result,
+      notes: result.notes ?? [],
       provider: deps.provider.name,
       quota: {
         used: state.used,

@@ -34,7 +34,46 @@ interface Rule {
 const THIRD_PERSON = /^(he|she|it)$/i;
 const BARE_FORM_CONTEXT =
   /^(do|does|did|can|could|will|would|shall|should|may|might|must|let|lets|make|makes|made|help|helps|helped|see|saw|watch|watched|hear|heard|have|has|had|why|not)$/i;
-const PLURAL_SUBJECT = /^(i|you|we|they)$/i;
+const SUBJUNCTIVE_CONTEXT = /^(if|wish|wished|though|as)$/i;
+
+/**
+ * Auxiliaries and their negative contractions, by the person of the subject: what the wrong form
+ * should be ("he don't" → "he doesn't", "they was" → "they were", "I is" → "I am").
+ */
+const AUXILIARY_AGREEMENT: Record<'third' | 'first' | 'plural', Record<string, string>> = {
+  third: {
+    do: 'does',
+    "don't": "doesn't",
+    have: 'has',
+    "haven't": "hasn't",
+    be: 'is',
+    are: 'is',
+    am: 'is',
+    "aren't": "isn't",
+    were: 'was',
+    "weren't": "wasn't",
+  },
+  first: {
+    does: 'do',
+    "doesn't": "don't",
+    has: 'have',
+    "hasn't": "haven't",
+    is: 'am',
+    are: 'am',
+    be: 'am',
+  },
+  plural: {
+    does: 'do',
+    "doesn't": "don't",
+    has: 'have',
+    "hasn't": "haven't",
+    is: 'are',
+    am: 'are',
+    "isn't": "aren't",
+    was: 'were',
+    "wasn't": "weren't",
+  },
+};
 
 /** Present-tense verb after he/she/it, by compromise's conjugator ("go" → "goes"). */
 function thirdPersonForm(verb: string): string | undefined {
@@ -92,27 +131,25 @@ const RULES: Rule[] = [
   },
   {
     type: 'agreement',
-    pattern: /\b(he|she|it|i|you|we|they)\s+(\p{L}+)\b/giu,
+    pattern: /\b(he|she|it|i|you|we|they)\s+(\p{L}+(?:['’]t)?)(?![\p{L}'’])/giu,
     fix: (m, before) => {
       const subject = m[1]!;
       const verb = m[2]!;
       // "did he go", "can it work", "let it go", "made them leave": the bare form is right there
       if (before && BARE_FORM_CONTEXT.test(before)) return undefined;
-      if (THIRD_PERSON.test(subject)) {
-        if (/^(do|have|be|are)$/i.test(verb)) {
-          const fixed = { do: 'does', have: 'has', be: 'is', are: 'is' }[verb.toLowerCase()]!;
-          return `${subject} ${fixed}`;
-        }
+      // "if he were", "I wish they were": the subjunctive is not a mistake
+      if (before && SUBJUNCTIVE_CONTEXT.test(before) && /^were/i.test(verb)) return undefined;
+      const apostrophe = verb.includes('’') ? '’' : "'";
+      const person = THIRD_PERSON.test(subject) ? 'third' : /^i$/i.test(subject) ? 'first' : 'plural';
+      const fixed = AUXILIARY_AGREEMENT[person][verb.toLowerCase().replace('’', "'")];
+      if (fixed) return `${subject} ${keepCase(verb, fixed.replace("'", apostrophe))}`;
+      if (/['’]/.test(verb)) return undefined; // other contractions ("can't", "didn't") agree with anyone
+      if (person === 'third') {
         const form = thirdPersonForm(verb);
         return form ? `${subject} ${form}` : undefined;
       }
-      if (PLURAL_SUBJECT.test(subject)) {
-        if (/^(does|has)$/i.test(verb)) return `${subject} ${verb.toLowerCase() === 'does' ? 'do' : 'have'}`;
-        if (/^is$/i.test(verb)) return `${subject} ${/^i$/i.test(subject) ? 'am' : 'are'}`;
-        const form = baseForm(verb);
-        return form ? `${subject} ${form}` : undefined;
-      }
-      return undefined;
+      const form = baseForm(verb);
+      return form ? `${subject} ${form}` : undefined;
     },
     message: (o, s) => `The verb must agree with its subject: "${s}", not "${o}".`,
   },

@@ -39,6 +39,8 @@ export interface GeneratedCards {
   usage: Usage;
   /** card fields this provider cannot supply (left null / empty), e.g. `translation` offline */
   unavailable: string[];
+  /** why fields are unavailable (a missing package, a word the dictionary lacks), for people */
+  notes?: string[];
 }
 
 export interface HighValueWord {
@@ -60,13 +62,15 @@ export interface WordLookup {
   lemma: string;
   partOfSpeech: PartOfSpeech | string;
   pronunciation: string | null;
-  cefrLevel: CefrLevel;
+  /** null for languages without a frequency list */
+  cefrLevel: CefrLevel | null;
   frequencyRank: number | null;
   forms: string[];
   definition: string | null;
   translation: string | null;
   examples: string[];
   unavailable: string[];
+  notes?: string[];
 }
 
 export interface ImageDescription {

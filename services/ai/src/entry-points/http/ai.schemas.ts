@@ -42,7 +42,10 @@ export const GeneratedCard = z
 export const GenerateResponse = z.object({
   cards: z.array(GeneratedCard),
   usage: Usage,
-  unavailable: z.array(z.string()).describe('card fields this provider cannot supply (left null or empty)'),
+  unavailable: z
+    .array(z.string())
+    .describe('card fields left null or empty on at least one card (data missing or not installed)'),
+  notes: z.array(z.string()).describe('why, for people: a dictionary not installed, a theme not known…'),
   provider,
 });
 
@@ -92,13 +95,14 @@ export const LookupResponse = z.object({
   lemma: z.string(),
   partOfSpeech: z.string(),
   pronunciation: z.string().nullable(),
-  cefrLevel: cefr,
+  cefrLevel: cefr.nullable().describe('null where no frequency list exists for the language'),
   frequencyRank: z.number().int().nullable(),
   forms: z.array(z.string()),
   definition: z.string().nullable(),
   translation: z.string().nullable(),
   examples: z.array(z.string()),
   unavailable: z.array(z.string()),
+  notes: z.array(z.string()),
   provider,
   quota: z.object({
     used: z.number().int(),

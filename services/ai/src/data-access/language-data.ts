@@ -1,0 +1,115 @@
+import { existsSync, statSync } from 'node:fs';
+import type {
+  BilingualDictionary,
+  DataStatus,
+  LanguageData,
+  Lexicon,
+} from '../domain/language/language-data';
+import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
+import { freedictDictionary, invertedDictionary } from './freedict.dictionary';
+import { wordnetLexicon } from './wordnet.lexicon';
+
+/** FreeDict names its files by ISO 639-3 codes. */
+const ISO3: Record<string, string> = {
+  en: 'eng',
+  de: 'deu',
+  fr: 'fra',
+  es: 'spa',
+  it: 'ita',
+  pt: 'por',
+  nl: 'nld',
+  ru: 'rus',
+};
+
+export interface LanguageDataOptions {
+  wordnetDir: string;
+  dictdDir: string;
+}
+
+/**
+ * The installed language data: WordNet and one FreeDict dictionary per supported pair. What is
+ * missing is found once at start (file checks only) and reported, never an error; files are read on
+ * first use (`warmUp` reads them all ahead, off the request path).
+ */
+export type InstalledLanguageData = LanguageData & {
+  /**
+   * The reading of the data, in slices of ~10–50 ms for a background warm-up: each function runs one
+   * slice of its part and says whether that part is done (call it again until it is).
+   */
+  warmUpSteps(): Array<() => boolean>;
+};
+
+const shared = new Map<string, InstalledLanguageData>();
+
+/** One reading of the files per process and directory pair (tests start the service many times). */
+export function installedLanguageData(options: LanguageDataOptions): InstalledLanguageData {
+  const key = `${options.wordnetDir}\0${options.dictdDir}`;
+  let data = shared.get(key);
+  if (!data) shared.set(key, (data = openLanguageData(options)));
+  return data;
+}
+
+function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
+  const wordnet = wordnetLexicon(options.wordnetDir);
+  const wordnetInstalled = wordnet.installed();
+  const dictionaries = new Map<string, ReturnType<typeof freedictDictionary>>();
+  const statuses: DataStatus[] = [
+    {
+      name: 'wordnet',
+      available: wordnetInstalled,
+      source: options.wordnetDir,
+      message: wordnetInstalled
+        ? 'WordNet 3.0: definitions, synonyms, examples, themes'
+        : `WordNet not found in ${options.wordnetDir} (Debian package wordnet-base; AI_WORDNET_DIR)`,
+    },
+  ];
+  for (const [from, to] of SUPPORTED_PAIRS) {
+    const dict = freedictDictionary(options.dictdDir, ISO3[from]!, ISO3[to]!, { from, to });
+    const installed = dict.installed();
+    if (installed) dictionaries.set(pairName(from, to), dict);
+    statuses.push({
+      name: pairName(from, to),
+      available: installed,
+      source: dict.files.index,
+      message: installed
+        ? `FreeDict ${ISO3[from]}-${ISO3[to]}`
+        : `not installed: ${existsSync(options.dictdDir) ? dict.files.index : options.dictdDir} missing (Debian package dict-freedict-${ISO3[from]}-${ISO3[to]}; AI_DICTD_DIR)`,
+    });
+  }
+  // Where a reverse dictionary exists and is small enough to read whole (all but German–English,
+  // whose forward dictionary is large anyway), it fills the gaps of the forward one, read backwards.
+  const combined = new Map<string, BilingualDictionary>();
+  const backwardsMaps: Array<ReturnType<typeof invertedDictionary>> = [];
+  for (const [key, forward] of dictionaries) {
+    const reverse = dictionaries.get(pairName(forward.to, forward.from));
+    const small = reverse && statSync(reverse.files.index).size < 4_000_000;
+    if (!reverse || !small) {
+      combined.set(key, forward);
+      continue;
+    }
+    const backwards = invertedDictionary(reverse);
+    backwardsMaps.push(backwards);
+    combined.set(key, {
+      from: forward.from,
+      to: forward.to,
+      lookup(headword) {
+        const found = forward.lookup(headword);
+        // some headwords of the small dictionaries have no translation at all (eng-nld "car")
+        return found.some((e) => e.translations.length > 0)
+          ? found
+          : [...found, ...backwards.lookup(headword)];
+      },
+    });
+  }
+  return {
+    lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),
+    dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
+    status: () => statuses,
+    warmUpSteps: () => [
+      ...(wordnetInstalled ? [() => wordnet.warmUpStep()] : []),
+      ...[...dictionaries.values()].map((d) => () => d.warmUpStep()),
+      // reads the small reverse dictionaries whole, building their backwards maps
+      ...backwardsMaps.map((b) => () => b.build.step()),
+    ],
+  };
+}

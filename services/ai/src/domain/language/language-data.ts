@@ -1,0 +1,77 @@
+/**
+ * The ports through which the offline provider reads language data. The domain owns them;
+ * data-access/ implements them on WordNet and FreeDict files, start.ts wires them in.
+ */
+
+export type WordClass = 'noun' | 'verb' | 'adjective' | 'adverb';
+
+/** One meaning of an English word (a WordNet synset seen from one of its words). */
+export interface Sense {
+  partOfSpeech: WordClass;
+  definition: string;
+  /** example sentences as the data gives them (may use another word of the synset) */
+  examples: string[];
+  /** the other words of the synset */
+  synonyms: string[];
+  /** the lexicographer file (WordNet's coarse topic), e.g. `noun.food` */
+  topic: string;
+}
+
+/** English monolingual data: morphology, meanings, a hierarchy for themes. */
+export interface Lexicon {
+  /** known base forms of a (possibly inflected) word, for one class or all; the word itself first if known */
+  baseForms(word: string, pos?: WordClass): string[];
+  /** meanings of a base form, most frequent first */
+  senses(lemma: string, pos?: WordClass): Sense[];
+  /**
+   * Single words under a theme ("food", "the body", "travel"): the hyponyms, parts and topic-domain
+   * members of the theme word's first senses, nearest first. Empty when the theme is not a known word.
+   * Only words for which that is their main meaning come, unless `loose` (one of their first three).
+   */
+  themeWords(theme: string, loose?: boolean): string[];
+}
+
+/** A dictionary example: a phrase and its translation as the dictionary prints them. */
+export interface DictionaryExample {
+  source: string;
+  target: string;
+}
+
+/** One entry of a bilingual dictionary. */
+export interface DictionaryEntry {
+  headword: string;
+  /** part of speech as the dictionary marks it (`n`, `v`, `adj`…), when it does */
+  partOfSpeech: string | undefined;
+  /** IPA as the dictionary prints it, when it does */
+  pronunciation: string | undefined;
+  /** translations in the dictionary's order, grammar marks and subject labels removed */
+  translations: string[];
+  examples: DictionaryExample[];
+  /** subject labels such as `techn.`, `zool.` */
+  labels: string[];
+}
+
+/** A bilingual dictionary from one language to another. */
+export interface BilingualDictionary {
+  readonly from: string;
+  readonly to: string;
+  /** entries for a headword (case-insensitive), in the dictionary's order */
+  lookup(headword: string): DictionaryEntry[];
+}
+
+/** Why a piece of data is not there (a missing package, an unreadable file). */
+export interface DataStatus {
+  name: string;
+  available: boolean;
+  /** where it is read from */
+  source: string;
+  message: string;
+}
+
+/** All the data the offline provider may use; each part may be missing on a given machine. */
+export interface LanguageData {
+  lexicon(): Lexicon | undefined;
+  dictionary(from: string, to: string): BilingualDictionary | undefined;
+  /** one line per part: WordNet and each language pair */
+  status(): DataStatus[];
+}

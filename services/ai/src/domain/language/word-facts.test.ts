@@ -1,0 +1,73 @@
+import type { BilingualDictionary, DictionaryEntry } from './language-data';
+import { bestEntry, cardExample, translateWord } from './word-facts';
+
+const entry = (over: Partial<DictionaryEntry>): DictionaryEntry => ({
+  headword: 'mother',
+  partOfSpeech: undefined,
+  pronunciation: undefined,
+  translations: [],
+  examples: [],
+  labels: [],
+  ...over,
+});
+
+const dictionary = (
+  from: string,
+  to: string,
+  entries: Record<string, DictionaryEntry[]>,
+): BilingualDictionary => ({
+  from,
+  to,
+  lookup: (h) => entries[h.toLowerCase()] ?? [],
+});
+
+describe('bestEntry', () => {
+  it('When entries differ in part of speech, examples and labels, Then the everyday one of the right class wins', () => {
+    const tech = entry({ translations: ['Bock'], labels: ['techn.'] });
+    const animal = entry({
+      translations: ['Hund'],
+      labels: ['zool.'],
+      examples: [{ source: 'a dog', target: 'ein Hund' }],
+    });
+    const verb = entry({ translations: ['verfolgen'], partOfSpeech: 'v' });
+    expect(bestEntry([tech, animal, verb], 'noun')).toBe(animal);
+    expect(bestEntry([tech, animal, verb], 'verb')).toBe(verb);
+    expect(bestEntry([entry({ translations: [] })], undefined)).toBeUndefined();
+  });
+
+  it('When the reverse dictionary leads back from one translation only, Then that entry wins over an earlier one', () => {
+    const figurative = entry({ translations: ['Begründerin'] });
+    const plain = entry({ translations: ['Mutter'], labels: ['soc.'] });
+    expect(bestEntry([figurative, plain], 'noun')).toBe(figurative);
+    expect(bestEntry([figurative, plain], 'noun', (t) => t === 'Mutter')).toBe(plain);
+  });
+});
+
+describe('cardExample', () => {
+  it('When examples are offered, Then the shortest phrase of 2–8 words with the word is chosen, never a conjugation table', () => {
+    const examples = [
+      { source: 'I/he/she cooked', target: 'ich/er/sie kochte' },
+      { source: 'cook', target: 'kochen' },
+      { source: 'cook a meal for the whole family tonight please now', target: '…' },
+      { source: 'cook dinner', target: 'Abendessen kochen' },
+    ];
+    expect(cardExample(examples, 'cook')).toEqual({ source: 'cook dinner', target: 'Abendessen kochen' });
+    expect(cardExample([{ source: 'something else entirely', target: 'x' }], 'cook')).toBeUndefined();
+  });
+});
+
+describe('translateWord', () => {
+  it('When the word itself is not a headword, Then its base forms from the lexicon are tried', () => {
+    const de = dictionary('en', 'de', { house: [entry({ headword: 'house', translations: ['Haus'] })] });
+    const lexicon = {
+      baseForms: (w: string) => (w === 'houses' ? ['house'] : []),
+      senses: () => [],
+      themeWords: () => [],
+    };
+    expect(translateWord(de, 'houses', 'noun', lexicon)).toMatchObject({
+      headword: 'house',
+      translation: 'Haus',
+    });
+    expect(translateWord(de, 'houses', 'noun', undefined)).toBeUndefined();
+  });
+});

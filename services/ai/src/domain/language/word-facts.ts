@@ -1,0 +1,168 @@
+import type {
+  BilingualDictionary,
+  DictionaryEntry,
+  DictionaryExample,
+  Lexicon,
+  Sense,
+  WordClass,
+} from './language-data';
+import type { PartOfSpeech } from './nlp';
+
+/** The dictionary's part-of-speech marks, as word classes. */
+const CLASS_OF_MARK: Record<string, WordClass> = {
+  n: 'noun',
+  noun: 'noun',
+  v: 'verb',
+  vt: 'verb',
+  vi: 'verb',
+  verb: 'verb',
+  adj: 'adjective',
+  adv: 'adverb',
+};
+
+export const wordClassOf = (pos: PartOfSpeech | string | undefined): WordClass | undefined =>
+  pos === 'noun' || pos === 'verb' || pos === 'adjective' || pos === 'adverb' ? pos : undefined;
+
+/** Subject labels of everyday vocabulary: an entry with only these is not specialist. */
+const EVERYDAY_LABELS = new Set([
+  'Am.',
+  'Br.',
+  'coll.',
+  'fig.',
+  'ugs.',
+  'übtr.',
+  'geh.',
+  'zool.',
+  'bot.',
+  'cook.',
+  'soc.',
+]);
+
+/**
+ * Which of a headword's entries a learner wants: the one of the right part of speech, with the most
+ * examples (the dictionary's main sense carries them), without specialist labels, earliest first.
+ */
+export function bestEntry(
+  entries: DictionaryEntry[],
+  pos: WordClass | undefined,
+  backTranslates?: (translation: string) => boolean,
+  commonness?: (translation: string) => number,
+): DictionaryEntry | undefined {
+  const scored = entries
+    .filter((e) => e.translations.length > 0)
+    .map((e, order) => {
+      const cls = e.partOfSpeech ? CLASS_OF_MARK[e.partOfSpeech] : undefined;
+      let score = Math.min(e.examples.length, 3);
+      if (pos && cls) score += cls === pos ? 3 : -3;
+      score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
+      if (commonness) score += commonness(e.translations[0]!);
+      return { e, score, order };
+    })
+    .sort((a, b) => b.score - a.score || a.order - b.order);
+  // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
+  // (asked only of candidates that could still win with it: one entry, or a clear leader, needs none)
+  const top = scored[0]?.score ?? 0;
+  if (backTranslates && scored.length > 1)
+    for (const c of scored.slice(0, 6).filter((x) => x.score + 4 >= top))
+      if (backTranslates(c.e.translations[0]!)) c.score += 4;
+  scored.sort((a, b) => b.score - a.score || a.order - b.order);
+  return scored[0]?.e;
+}
+
+export interface TranslationFacts {
+  /** the headword found (a base form of the word asked) */
+  headword: string;
+  translation: string;
+  /** further translations of the same entry */
+  alternatives: string[];
+  /** an example of the dictionary with its translation, when the entry has one */
+  example: DictionaryExample | undefined;
+  /** the entry chosen */
+  entry: DictionaryEntry;
+}
+
+/**
+ * Translates a word: the word itself, then its base forms (English: WordNet's morphology), looked up
+ * until a headword has entries. Undefined when the dictionary has none.
+ */
+export function translateWord(
+  dictionary: BilingualDictionary,
+  word: string,
+  pos: WordClass | undefined,
+  lexicon: Lexicon | undefined,
+  reverse?: BilingualDictionary,
+  /** into English: a bonus for common translations (from a frequency list), 0–2 */
+  commonness?: (translation: string) => number,
+): TranslationFacts | undefined {
+  const candidates = [word];
+  if (dictionary.from === 'en' && lexicon)
+    for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
+      if (!candidates.includes(b)) candidates.push(b);
+  for (const headword of candidates) {
+    const h = headword.toLowerCase();
+    const backTranslates = reverse
+      ? (t: string) =>
+          reverse
+            .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
+            .some((e) => e.translations.some((x) => x.toLowerCase() === h))
+      : undefined;
+    const entry = bestEntry(dictionary.lookup(headword), pos, backTranslates, commonness);
+    if (!entry) continue;
+    const example = cardExample(entry.examples, headword);
+    return {
+      headword,
+      translation: entry.translations[0]!,
+      alternatives: entry.translations.slice(1, 4),
+      example,
+      entry,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The dictionary example that makes a card: a phrase of two to eight words that contains the word
+ * (not a conjugation table such as "I/he/she cooked"), the shortest such.
+ */
+export function cardExample(examples: DictionaryExample[], word: string): DictionaryExample | undefined {
+  const stem = word.toLowerCase().slice(0, Math.max(3, word.length - 2));
+  return examples
+    .filter((e) => {
+      const words = e.source.split(/\s+/).length;
+      return words >= 2 && words <= 8 && !e.source.includes('/') && e.source.toLowerCase().includes(stem);
+    })
+    .sort((a, b) => a.source.length - b.source.length)[0];
+}
+
+export interface SenseFacts {
+  lemma: string;
+  sense: Sense;
+  /** the other words of the chosen sense */
+  synonyms: string[];
+  /** an example sentence of WordNet that uses the word (or a form of it), if any */
+  example: string | undefined;
+}
+
+/** The word's main meaning in WordNet (its first sense of the class asked, else its first sense). */
+export function englishSense(
+  lexicon: Lexicon,
+  word: string,
+  pos: WordClass | undefined,
+): SenseFacts | undefined {
+  const lemmas = [...lexicon.baseForms(word, pos), ...(pos ? lexicon.baseForms(word) : [])];
+  for (const lemma of lemmas) {
+    const senses = lexicon.senses(lemma, pos);
+    const all = senses.length ? senses : lexicon.senses(lemma);
+    const sense = all[0];
+    if (!sense) continue;
+    // synonyms of this meaning only: other senses' words ("house" → "firm") would mislead
+    const synonyms = sense.synonyms.filter((syn) => syn.toLowerCase() !== lemma.toLowerCase());
+    const stem = lemma.toLowerCase().slice(0, Math.max(3, lemma.length - 2));
+    const example = all
+      .filter((s) => s.partOfSpeech === sense.partOfSpeech)
+      .flatMap((s) => s.examples)
+      .find((e) => e.toLowerCase().includes(stem));
+    return { lemma, sense, synonyms: synonyms.slice(0, 5), example };
+  }
+  return undefined;
+}
