@@ -2789,8 +2789,10 @@ export interface operations {
                                 completionTokens: number;
                                 totalTokens: number;
                             };
-                            /** @description card fields this provider cannot supply (left null or empty) */
+                            /** @description card fields left null or empty on at least one card (data missing or not installed) */
                             unavailable: string[];
+                            /** @description why, for people: a dictionary not installed, a theme not known… */
+                            notes: string[];
                             /** @enum {string} */
                             provider: "local" | "openai";
                         };
@@ -3168,14 +3170,18 @@ export interface operations {
                             lemma: string;
                             partOfSpeech: string;
                             pronunciation: string | null;
-                            /** @enum {string} */
-                            cefrLevel: "A1" | "A2" | "B1" | "B2" | "C1" | "C2";
+                            /**
+                             * @description null where no frequency list exists for the language
+                             * @enum {string|null}
+                             */
+                            cefrLevel: "A1" | "A2" | "B1" | "B2" | "C1" | "C2" | null;
                             frequencyRank: number | null;
                             forms: string[];
                             definition: string | null;
                             translation: string | null;
                             examples: string[];
                             unavailable: string[];
+                            notes: string[];
                             /** @enum {string} */
                             provider: "local" | "openai";
                             quota: {
