@@ -39,8 +39,15 @@ function listFilter(base: mongo.Filter<SubscriptionDoc>, f: ListFilter): mongo.F
   return filter;
 }
 
-/** How many times a decision is re-made on a fresh read when another writer got there first. */
-const MUTATE_ATTEMPTS = 8;
+/**
+ * How many times a decision is re-made on a fresh read when another writer got there first. Each
+ * round lets at least one racer through, so this bounds how many writers of one subscription at
+ * once are all served (a store notification, the app's receipt and a sweep are the usual few).
+ */
+const MUTATE_ATTEMPTS = 16;
+/** A random wait, growing per lost round, so that racers that lost together do not retry together. */
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
 
 export function subscriptionRepository(connection: Connection): SubscriptionStore {
   const col = subscriptionsCollection(connection);
@@ -141,6 +148,7 @@ export function subscriptionRepository(connection: Connection): SubscriptionStor
           update as unknown as mongo.UpdateFilter<SubscriptionDoc>,
         );
         if (result.matchedCount === 1) return decision.next;
+        await backoff(attempt);
       }
       throw new AppError('CONFLICT', 'The subscription is being changed concurrently; try again');
     },
