@@ -325,7 +325,11 @@ async function waitReady(s: Started, check: () => Promise<void>): Promise<void> 
     if (s.exit() !== undefined) fail();
     else s.proc.once('exit', fail);
   });
-  const ready = waitFor(check, { timeoutMs: READY_DEADLINE_MS, intervalMs: 250 }).catch((err: Error) => {
+  // once settled (or the process exited) the poll ends at its next turn instead of running to the deadline
+  const ready = waitFor(() => (stop ? Promise.resolve() : check()), {
+    timeoutMs: READY_DEADLINE_MS,
+    intervalMs: 250,
+  }).catch((err: Error) => {
     throw new Error(
       `${s.name} did not turn ready within ${READY_DEADLINE_MS} ms (${err.message}):\n${s.output()}`,
     );
@@ -334,6 +338,27 @@ async function waitReady(s: Started, check: () => Promise<void>): Promise<void> 
     await Promise.race([ready, exited]);
   } finally {
     stop = true;
+  }
+}
+
+/** Starts every planned process, waits until each passes its check, then stops them all (SIGTERM). */
+async function bootAll(
+  label: string,
+  plans: Plan[],
+  checkFor: (p: Plan, i: number) => () => Promise<void>,
+): Promise<void> {
+  const started = plans.map(start);
+  const t0 = Date.now();
+  let readyMs: number | undefined;
+  try {
+    await Promise.all(plans.map((p, i) => waitReady(started[i]!, checkFor(p, i))));
+    readyMs = Date.now() - t0;
+  } finally {
+    const t1 = Date.now();
+    await stopAll(started);
+    process.stdout.write(
+      `${label}: ${plans.length} processes ${readyMs === undefined ? 'failed' : `ready in ${readyMs} ms`}, stopped in ${Date.now() - t1} ms\n`,
+    );
   }
 }
 
@@ -465,18 +490,11 @@ describe('deploy/k8s', () => {
         ),
       );
       expect(plans.flatMap((p) => resolvePeers(p, resolve))).toEqual([]);
-      const started = plans.map(start);
-      try {
-        await Promise.all(
-          contract.kubernetes.deployments.map((w, i) => {
-            const probe = w.probes.readiness!;
-            const port = freeByDeployment.get(w.name)!.get(probe.port!)!;
-            return waitReady(started[i]!, () => httpReady(`http://127.0.0.1:${port}${probe.path}`));
-          }),
-        );
-      } finally {
-        await stopAll(started);
-      }
+      await bootAll('deploy/k8s', plans, (w, i) => {
+        const probe = contract.kubernetes.deployments[i]!.probes.readiness!;
+        const port = w.ports.get(probe.port!)!;
+        return () => httpReady(`http://127.0.0.1:${port}${probe.path}`);
+      });
     },
     READY_DEADLINE_MS + 60_000,
   );
@@ -528,34 +546,26 @@ describe('docker-compose.yml', () => {
         ),
       );
       expect(plans.flatMap((p) => resolvePeers(p, resolve))).toEqual([]);
-      const started = plans.map(start);
-      try {
-        await Promise.all(
-          services().map((w, i) => {
-            const ports = freeByService.get(w.name)!;
-            // the healthcheck command itself, with the image's /app as this checkout and the port mapped
-            const [, ...command] = w.probes.healthcheck!.command!;
-            const args = command
-              .slice(1)
-              .map((arg) =>
-                arg
-                  .replace(/^\/app\//, `${ROOT}/`)
-                  .replace(
-                    /127\.0\.0\.1:(\d+)/g,
-                    (_all, port: string) => `127.0.0.1:${ports.get(Number(port)) ?? port}`,
-                  ),
-              );
-            expect(command[0]).toBe('node');
-            return waitReady(started[i]!, async () => {
-              await promisify(execFile)(process.execPath, args, { timeout: 10_000 }).catch((err: Error) => {
-                throw new Error(`healthcheck node ${args.join(' ')}: ${err.message}`);
-              });
-            });
-          }),
-        );
-      } finally {
-        await stopAll(started);
-      }
+      await bootAll('docker-compose.yml', plans, (p, i) => {
+        // the healthcheck command itself, with the image's /app as this checkout and the port mapped
+        const [, ...command] = services()[i]!.probes.healthcheck!.command!;
+        expect(command[0]).toBe('node');
+        const args = command
+          .slice(1)
+          .map((arg) =>
+            arg
+              .replace(/^\/app\//, `${ROOT}/`)
+              .replace(
+                /127\.0\.0\.1:(\d+)/g,
+                (_all, port: string) => `127.0.0.1:${p.ports.get(Number(port)) ?? port}`,
+              ),
+          );
+        return async () => {
+          await promisify(execFile)(process.execPath, args, { timeout: 10_000 }).catch((err: Error) => {
+            throw new Error(`healthcheck node ${args.join(' ')}: ${err.message}`);
+          });
+        };
+      });
     },
     READY_DEADLINE_MS + 60_000,
   );
