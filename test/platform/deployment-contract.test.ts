@@ -351,8 +351,15 @@ async function bootAll(
   const t0 = Date.now();
   let readyMs: number | undefined;
   try {
-    await Promise.all(plans.map((p, i) => waitReady(started[i]!, checkFor(p, i))));
+    const each: string[] = [];
+    await Promise.all(
+      plans.map(async (p, i) => {
+        await waitReady(started[i]!, checkFor(p, i));
+        each.push(`${p.name} ${Date.now() - t0} ms`);
+      }),
+    );
     readyMs = Date.now() - t0;
+    process.stdout.write(`${label}: ready: ${each.join(', ')}\n`);
   } finally {
     const t1 = Date.now();
     await stopAll(started);
@@ -396,6 +403,14 @@ function missingVariables(w: Workload, env: Record<string, string>): string[] {
     stderr.mockRestore();
   }
   return missing;
+}
+
+/** Variables naming an absolute path that no mounted Secret provides (the process would find nothing). */
+function unmountedFiles(w: Workload): string[] {
+  return Object.entries(w.env)
+    .filter(([, v]) => path.isAbsolute(v.value ?? ''))
+    .filter(([, v]) => !w.mounts.some((m) => m.files?.some((f) => f.path === v.value)))
+    .map(([name, v]) => `${w.name}: ${name}=${v.value} is no file of a mounted volume`);
 }
 
 // -------------------------------------------------------------------------------------------- tests
@@ -458,12 +473,7 @@ describe('deploy/k8s', () => {
         wrong.push(`${w.name}: securityContext ${JSON.stringify(s)}`);
       if (!w.mounts.some((m) => m.path === '/tmp' && m.kind === 'emptyDir'))
         wrong.push(`${w.name}: no /tmp emptyDir`);
-      for (const [name, v] of Object.entries(w.env)) {
-        const value = v.value ?? '';
-        if (!path.isAbsolute(value)) continue;
-        if (!w.mounts.some((m) => value.startsWith(`${m.path}/`) && m.files?.some((f) => f.path === value)))
-          wrong.push(`${w.name}: ${name}=${value} is no file of a mounted volume`);
-      }
+      wrong.push(...unmountedFiles(w));
       for (const kind of ['startup', 'liveness', 'readiness'])
         if (!w.probes[kind]?.path || !w.probes[kind]?.port) wrong.push(`${w.name}: no ${kind} probe`);
     }
@@ -503,7 +513,7 @@ describe('deploy/k8s', () => {
 describe('docker-compose.yml', () => {
   const services = () => contract.compose?.services ?? [];
 
-  it('When compose renders it, Then every deployable is an app service with a healthcheck, non-root and read-only', () => {
+  it('When compose renders it, Then every deployable is an app service with a healthcheck, non-root, read-only, and every file path it names is mounted', () => {
     expect(
       services()
         .map((s) => s.name)
@@ -512,6 +522,7 @@ describe('docker-compose.yml', () => {
     const wrong = services()
       .filter((s) => !s.securityContext.runAsNonRoot || !s.securityContext.readOnlyRootFilesystem)
       .map((s) => `${s.name}: ${JSON.stringify(s.securityContext)}`);
+    wrong.push(...services().flatMap(unmountedFiles));
     expect(wrong).toEqual([]);
   });
 
@@ -560,7 +571,12 @@ describe('docker-compose.yml', () => {
                 (_all, port: string) => `127.0.0.1:${p.ports.get(Number(port)) ?? port}`,
               ),
           );
+        // poll the cheap HTTP readiness first; each healthcheck run starts a node process
+        const httpPort = Object.entries(p.env).find(([name]) =>
+          /(_HTTP_PORT|^GATEWAY_PORT)$/.test(name),
+        )?.[1];
         return async () => {
+          if (httpPort) await httpReady(`http://127.0.0.1:${httpPort}/health/ready`);
           await promisify(execFile)(process.execPath, args, { timeout: 10_000 }).catch((err: Error) => {
             throw new Error(`healthcheck node ${args.join(' ')}: ${err.message}`);
           });
