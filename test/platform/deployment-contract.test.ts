@@ -16,6 +16,10 @@ import { CONFIGS, ROOT, variablesReadByConfigs, variablesReadByLibs } from './co
 // address (loopback), secret values (random fixtures of the right shape), the mounted files
 // (fixtures at a temporary path standing for the mount path, with the manifest's owner and mode)
 // and the event stream and database names (isolated, so nothing is left behind).
+// When the test runs as root, each process runs as the manifest's uid/gid, so the files mounted
+// with the manifest's owner, group (fsGroup) and mode must be readable by it, and the checkout
+// (root's) is as unwritable as the image's read-only root. Not covered: the image's own file list
+// (runtime-files.test.ts), memory limits, and the containers' network policies.
 
 const BUILD_DEADLINE_MS = 15 * 60_000; // the first build downloads modules and compiles kustomize
 const READY_DEADLINE_MS = 60_000;
@@ -217,13 +221,13 @@ const isHttpUrl = (name: string) => name.endsWith('_HTTP_URL');
 /** A variable a deployable needs from the files even though its config has a default (loopback there). */
 const mustBeSet = (name: string) => name in INFRA || isAddr(name) || isHttpUrl(name);
 
-async function plan(
+function plan(
   w: Workload,
   secrets: Map<string, string>,
   fixtures: string,
   isolated: Record<string, string>,
   ports: Map<number, number>,
-): Promise<Plan> {
+): Plan {
   const env: Record<string, string> = {};
   for (const [name, v] of Object.entries(w.env))
     env[name] = v.source === 'secret' ? secretValue(secrets, v.key) : (v.value ?? '');
@@ -494,10 +498,8 @@ describe('deploy/k8s', () => {
         const target = contract.kubernetes.services[host]?.find((p) => p.port === port);
         return target && freeByDeployment.get(target.deployment)?.get(target.containerPort);
       };
-      const plans = await Promise.all(
-        contract.kubernetes.deployments.map((w) =>
-          plan(w, secrets, path.join(workdir, 'k8s'), isolated, freeByDeployment.get(w.name)!),
-        ),
+      const plans = contract.kubernetes.deployments.map((w) =>
+        plan(w, secrets, path.join(workdir, 'k8s'), isolated, freeByDeployment.get(w.name)!),
       );
       expect(plans.flatMap((p) => resolvePeers(p, resolve))).toEqual([]);
       await bootAll('deploy/k8s', plans, (w, i) => {
@@ -551,10 +553,8 @@ describe('docker-compose.yml', () => {
         freeByService.set(w.name, ports);
       }
       const resolve: PeerResolver = (host, port) => freeByService.get(host)?.get(port);
-      const plans = await Promise.all(
-        services().map((w) =>
-          plan(w, secrets, path.join(workdir, 'compose'), isolated, freeByService.get(w.name)!),
-        ),
+      const plans = services().map((w) =>
+        plan(w, secrets, path.join(workdir, 'compose'), isolated, freeByService.get(w.name)!),
       );
       expect(plans.flatMap((p) => resolvePeers(p, resolve))).toEqual([]);
       await bootAll('docker-compose.yml', plans, (p, i) => {
