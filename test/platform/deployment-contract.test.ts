@@ -485,7 +485,7 @@ describe('deploy/k8s', () => {
   });
 
   it(
-    'When every deployable starts from its production build with the rendered environment and files, Then each turns ready',
+    'When every deployable starts from its production build with the rendered environment and files, Then each passes its readiness, startup and liveness probes',
     async () => {
       const isolated = isolatedServiceEnv();
       const freeByDeployment = new Map<string, Map<number, number>>();
@@ -502,10 +502,14 @@ describe('deploy/k8s', () => {
         plan(w, secrets, path.join(workdir, 'k8s'), isolated, freeByDeployment.get(w.name)!),
       );
       expect(plans.flatMap((p) => resolvePeers(p, resolve))).toEqual([]);
-      await bootAll('deploy/k8s', plans, (w, i) => {
-        const probe = contract.kubernetes.deployments[i]!.probes.readiness!;
-        const port = w.ports.get(probe.port!)!;
-        return () => httpReady(`http://127.0.0.1:${port}${probe.path}`);
+      await bootAll('deploy/k8s', plans, (p, i) => {
+        // readiness, and then the startup and liveness probes answer 200 as well
+        const { readiness, startup, liveness } = contract.kubernetes.deployments[i]!.probes;
+        const url = (probe: { path?: string; port?: number }) =>
+          `http://127.0.0.1:${p.ports.get(probe.port!)}${probe.path}`;
+        return async () => {
+          for (const probe of [readiness!, startup!, liveness!]) await httpReady(url(probe));
+        };
       });
     },
     READY_DEADLINE_MS + 60_000,
