@@ -93,14 +93,22 @@ ensure_redis() {
 # What the test suite drives besides the servers: Debian's Chromium for the docs browser test
 # (a test tool's own browser download is impossible here), openssl for the App Store certificate
 # chain, nginx as the ingress in front of the gateway (trusted-proxy tests), Prometheus (prometheus
-# and promtool) for the metrics, rules and alert tests.
+# and promtool) for the metrics, rules and alert tests, docker-compose to render docker-compose.yml
+# and the deployment contract check built from deploy/contract (Go; its modules come from the Go
+# module proxy once, here, so the test itself downloads nothing).
 ensure_test_tools() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -n "$(find_bin openssl)" ] || missing+=(openssl)
   [ -n "$(find_bin nginx)" ] || missing+=(nginx-light)
   { [ -n "$(find_bin prometheus)" ] && [ -n "$(find_bin promtool)" ]; } || missing+=(prometheus)
+  [ -n "$(find_bin docker-compose)" ] || missing+=(docker-compose)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  local go started
+  go="$(go_bin)" || return 1
+  started=$(date +%s)
+  PATH="$(dirname "$go"):$PATH" LINGUA_TOOLS_DIR="$TOOLS_DIR" bash "$ROOT/deploy/contract/build.sh" >/dev/null
+  log "deployment contract check: ready ($(($(date +%s) - started)) s)"
 }
 
 # The AI service's offline language data (WordNet, FreeDict dictionaries): Debian packages listed

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the deployment contract check (main.go) once per source version and prints the binary's
+# path. The binary is cached under $LINGUA_TOOLS_DIR (default ~/.cache/lingua-tools), named by a hash
+# of go.mod, go.sum and main.go, so only a change to them rebuilds; modules come from the Go module
+# proxy on the first build (go.sum pins them). `deploy/local/infra.sh up --test-tools` runs this
+# before the tests, so the test itself downloads nothing.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TOOLS_DIR="${LINGUA_TOOLS_DIR:-$HOME/.cache/lingua-tools}"
+
+go_bin() {
+  command -v go 2>/dev/null && return
+  [ -x /usr/local/go/bin/go ] && { echo /usr/local/go/bin/go; return; }
+  echo "deploy/contract: Go >= 1.26 is needed to build the deployment check (apt-get install golang-go, or /usr/local/go)" >&2
+  return 1
+}
+
+hash="$(cat "$HERE/go.mod" "$HERE/go.sum" "$HERE/main.go" | sha256sum | cut -c1-16)"
+bin="$TOOLS_DIR/deploy-contract-$hash"
+if [ ! -x "$bin" ]; then
+  go="$(go_bin)"
+  mkdir -p "$TOOLS_DIR"
+  # -mod=readonly: go.sum must already pin every module (a drifted go.mod fails instead of resolving anew)
+  (cd "$HERE" && GOFLAGS="-mod=readonly -buildvcs=false" GOTOOLCHAIN=local "$go" build -o "$bin.tmp.$$" .)
+  mv "$bin.tmp.$$" "$bin"
+fi
+echo "$bin"
