@@ -252,6 +252,8 @@ function plan(
     if (mount && mount.kind === 'secret') env[name] = path.join(root, value);
   }
   for (const name of Object.keys(env)) if (name in INFRA) env[name] = INFRA[name]!();
+  // the stream replica count belongs to the NATS deployment the URLs point at: here a single server
+  if ('EVENTS_REPLICAS' in env) env.EVENTS_REPLICAS = '1';
   if ('HOST' in env) env.HOST = '127.0.0.1';
   for (const [name, value] of Object.entries(env)) {
     if (!name.endsWith('_PORT') || !/^\d+$/.test(value)) continue;
