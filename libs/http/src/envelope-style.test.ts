@@ -10,6 +10,7 @@ describe('envelopeStyleFor', () => {
     ['/api/v2/anything', 'shared'],
     ['/api/flashcards', 'flashcards'],
     ['/api/flashcards/due', 'flashcards'],
+    ['/api/flashcards/batch', 'catalogue'],
     ['/api/study/record-test', 'flashcards'],
     ['/api/flashcard-sets', 'catalogue'],
     ['/api/auth/login', 'catalogue'],

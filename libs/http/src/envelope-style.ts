@@ -15,6 +15,9 @@ export function envelopeStyleFor(path: string): EnvelopeStyle {
   if (path === '/health' || path.startsWith('/health/') || path.startsWith('/api/health')) return 'plain';
   if (path.startsWith('/api/v1/auth/') || path === '/api/v1/auth') return 'auth';
   if (/^\/api\/v\d+(\/|$)/.test(path)) return 'shared';
+  // the batch path has only the Group C face: its errors are Group C's even before the route runs
+  // (a body the JSON parser refuses)
+  if (path === '/api/flashcards/batch') return 'catalogue';
   if (path === '/api/flashcards' || path.startsWith('/api/flashcards/') || path.startsWith('/api/study/'))
     return 'flashcards';
   return 'catalogue';
