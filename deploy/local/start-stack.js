@@ -134,9 +134,23 @@ async function startStack({
 
 module.exports = { startStack };
 
+/**
+ * `npm start` is the development setting (spec, Authentication 13): Group B answers anonymous callers
+ * as the one fixed dev user, unless the variable is given or NODE_ENV is production (where flashcards
+ * refuses the flag).
+ */
+function developmentEnv(env = process.env) {
+  const dev = {};
+  if (env.FLASHCARDS_DEV_ANONYMOUS_USER === undefined && env.NODE_ENV !== 'production')
+    dev.FLASHCARDS_DEV_ANONYMOUS_USER = 'true';
+  return dev;
+}
+
+module.exports.developmentEnv = developmentEnv;
+
 if (require.main === module) {
   let prometheus;
-  startStack()
+  startStack({ env: developmentEnv() })
     .then(async (stack) => {
       // LINGUA_PROMETHEUS=1: a local Prometheus scraping every process, with the rules and alerts
       if (process.env.LINGUA_PROMETHEUS === '1') {
@@ -148,7 +162,11 @@ if (require.main === module) {
       }
       console.log(
         `\nLingua is ready: ${stack.url}  (health: ${stack.url}/api/health/detailed). Ctrl-C stops everything.\n` +
-          (prometheus ? `Prometheus: ${prometheus.url}  (targets: ${prometheus.url}/targets)\n` : ''),
+          (prometheus ? `Prometheus: ${prometheus.url}  (targets: ${prometheus.url}/targets)\n` : '') +
+          ((process.env.FLASHCARDS_DEV_ANONYMOUS_USER ?? developmentEnv().FLASHCARDS_DEV_ANONYMOUS_USER) ===
+          'true'
+            ? 'Development setting: Group B (/api/flashcards, /api/study) without a token acts as the dev user.\n'
+            : ''),
       );
       let down = false;
       const shutdown = async () => {

@@ -27,7 +27,11 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 const GUEST_SUBSCRIPTION_PATHS = ['plans', 'verify-receipt', 'status', 'offers'].map(
   (p) => `/api/v1/subscriptions/${p}`,
 );
-/** Group B is open: the flashcards service decides about anonymous callers (spec: Authentication 13). */
+/**
+ * Group B is open: anonymous callers pass (a token, when sent, must be valid) and the flashcards service
+ * decides about them: the dev user in the development setting (FLASHCARDS_DEV_ANONYMOUS_USER), 401
+ * otherwise (spec: Authentication 13).
+ */
 const GROUP_B = ['/api/flashcards', '/api/study'];
 
 export function accessPolicyFor(method: string, path: string): AccessPolicy {

@@ -12,6 +12,11 @@ export interface ServiceEnv {
   HOST: string;
   httpPort: number;
   grpcPort: number;
+  /**
+   * gRPC server reflection (GRPC_REFLECTION): `grpcurl list` without proto files. Default on, except
+   * with NODE_ENV=production where it is off unless set to true.
+   */
+  grpcReflection: boolean;
   /** Port of the Prometheus /metrics endpoint (`<SERVICE>_METRICS_PORT`), never the API port. */
   metricsPort: number;
   /** Any MongoDB connection string, as given (the database is `mongoDb`, passed as dbName). */
@@ -54,6 +59,10 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       [`${SVC}_HTTP_PORT`]: env.port(ports.http),
       [`${SVC}_GRPC_PORT`]: env.port(ports.grpc ?? 0),
       [`${SVC}_METRICS_PORT`]: z.coerce.number().int().min(0).max(65535).optional(),
+      GRPC_REFLECTION: z
+        .enum(['true', 'false', '1', '0', 'yes', 'no'])
+        .optional()
+        .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
       MONGO_URL: env.mongoUrl(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
       [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
       NATS_URL: env.natsServers('nats://127.0.0.1:4222'),
@@ -114,6 +123,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         HOST: c.HOST as string,
         httpPort: c[`${SVC}_HTTP_PORT`] as number,
         grpcPort: c[`${SVC}_GRPC_PORT`] as number,
+        grpcReflection: (c.GRPC_REFLECTION as boolean | undefined) ?? c.NODE_ENV !== 'production',
         // 3001 -> 9401 ...: beside the gateway's 9400; a service on a free port (tests) gets a free one too
         metricsPort:
           (c[`${SVC}_METRICS_PORT`] as number | undefined) ??

@@ -239,7 +239,7 @@ export async function startService<C extends ServiceEnv>(
     let grpcPort: number | undefined;
     let grpc: GrpcServer | undefined;
     if (def.grpc) {
-      grpc = createGrpcServer({ logger, serviceName: config.service });
+      grpc = createGrpcServer({ logger, serviceName: config.service, reflection: config.grpcReflection });
       def.grpc(grpc, deps);
       grpcPort = await grpc.start(config.grpcPort, config.HOST);
     }

@@ -8,4 +8,5 @@ export {
   errorCodeFromGrpcStatus,
 } from './error-codes';
 export type { ErrorCode, CatalogueCode } from './error-codes';
+export { ERROR_MEANINGS } from './error-meanings';
 export { parseInput, fieldErrors } from './parse-input';

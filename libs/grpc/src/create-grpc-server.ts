@@ -5,10 +5,11 @@ import {
   type ServiceDefinition,
   type UntypedHandleCall,
 } from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
 import { AppError, isAppError } from '@lingua/errors';
 import { runWithRequestContext, type Logger } from '@lingua/logger';
 import { grpcCodeLabel, grpcDuration, grpcHandled, grpcInFlight, secondsSince } from '@lingua/metrics';
-import { loadPackage } from '@lingua/proto';
+import { loadPackage, loadPackageDefinition } from '@lingua/proto';
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import { contextFromMetadata, type GrpcRequestContext, metadataValue, TRACE_VALUE } from './call-metadata';
 import { toServiceError } from './grpc-errors';
@@ -19,7 +20,15 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** The owning service (e.g. 'identity'), for log lines. */
   serviceName: string;
+  /**
+   * gRPC server reflection (grpc.reflection.v1 and v1alpha): lists the services this server registered
+   * (and the health service) with their descriptors, so `grpcurl list` needs no proto files. Default off.
+   */
+  reflection?: boolean;
 }
+
+/** The health service's full name, always served. */
+const HEALTH_SERVICE = 'grpc.health.v1.Health';
 
 export interface GrpcServer {
   readonly server: Server;
@@ -42,7 +51,8 @@ function fullServiceName(definition: ServiceDefinition): string | undefined {
 /**
  * A gRPC server whose handlers are plain async functions: they run inside the request context the
  * caller sent (ids in every log line), and what they throw becomes a gRPC status plus our error code,
- * so the calling service gets the same AppError back. The standard health service comes built in.
+ * so the calling service gets the same AppError back. The standard health service comes built in,
+ * and server reflection when `reflection` is on.
  */
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const logger = options.logger.child({ grpc_server: options.serviceName });
@@ -50,6 +60,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const health = createHealthService();
   server.addService(loadPackage().grpc.health.v1.Health.service, health.handlers);
   health.setStatus('', 'SERVING');
+  /** Full names of the services added, for reflection (which lists only what this server serves). */
+  const served = [HEALTH_SERVICE];
 
   const inFlight = grpcInFlight.labels(options.serviceName);
 
@@ -129,10 +141,14 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       }
       server.addService(definition, wrapped);
       const name = fullServiceName(definition);
+      if (name !== undefined) served.push(name);
       if (name !== undefined && health.statusOf(name) === undefined) health.setStatus(name, 'SERVING');
     },
     setServingStatus: (service, status) => health.setStatus(service, status),
     start(port, host = '127.0.0.1') {
+      // added last, once every service is known, so that it describes exactly those
+      if (options.reflection)
+        new ReflectionService(loadPackageDefinition(), { services: served }).addToServer(server);
       return new Promise((resolve, reject) => {
         server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => {
           if (err) return reject(err);

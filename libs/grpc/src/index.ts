@@ -8,6 +8,7 @@ export type {
   ServiceConstructor,
 } from './create-grpc-client';
 export { checkGrpcHealth } from './check-grpc-health';
+export { reflectServer } from './reflection-client';
 export type { ServingStatus } from './health-service';
 export {
   REQUEST_ID_KEY,

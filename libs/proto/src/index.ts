@@ -1,4 +1,10 @@
-export { loadPackage, PROTO_LOADER_OPTIONS, PROTO_ROOT, PROTO_FILES } from './load-package';
+export {
+  loadPackage,
+  loadPackageDefinition,
+  PROTO_LOADER_OPTIONS,
+  PROTO_ROOT,
+  PROTO_FILES,
+} from './load-package';
 export type { LinguaProtoGrpcType } from './load-package';
 
 // The root type of each .proto file, under a name that says which one.

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { loadPackageDefinition } from '@grpc/grpc-js';
-import { loadSync, type Options } from '@grpc/proto-loader';
+import { loadPackageDefinition as loadGrpcPackage } from '@grpc/grpc-js';
+import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import type { ProtoGrpcType as AiProto } from './generated/ai_service';
 import type { ProtoGrpcType as CommonProto } from './generated/common';
 import type { ProtoGrpcType as FlashcardsProto } from './generated/flashcards_service';
@@ -44,6 +44,13 @@ export type LinguaProtoGrpcType = AiProto &
   SubscriptionsProto;
 
 let loaded: LinguaProtoGrpcType | undefined;
+let definition: PackageDefinition | undefined;
+
+/** The parsed .proto files (with their file descriptors), as server reflection needs them. Parsed once. */
+export function loadPackageDefinition(): PackageDefinition {
+  definition ??= loadSync([...PROTO_FILES], { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+  return definition;
+}
 
 /**
  * Loads every Lingua .proto (and the standard health service) into service constructors and message
@@ -52,8 +59,7 @@ let loaded: LinguaProtoGrpcType | undefined;
  */
 export function loadPackage(): LinguaProtoGrpcType {
   if (loaded === undefined) {
-    const definition = loadSync([...PROTO_FILES], { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
-    loaded = loadPackageDefinition(definition) as unknown as LinguaProtoGrpcType;
+    loaded = loadGrpcPackage(loadPackageDefinition()) as unknown as LinguaProtoGrpcType;
   }
   return loaded;
 }

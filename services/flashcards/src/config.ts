@@ -7,7 +7,10 @@ export const flashcardsEnv = serviceEnv('flashcards', { http: 3002, grpc: 50052 
 
 /** Variables of the flashcards service itself. */
 export const flashcardsOwnEnv = z.object({
-  /** Group B only: anonymous callers act as one fixed test user (spec, Authentication 13). Never in production. */
+  /**
+   * Group B only: anonymous callers act as one fixed test user (spec, Authentication 13). `npm start`
+   * (the development setting) turns it on; with NODE_ENV=production the service refuses to start.
+   */
   FLASHCARDS_DEV_ANONYMOUS_USER: env.bool(false),
   FLASHCARDS_DEV_USER_ID: z.guid().default('00000000-0000-4000-8000-000000000001'),
   /** The due read model in Redis (see src/data-access/due-index.ts); false = due queries go to MongoDB. */
@@ -34,9 +37,17 @@ export const flashcardsConfigSchema = z
     for (const r of [base, own])
       if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: 'custom' } as never);
     if (!base.success || !own.success) return z.NEVER;
+    if (own.data.FLASHCARDS_DEV_ANONYMOUS_USER && base.data.NODE_ENV === 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FLASHCARDS_DEV_ANONYMOUS_USER'],
+        message: 'must not be true when NODE_ENV=production (anonymous callers would act as the dev user)',
+      });
+      return z.NEVER;
+    }
     return {
       ...base.data,
-      devAnonymousUser: own.data.FLASHCARDS_DEV_ANONYMOUS_USER && base.data.NODE_ENV !== 'production',
+      devAnonymousUser: own.data.FLASHCARDS_DEV_ANONYMOUS_USER,
       devUserId: own.data.FLASHCARDS_DEV_USER_ID,
       accessLogSampleRate: own.data.FLASHCARDS_ACCESS_LOG_SAMPLE_RATE,
       dueIndex: {

@@ -1,6 +1,7 @@
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
-import { loadServiceConfig } from '../src/config';
+import { parseConfig } from '@lingua/config';
+import { flashcardsConfigSchema, loadServiceConfig } from '../src/config';
 import { call, sampleCard, startFlashcards, stopFlashcards, tokenFor } from './support';
 
 let service: RunningService;
@@ -31,13 +32,12 @@ describe('development mode: anonymous Group B callers', () => {
     expect(res.body.error).toMatchObject({ code: 'AUTH003' });
   });
 
-  it('When NODE_ENV is production, Then the dev flag is ignored', () => {
-    const config = loadServiceConfig({
-      NODE_ENV: 'production',
-      FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40),
-      FLASHCARDS_DEV_ANONYMOUS_USER: 'true',
-    });
-    expect(config.devAnonymousUser).toBe(false);
+  it('When NODE_ENV is production, Then the dev flag is refused, naming the variable', () => {
+    const production = { NODE_ENV: 'production', FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40) };
+    expect(() =>
+      parseConfig(flashcardsConfigSchema, { ...production, FLASHCARDS_DEV_ANONYMOUS_USER: 'true' }),
+    ).toThrow(/FLASHCARDS_DEV_ANONYMOUS_USER: must not be true when NODE_ENV=production/);
+    expect(parseConfig(flashcardsConfigSchema, production).devAnonymousUser).toBe(false);
     expect(loadServiceConfig({ FLASHCARDS_DEV_ANONYMOUS_USER: 'true' }).devAnonymousUser).toBe(true);
     expect(loadServiceConfig({}).devAnonymousUser).toBe(false);
   });
