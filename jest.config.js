@@ -21,10 +21,11 @@ module.exports = {
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
-  // OPENAPI_CONFORMANCE=<dir>: every JSON answer is checked against the OpenAPI document (report)
+  // every JSON answer is checked against the OpenAPI document: in the whole suite (a gate in
+  // test/global-teardown.js), or with OPENAPI_CONFORMANCE=<dir> (a report)
   setupFilesAfterEnv: ['<rootDir>/test/openapi-recorder.setup.ts'],
   // fails the run when anything it made is still there
-  globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
   reporters: ['default', '<rootDir>/libs/testing/src/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,

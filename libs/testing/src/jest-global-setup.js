@@ -12,7 +12,27 @@ function reachable(url, fallbackPort) {
   });
 }
 
+const os = require('node:os');
+const path = require('node:path');
+
+/** True for the whole suite (`npm test`): no test path and no name filter on the command line. */
+function wholeSuite() {
+  return process.argv
+    .slice(2)
+    .every((arg) => arg.startsWith('-') && !/^(-t|--testNamePattern|--testPathPattern)/.test(arg));
+}
+
 module.exports = async function globalSetup() {
+  // The whole suite checks every JSON answer against the OpenAPI document and, at the end, that
+  // every documented operation had a matching answer (global teardown). A run of a few files
+  // would leave most operations unexercised, so it records only when asked (OPENAPI_CONFORMANCE).
+  if (wholeSuite() && !process.env.OPENAPI_CONFORMANCE) {
+    process.env.OPENAPI_CONFORMANCE = path.join(
+      os.tmpdir(),
+      `lingua-conformance-${process.pid}-${Date.now()}`,
+    );
+    process.env.OPENAPI_CONFORMANCE_GATE = '1';
+  }
   // every unique name of this run carries its id, so the global teardown can find what was left
   process.env.LINGUA_TEST_RUN ??= `r${Date.now().toString(36).slice(-4)}${Math.floor(Math.random() * 1296)
     .toString(36)
