@@ -99,8 +99,12 @@ export async function startSubscriptions(
       }
       await service.deps.outbox.flush();
     },
-    /** Every event published before this call has reached the recorder (a marker published after it arrived). */
+    /**
+     * Every event staged before this call has been published (the outbox drained) and has reached the
+     * recorder (a marker published after them arrived).
+     */
     async eventsSettled() {
+      await service.deps.outbox.flush();
       const marker = makeEvent('user.deleted', { userId: uniqueName('marker') });
       await service.deps.publisher.publish(marker);
       await waitFor(() => expect(events.map((e) => e.id)).toContain(marker.id));
