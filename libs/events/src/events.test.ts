@@ -52,8 +52,11 @@ describe('JetStream event bus', () => {
     const consumer = await startDurableConsumer(nats, cfg, options);
     try {
       await waitFor(() => expect(received.map((e) => e.id)).toEqual([event.id]));
-      await new Promise((r) => setTimeout(r, 300));
-      expect(received).toHaveLength(1);
+      // one at a time, in stream order: once a marker published later is handled, a second copy would be too
+      const marker = userCreated('marker');
+      await publisher.publish(marker);
+      await waitFor(() => expect(received.map((e) => e.id)).toContain(marker.id));
+      expect(received.map((e) => e.id)).toEqual([event.id, marker.id]);
       expect(received[0]).toEqual(event);
     } finally {
       await consumer.stop();
@@ -81,8 +84,12 @@ describe('JetStream event bus', () => {
       const event = userCreated('bob');
       await publisher.publish(event);
       await waitFor(() => expect(handled).toEqual([event.id]));
-      await new Promise((r) => setTimeout(r, 1_100)); // outlive the server-side window (NATS clock, not ours)
-      expect((await publisher.publish(event)).duplicate).toBe(false);
+      // republish until the server-side window (NATS clock, not ours) has passed: inside it each try is
+      // dropped as a duplicate, so exactly one copy gets through
+      await waitFor(async () => expect((await publisher.publish(event)).duplicate).toBe(false), {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
       const marker = userCreated('marker');
       await publisher.publish(marker);
       await waitFor(() => expect(handled).toEqual([event.id, marker.id]));
