@@ -40,7 +40,9 @@ describe('transactional outbox', () => {
       await Users.create({ _id: 'u-1', email: 'a@b.co', ...stageEvents(event).fields });
       relay.start();
       // the relay tries and fails (twice: the first attempt and a retry) while the broker is down
-      await waitFor(() => expect(failures.mock.calls.length).toBeGreaterThanOrEqual(2), { timeoutMs: 15_000 });
+      await waitFor(() => expect(failures.mock.calls.length).toBeGreaterThanOrEqual(2), {
+        timeoutMs: 15_000,
+      });
       const pending = await Users.collection.findOne({ _id: 'u-1' as never });
       expect(pending?._outboxPending).toBe(true);
       expect(pending?._outbox).toHaveLength(1);
