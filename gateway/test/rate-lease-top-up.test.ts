@@ -33,13 +33,14 @@ describe('a busy caller served from memory while its lease is topped up', () => 
         decision = await limiters.consume('catalogue-free', 'user-1');
       }
       if (!decision.exceeded) served++;
-      // a request arrives every millisecond or so: a top-up has time to land between them
-      await new Promise((r) => setTimeout(r, 1));
+      // the next request arrives one Redis round trip later (a PING on the limiters' connection, answered
+      // in order after a top-up sent before it), not after a fixed 1 ms that a loaded machine may not honour
+      await redis.client.ping();
     }
     expect(served).toBe(400);
-    // a lease of 64 is topped up with 16 points (16 ms here) to spare, so a request waits for Redis
-    // only when a top-up is slower than that (a loaded machine: seen once in a full run); without
-    // top-ups, a lease running out every 64 of the last 300 requests makes it at least 4
+    // a lease of 64 is topped up with 16 points (16 round trips here) to spare, so a request waits for
+    // Redis only when a top-up is slower than 16 round trips; without top-ups, a lease running out
+    // every 64 of the last 300 requests makes it at least 4
     expect(waitedForRedis).toBeLessThan(4);
 
     // the points held are given back on release: Redis has counted exactly the 400 served

@@ -199,17 +199,17 @@ describe('the whole stack', () => {
 
     let refresh = first.refreshToken;
     let access = first.accessToken;
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const status = await call('/api/v1/subscriptions/status', { headers: json(access) });
-      const renewed = await call('/api/v1/auth/refresh', { method: 'POST', headers: json(refresh) });
-      expect(renewed.res.status).toBe(200);
-      ({ accessToken: access, refreshToken: refresh } = renewed.body.data);
-      const claims = JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString());
-      if (status.body.data?.subscription_status?.is_active && claims.role === 'subscriber') break;
-      if (Date.now() > deadline) throw new Error(`not attached in time: ${JSON.stringify(status.body)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(
+      async () => {
+        const status = await call('/api/v1/subscriptions/status', { headers: json(access) });
+        const renewed = await call('/api/v1/auth/refresh', { method: 'POST', headers: json(refresh) });
+        expect(renewed.res.status).toBe(200);
+        ({ accessToken: access, refreshToken: refresh } = renewed.body.data);
+        const claims = JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString());
+        expect([status.body.data?.subscription_status?.is_active, claims.role]).toEqual([true, 'subscriber']);
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
     const advanced = await call('/api/v1/dialogues/advanced', { headers: json(access) });
     expect(advanced.res.status).toBe(200);
     expect(advanced.body).toMatchObject({ success: true });

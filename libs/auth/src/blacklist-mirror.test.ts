@@ -18,14 +18,22 @@ const eventually = (check: () => boolean | Promise<boolean>, timeoutMs: number) 
 describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', () => {
   let redis: RedisHandle;
   let writer: RedisHandle;
-  let mirror: BlacklistMirror;
+  /** Each test starts its own mirror; every one started is stopped after the test. */
+  const started: BlacklistMirror[] = [];
+  const startMirror = async (...args: Parameters<typeof createBlacklistMirror>) => {
+    const m = await createBlacklistMirror(...args);
+    started.push(m);
+    return m;
+  };
 
   beforeAll(async () => {
     redis = await connectRedis(redisUrl());
     writer = await connectRedis(redisUrl()); // another process's client (the identity service)
   });
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((m) => m.stop()));
+  });
   afterAll(async () => {
-    await mirror?.stop();
     await redis.close();
     await writer.close();
   });
@@ -33,7 +41,7 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
   it('When a token (its jti) was revoked before the mirror started, Then the mirror knows it from the index', async () => {
     const early = someJti();
     await createTokenBlacklist(writer.client).revoke(early, inAnHour());
-    mirror = await createBlacklistMirror(redis.client);
+    const mirror = await startMirror(redis.client);
     expect(mirror.live).toBe(true);
     await expect(mirror.isRevoked(early)).resolves.toBe(true);
     await expect(mirror.isRevoked(someJti())).resolves.toBe(false);
@@ -43,12 +51,13 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
   });
 
   it('When another client revokes a jti, Then the mirror answers true from memory, without asking Redis', async () => {
+    const mirror = await startMirror(redis.client);
     const jti = someJti();
     await createTokenBlacklist(writer.client).revoke(jti, inAnHour());
     await eventually(() => mirror.isRevoked(jti), 2_000);
     // with the shared connection closed, an answer can only come from memory
     const probe = await connectRedis(redisUrl());
-    const mirrorOfProbe = await createBlacklistMirror(probe.client);
+    const mirrorOfProbe = await startMirror(probe.client);
     await mirrorOfProbe.isRevoked(jti); // loaded while connected
     const other = someJti();
     await createTokenBlacklist(writer.client).revoke(other, inAnHour());
@@ -56,12 +65,11 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
     await probe.client.close(); // the main connection is gone, the subscription is not
     await expect(mirrorOfProbe.isRevoked(other)).resolves.toBe(true);
     await expect(mirrorOfProbe.isRevoked(someJti())).resolves.toBe(false);
-    await mirrorOfProbe.stop();
   });
 
   it('When the revocation has expired, Then the token is no longer reported', async () => {
     const clock = new TestClock(new Date());
-    const own = await createBlacklistMirror(redis.client, { clock });
+    const own = await startMirror(redis.client, { clock });
     const jti = someJti();
     await createTokenBlacklist(writer.client, clock).revoke(
       jti,
@@ -70,7 +78,6 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
     await eventually(() => own.isRevoked(jti), 2_000);
     clock.advance(61_000);
     await expect(own.isRevoked(jti)).resolves.toBe(false);
-    await own.stop();
   });
 });
 

@@ -7,6 +7,8 @@ export {
   BLACKLIST_CHANNEL,
 } from './token-blacklist';
 export { createBlacklistMirror } from './blacklist-mirror';
+export { mirroredBlacklist } from './mirrored-blacklist';
+export type { BlacklistWarnings } from './mirrored-blacklist';
 export { rememberedTokens, rememberedVerifier } from './remembered-tokens';
 export type { VerifiedToken } from './remembered-tokens';
 export type { BlacklistMirror, BlacklistMirrorOptions } from './blacklist-mirror';

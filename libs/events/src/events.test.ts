@@ -52,8 +52,11 @@ describe('JetStream event bus', () => {
     const consumer = await startDurableConsumer(nats, cfg, options);
     try {
       await waitFor(() => expect(received.map((e) => e.id)).toEqual([event.id]));
-      await new Promise((r) => setTimeout(r, 300));
-      expect(received).toHaveLength(1);
+      // one at a time, in stream order: once a marker published later is handled, a second copy would be too
+      const marker = userCreated('marker');
+      await publisher.publish(marker);
+      await waitFor(() => expect(received.map((e) => e.id)).toContain(marker.id));
+      expect(received.map((e) => e.id)).toEqual([event.id, marker.id]);
       expect(received[0]).toEqual(event);
     } finally {
       await consumer.stop();
@@ -81,8 +84,12 @@ describe('JetStream event bus', () => {
       const event = userCreated('bob');
       await publisher.publish(event);
       await waitFor(() => expect(handled).toEqual([event.id]));
-      await new Promise((r) => setTimeout(r, 1_100)); // outlive the server-side window (NATS clock, not ours)
-      expect((await publisher.publish(event)).duplicate).toBe(false);
+      // republish until the server-side window (NATS clock, not ours) has passed: inside it each try is
+      // dropped as a duplicate, so exactly one copy gets through
+      await waitFor(async () => expect((await publisher.publish(event)).duplicate).toBe(false), {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
       const marker = userCreated('marker');
       await publisher.publish(marker);
       await waitFor(() => expect(handled).toEqual([event.id, marker.id]));
@@ -148,6 +155,9 @@ describe('JetStream event bus', () => {
     const cfg = isolatedBus();
     await ensureStreams(nats.jsm, cfg);
     const publisher = createEventPublisher(nats, cfg);
+    // each handler runs until the test opens the gates, so the overlap does not depend on timing
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (open = r));
     const run = async (durable: string, concurrency?: number) => {
       let running = 0;
       let peak = 0;
@@ -159,18 +169,27 @@ describe('JetStream event bus', () => {
         ...(concurrency && { concurrency }),
         handler: async (e) => {
           peak = Math.max(peak, ++running);
-          await new Promise((r) => setTimeout(r, 100));
+          await gate;
           running--;
           done.push(e.id);
         },
       });
-      return { consumer, done, peak: () => peak };
+      return { consumer, done, running: () => running, peak: () => peak };
     };
     const parallel = await run('parallel', 4);
     const serial = await run('serial');
     try {
       const events = Array.from({ length: 8 }, (_, i) => userCreated(`p${i}`));
       await Promise.all(events.map((e) => publisher.publish(e)));
+      await waitFor(() => expect([parallel.running(), serial.running()]).toEqual([4, 1]));
+      // all 8 were delivered to each consumer's client while the handlers hold: a fifth (a second)
+      // would have started from what the client holds
+      for (const durable of ['parallel', 'serial'])
+        await waitFor(async () =>
+          expect((await nats.jsm.consumers.info(cfg.streamName, durable)).num_pending).toBe(0),
+        );
+      expect([parallel.running(), serial.running()]).toEqual([4, 1]);
+      open();
       await waitFor(() => expect(parallel.done).toHaveLength(8));
       await waitFor(() => expect(serial.done).toHaveLength(8));
       expect(parallel.peak()).toBe(4);
@@ -183,6 +202,7 @@ describe('JetStream event bus', () => {
           expect(info.num_ack_pending + info.num_pending).toBe(0);
         });
     } finally {
+      open();
       await parallel.consumer.stop();
       await serial.consumer.stop();
     }
@@ -191,10 +211,14 @@ describe('JetStream event bus', () => {
   it('When events share an ordering key, Then they are handled one after the other in stream order, while other keys run alongside', async () => {
     const cfg = isolatedBus();
     await ensureStreams(nats.jsm, cfg);
+    const started: string[] = [];
     const finished: string[] = [];
-    let running = 0;
-    let peak = 0;
-    const slowFirst: Record<string, number> = { a1: 150, a2: 50, a3: 0, b1: 100, c1: 100 };
+    // each handler runs until the test releases it, so what runs at once is decided by the test, not by timing
+    const gates = new Map<string, () => void>();
+    const release = (name: string) => {
+      expect(gates.has(name)).toBe(true);
+      gates.get(name)!();
+    };
     const consumer = await startDurableConsumer(nats, cfg, {
       durable: 'ordered',
       events: ['user.created'],
@@ -203,9 +227,8 @@ describe('JetStream event bus', () => {
       orderingKey: (e) => (e.data as { userId: string }).userId,
       handler: async (e) => {
         const name = (e.data as { username: string }).username;
-        peak = Math.max(peak, ++running);
-        await new Promise((r) => setTimeout(r, slowFirst[name]));
-        running--;
+        started.push(name);
+        await new Promise<void>((r) => gates.set(name, r));
         finished.push(name);
       },
     });
@@ -220,9 +243,16 @@ describe('JetStream event bus', () => {
         });
       for (const e of [ev('A', 'a1'), ev('B', 'b1'), ev('A', 'a2'), ev('C', 'c1'), ev('A', 'a3')])
         await publisher.publish(e);
+      // c1 comes after a2 in the stream: once c1 runs, a2 was read and held back while a1 runs
+      await waitFor(() => expect([...started].sort()).toEqual(['a1', 'b1', 'c1']));
+      release('a1');
+      await waitFor(() => expect(started).toContain('a2'));
+      expect(started).not.toContain('a3');
+      release('a2');
+      await waitFor(() => expect(started).toContain('a3'));
+      for (const name of ['a3', 'b1', 'c1']) release(name);
       await waitFor(() => expect(finished).toHaveLength(5));
       expect(finished.filter((n) => n.startsWith('a'))).toEqual(['a1', 'a2', 'a3']);
-      expect(peak).toBeGreaterThanOrEqual(3); // a1, b1 and c1 at once
     } finally {
       await consumer.stop();
     }

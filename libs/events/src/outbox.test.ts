@@ -17,10 +17,13 @@ describe('transactional outbox', () => {
     const nats = await connectNats(broker.url, { name: 'outbox-test', timeoutMs: 1_000 });
     const cfg = eventBusConfig();
     await ensureStreams(nats.jsm, cfg);
+    // the relay's own failure report is the signal that it tried while the broker was down
+    const relayLogger = silentLogger('outbox-relay');
+    const failures = jest.spyOn(relayLogger, 'warn');
     const relay = new OutboxRelay({
       publisher: createEventPublisher(nats, cfg),
       collections: [Users.collection],
-      logger,
+      logger: relayLogger,
       intervalMs: 100,
     });
     const received: AnyDomainEvent[] = [];
@@ -36,7 +39,10 @@ describe('transactional outbox', () => {
       });
       await Users.create({ _id: 'u-1', email: 'a@b.co', ...stageEvents(event).fields });
       relay.start();
-      await new Promise((r) => setTimeout(r, 1_500)); // the relay tries and fails while the broker is down
+      // the relay tries and fails (twice: the first attempt and a retry) while the broker is down
+      await waitFor(() => expect(failures.mock.calls.length).toBeGreaterThanOrEqual(2), {
+        timeoutMs: 15_000,
+      });
       const pending = await Users.collection.findOne({ _id: 'u-1' as never });
       expect(pending?._outboxPending).toBe(true);
       expect(pending?._outbox).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { createAssertionVerifier, systemClock, type Clock } from '@lingua/auth';
+import { createAssertionVerifier, mirroredBlacklist, systemClock, type Clock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
@@ -15,7 +15,6 @@ import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscr
 import { registerFlashcardsGrpc } from './entry-points/grpc/flashcards.grpc';
 import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
-import { mirroredBlacklist } from './entry-points/http/mirrored-blacklist';
 import { registerHttpRoutes } from './entry-points/http';
 import { flashcardsIndexes } from './data-access/indexes';
 

@@ -434,7 +434,14 @@ describe('subscription events', () => {
     );
     await h.service.deps.publisher.publish(stale);
     await eventually(() => expect(h.events.some((e) => e.id === stale.id)).toBe(true));
-    await new Promise((r2) => setTimeout(r2, 300));
+    // identity's consumer has handled (acked) everything published so far, the stale event included
+    await eventually(async () => {
+      const info = await h.service.deps.nats.jsm.consumers.info(
+        h.service.deps.bus.streamName,
+        'identity-subscription-changed',
+      );
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+    });
     const doc = await userModel(h.service.deps.mongo.connection).findById(u.userId).lean();
     expect(doc?.role).toBe('subscriber');
   });

@@ -82,8 +82,18 @@ it('When the service dies after sending a first attempt and before recording it,
         attempts: 1,
       }),
     );
-    await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.received).toHaveLength(2);
+    // signals that nothing more is coming: the event is acked, and a later test delivery to the same
+    // endpoint, sent by a worker scan (oldest due first), arrives after it
+    await waitFor(async () => {
+      const info = await service!.deps.nats.jsm.consumers.info(service!.deps.bus.streamName, 'notifications');
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+    });
+    const later = await call(service, 'POST', `/api/webhooks/${ep.id}/test`, { headers: user.auth });
+    await waitFor(() =>
+      expect(receiver.received.map((x) => x.headers['webhook-id'])).toContain(later.body.data.eventId),
+    );
+    expect(receiver.received.filter((x) => x.headers['webhook-id'] === event.id)).toHaveLength(2);
+    expect(receiver.received).toHaveLength(3);
   } finally {
     child?.kill('SIGKILL');
     await nats.close();

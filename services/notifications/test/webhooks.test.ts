@@ -30,6 +30,33 @@ async function receiver(port?: number) {
 
 type User = ReturnType<typeof tokenFor>;
 
+/** Every event published so far has been handled and acknowledged by the service's consumer. */
+const eventsHandled = (svc: RunningService = service) =>
+  waitFor(async () => {
+    const info = await svc.deps.nats.jsm.consumers.info(svc.deps.bus.streamName, 'notifications');
+    expect(info.num_pending + info.num_ack_pending).toBe(0);
+  });
+
+/**
+ * A positive signal that the delivery worker has scanned for due attempts after this point: a test
+ * delivery to a separate marker endpoint is queued (not sent from the consumer) and is sent only by a
+ * scan; the scan reads due attempts oldest first, so any attempt due before it would be taken too.
+ */
+async function workerScannedSince(user: User, svc: RunningService = service) {
+  const marker = await receiver();
+  const ep = (
+    await call(svc, 'POST', '/api/webhooks', {
+      headers: user.auth,
+      body: { url: marker.url, events: ['user.deleted'] },
+    })
+  ).body.data as { id: string };
+  const sent = await call(svc, 'POST', `/api/webhooks/${ep.id}/test`, { headers: user.auth });
+  expect(sent.status).toBeLessThan(300);
+  await waitFor(() =>
+    expect(marker.received.map((x) => x.headers['webhook-id'])).toContain(sent.body.data.eventId),
+  );
+}
+
 async function register(user: User, url: string, body: Record<string, unknown> = {}) {
   const res = await call(service, 'POST', '/api/webhooks', {
     headers: user.auth,
@@ -177,7 +204,8 @@ describe('webhook delivery', () => {
     await waitFor(async () =>
       expect((await deliveries(user, ep.id)).every((d) => d.status === 'succeeded')).toBe(true),
     );
-    await new Promise((res) => setTimeout(res, 300)); // a queued duplicate would be sent after its ack
+    // a queued duplicate would be sent by the worker: once a scan after the acks has run, it would be there
+    await workerScannedSince(user);
     expect(r.received.filter((x) => x.headers['webhook-id'] === ev.id)).toHaveLength(1);
     expect((await deliveries(user, ep.id)).filter((d) => d.eventId === ev.id)).toHaveLength(1);
   });
@@ -198,7 +226,7 @@ describe('webhook delivery', () => {
 
     // not before it is due
     clock.advance(RETRY_DELAYS_MS[0] - 1_000);
-    await new Promise((res) => setTimeout(res, 300));
+    await workerScannedSince(user);
     expect(r.received).toHaveLength(1);
 
     // the receiver goes down: the second attempt fails to connect
@@ -354,7 +382,9 @@ describe('webhook delivery', () => {
     const e = await call(service, 'GET', `/api/webhooks/${mine.id}`, { headers: admin.auth });
     expect(e.body.data).toMatchObject({ enabled: false, disabledReason: 'account_deleted' });
     await userCreated(user.sub);
-    await new Promise((res) => setTimeout(res, 500));
+    // the event has been handled (acked) and a worker scan has run since: a delivery would exist and be sent
+    await eventsHandled();
+    await workerScannedSince(admin);
     expect(own.received).toHaveLength(0);
     expect(await deliveries(admin, mine.id)).toEqual([]);
   });
@@ -490,7 +520,10 @@ describe('webhook delivery across restarts and replicas', () => {
           timeoutMs: 90_000,
         },
       );
-      await new Promise((res) => setTimeout(res, 300));
+      // every event acked, and both replicas' workers have scanned since: a duplicate would have been sent
+      await eventsHandled(a.service);
+      await workerScannedSince(admin, a.service);
+      await workerScannedSince(admin, b.service);
       expect(r.received).toHaveLength(40);
     } finally {
       await b.service.stop();

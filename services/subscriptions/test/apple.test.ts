@@ -228,8 +228,8 @@ describe('App Store (signed transactions and notifications V2)', () => {
       status: 'cancelled',
       userRole: 'user',
     });
-    // nothing more arrives for the replay
-    await new Promise((r) => setTimeout(r, 300));
+    // nothing more arrives for the replay: its writes are published and a later marker is recorded
+    await h.eventsSettled();
     expect(h.eventsFor(id)).toHaveLength(2);
   });
 

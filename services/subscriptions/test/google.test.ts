@@ -441,7 +441,7 @@ describe('Google Play plan changes (a new purchase token linked to the old one)'
     purchase(oldToken, { days: 10, autoRenew: false });
     expect((await notify(oldToken, 3)).body.data.outcome).toBe('applied');
     expect([(await stored(oldToken))!._v, (await stored(newToken))!._v]).toEqual(versions);
-    await new Promise((r) => setTimeout(r, 500));
+    await h.eventsSettled(); // everything staged so far published, and a later marker recorded
     expect([h.eventsFor(oldId).length, h.eventsFor(newId).length]).toEqual([2, 1]);
   });
 
@@ -494,7 +494,7 @@ describe('Google Play plan changes (a new purchase token linked to the old one)'
     );
     const newId = all.find((d) => d.storeKey === `google:${newToken}`)!._id;
     await until(() => h.eventsFor(oldId).length >= 2 && h.eventsFor(newId).length >= 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await h.eventsSettled(); // a duplicate staged by a racing writer would be recorded before the marker
     expect(h.eventsFor(oldId).map((e) => (e.data as { change?: string }).change ?? e.event)).toEqual([
       'subscription.created',
       'replaced',

@@ -1,6 +1,6 @@
 import type { RunningService } from '@lingua/bootstrap';
-import { startService } from '@lingua/bootstrap';
-import type { AnyDomainEvent } from '@lingua/contracts';
+import { type PeriodicTask, startService } from '@lingua/bootstrap';
+import { type AnyDomainEvent, makeEvent } from '@lingua/contracts';
 import { type RunningConsumer, startDurableConsumer } from '@lingua/events';
 import {
   httpCall,
@@ -42,9 +42,17 @@ export async function startSubscriptions(
   const config =
     replicaOf?.config ??
     loadServiceConfig(isolatedServiceEnv({ SUBSCRIPTIONS_SWEEP_INTERVAL_MS: '100', ...env }));
-  const service: RunningService<SubscriptionsConfig> = await startService(
-    defineSubscriptionsService(config, { clock }),
-  );
+  const definition = defineSubscriptionsService(config, { clock });
+  // the periodic workers (the expiry sweep), kept so a test can wait for a whole run of them
+  const workers: PeriodicTask[] = [];
+  const service: RunningService<SubscriptionsConfig> = await startService({
+    ...definition,
+    workers: (deps) => {
+      const started = definition.workers?.(deps) ?? [];
+      for (const w of started) if ('runNow' in w) workers.push(w as PeriodicTask);
+      return started;
+    },
+  });
   const events: AnyDomainEvent[] = [];
   const recorder: RunningConsumer = await startDurableConsumer(service.deps.nats, service.deps.bus, {
     durable: uniqueName('recorder'),
@@ -79,6 +87,27 @@ export async function startSubscriptions(
         365 * 86_400,
       );
       return { id: caller.sub, token: caller.token, auth: caller.headers };
+    },
+    /**
+     * A positive signal that this replica's background work since now is done: a whole sweep run that
+     * started after this call (the first runNow() waits out a run under way), then the outbox drained.
+     */
+    async sweepsSettled() {
+      for (const w of workers) {
+        await w.runNow();
+        await w.runNow();
+      }
+      await service.deps.outbox.flush();
+    },
+    /**
+     * Every event staged before this call has been published (the outbox drained) and has reached the
+     * recorder (a marker published after them arrived).
+     */
+    async eventsSettled() {
+      await service.deps.outbox.flush();
+      const marker = makeEvent('user.deleted', { userId: uniqueName('marker') });
+      await service.deps.publisher.publish(marker);
+      await waitFor(() => expect(events.map((e) => e.id)).toContain(marker.id));
     },
     eventsFor: (subscriptionId: string) =>
       events.filter((e) => (e.data as { subscriptionId?: string }).subscriptionId === subscriptionId),

@@ -31,8 +31,10 @@ describe('two replicas', () => {
       await until(() =>
         ids.every((id) => a.eventsFor(id).some((e) => (e.data as { change?: string }).change === 'expired')),
       );
-      // both sweeps ran many times meanwhile; give any duplicate time to show up
-      await new Promise((r) => setTimeout(r, 1_500));
+      // a whole sweep of each replica ran after the expiries and its events were published, and a
+      // marker published after them was recorded: a duplicate expiry would be recorded by now
+      await Promise.all([a.sweepsSettled(), b.sweepsSettled()]);
+      await a.eventsSettled();
       for (const id of ids)
         expect(
           a.eventsFor(id).filter((e) => (e.data as { change?: string }).change === 'expired'),

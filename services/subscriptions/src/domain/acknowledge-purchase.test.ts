@@ -1,5 +1,5 @@
 import { shouldAcknowledge } from './acknowledge-purchase';
-import { storePurchase } from './purchase.fixture';
+import { storePurchase } from '../../test/support/purchase.fixture';
 import { DAY_MS, type StorePurchase, type Subscription } from './subscription';
 
 const now = new Date('2026-06-01T00:00:00Z');

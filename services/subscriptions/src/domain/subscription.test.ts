@@ -1,4 +1,4 @@
-import { storePurchase } from './purchase.fixture';
+import { storePurchase } from '../../test/support/purchase.fixture';
 import { featureAccess } from './access';
 import { offerIneligibility } from './plans-offers.use-case';
 import {

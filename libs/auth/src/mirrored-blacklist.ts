@@ -1,23 +1,23 @@
-import {
-  type BlacklistMirror,
-  type Clock,
-  createBlacklistMirror,
-  createTokenBlacklist,
-  type TokenBlacklist,
-} from '@lingua/auth';
-import type { Logger } from '@lingua/logger';
 import type { RedisClient } from '@lingua/redis';
+import { type BlacklistMirror, createBlacklistMirror } from './blacklist-mirror';
+import type { Clock } from './clock';
+import { createTokenBlacklist, type TokenBlacklist } from './token-blacklist';
+
+/** What the blacklist reports through (a pino logger fits). */
+export interface BlacklistWarnings {
+  warn(details: { err: unknown }, message: string): unknown;
+}
 
 /**
- * The token blacklist as the gateway reads it: revocations mirrored in memory (createBlacklistMirror:
- * pub/sub plus the index, asking Redis itself whenever the mirror is not known to be complete), so a
- * request costs no Redis round trip for it — that round trip was a visible share of a due request.
- * Until the mirror is up (and if it cannot start) every check asks Redis, as before.
+ * The token blacklist for a service that checks every request: revocations mirrored in memory
+ * (createBlacklistMirror: pub/sub plus the index, asking Redis itself whenever the mirror is not known
+ * to be complete), so a request costs no Redis round trip for it. Until the mirror is up (and if it
+ * cannot start) every check asks Redis.
  */
 export function mirroredBlacklist(
   redis: RedisClient,
   clock: Clock,
-  logger: Logger,
+  logger: BlacklistWarnings,
 ): TokenBlacklist & { stop(): Promise<void> } {
   const direct = createTokenBlacklist(redis, clock);
   let mirror: BlacklistMirror | undefined;

@@ -1,4 +1,4 @@
-import { DAY_MS, type StorePurchase } from './subscription';
+import { DAY_MS, type StorePurchase } from '../../src/domain/subscription';
 
 /** A 30-day paid store purchase made at `now`, for the domain's unit tests. */
 export const storePurchase = (now: Date, o: Partial<StorePurchase> = {}): StorePurchase => ({
