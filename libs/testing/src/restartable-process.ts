@@ -1,10 +1,44 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+/** The kernel's range for outgoing connections' local ports (Linux), where freePort never looks. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (lo && hi) return [lo, hi];
+  } catch {
+    /* not Linux */
+  }
+  return [32768, 60999];
+}
+
+const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+
+/**
+ * A port a test may give a process to listen on. Taken at random below the ephemeral range: a
+ * port the kernel handed out (`listen(0)`) is soon handed out again as the local port of some
+ * outgoing connection (the suite opens thousands to Redis, NATS and the database), and a process
+ * told to listen there later finds it taken (seen: EADDRINUSE in the deployment contract test).
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  const high = Math.max(low + 1000, ephemeralLow - 1);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await bindable(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as net.AddressInfo;
