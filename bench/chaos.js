@@ -111,22 +111,9 @@ async function virtualUser(base, control) {
   return user;
 }
 
-async function waitReady(url, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(200);
-  }
-  throw new Error(`not ready: ${url}`);
-}
-
 async function main() {
   const cluster = await startCluster({ quiet: true });
-  const { processes, services, restart } = cluster;
+  const { services, restart } = cluster;
   const phases = [
     ['warm-up', async () => sleep(PHASE_MS)],
     [
@@ -144,14 +131,7 @@ async function main() {
     ],
     [
       'restart one NATS node',
-      async () => {
-        const node = cluster.natsNodes[1];
-        const p = processes.get(`nats-${node.name}`);
-        await p.stop('SIGTERM');
-        await sleep(2000);
-        p.start();
-        await waitReady(`http://127.0.0.1:${node.monitor}/healthz?js-enabled-only=true`);
-      },
+      async () => restart(`nats-${cluster.natsNodes[1].name}`, 'SIGTERM', { downMs: 2000 }),
     ],
     ['cool-down', async () => sleep(PHASE_MS / 2)],
   ];

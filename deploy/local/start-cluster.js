@@ -235,15 +235,26 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
   const readyUrl = (label) => {
     const [name, n] = label.split('-');
     const i = Number(n) - 1;
+    if (name === 'nats') {
+      const node = NATS_NODES.find((x) => x.name === n);
+      return `http://127.0.0.1:${node.monitor}/healthz?js-enabled-only=true`;
+    }
     if (name === 'gateway') return `http://127.0.0.1:${GATEWAY_PORTS[i]}/health/ready`;
     return `http://127.0.0.1:${replicaPort(SERVICES.find(([s]) => s === name)[2], i)}/health/ready`;
   };
   /**
    * A pod's restart as Kubernetes does it: SIGTERM (graceful) takes the replica out of rotation
-   * first; SIGKILL only after the fact, as failed probes would. Back in rotation once ready.
+   * first; SIGKILL only after the fact, as failed probes would. Back in rotation once ready. A NATS
+   * node (`nats-n2`) is in no rotation; `downMs` keeps it stopped that long before it starts again.
    */
-  const restart = async (label, signal = 'SIGTERM') => {
+  const restart = async (label, signal = 'SIGTERM', { downMs = 0 } = {}) => {
     const p = processes.get(label);
+    if (label.startsWith('nats-')) {
+      await p.stop(signal);
+      await new Promise((r) => setTimeout(r, downMs));
+      p.start();
+      return waitFor(label, () => httpOk(readyUrl(label)), 60_000);
+    }
     if (signal === 'SIGTERM') {
       down.add(label);
       reload();

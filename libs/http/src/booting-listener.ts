@@ -1,19 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError } from '@lingua/errors';
-import { errorBodyForPath } from './envelopes';
+import { answerJson, errorBodyForPath } from './envelopes';
 
 const RETRY_AFTER_S = '5';
-
-function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
-}
 
 /**
  * What a service answers while it waits for its dependencies (it listens at once, so that liveness
@@ -25,9 +14,9 @@ export function bootingListener(service: string, waitingFor: () => string): Requ
     const path = (req.url ?? '/').split('?')[0];
     const timestamp = new Date().toISOString();
     if (path === '/health/live')
-      return answer(res, 200, { status: 'ok', service, starting: true, timestamp });
+      return answerJson(res, 200, { status: 'ok', service, starting: true, timestamp });
     if (path === '/health/ready')
-      return answer(res, 503, {
+      return answerJson(res, 503, {
         service,
         status: 'starting',
         ready: false,
@@ -37,7 +26,7 @@ export function bootingListener(service: string, waitingFor: () => string): Requ
     const err = new AppError('SERVICE_UNAVAILABLE', `${service} is starting; try again shortly`, {
       headers: { 'Retry-After': RETRY_AFTER_S },
     });
-    answer(res, 503, errorBodyForPath(path ?? '/', err), { 'retry-after': RETRY_AFTER_S });
+    answerJson(res, 503, errorBodyForPath(path ?? '/', err), { 'retry-after': RETRY_AFTER_S });
     req.resume();
   };
 }

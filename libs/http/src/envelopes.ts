@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import { type AppError, catalogueCodeOf } from '@lingua/errors';
 import { currentRequestContext } from '@lingua/logger';
@@ -76,4 +77,24 @@ export function sendSuccess(
 ) {
   const style = options.style ?? (res.locals.envelopeStyle as EnvelopeStyle | undefined) ?? 'catalogue';
   res.status(options.status ?? 200).json(successBody(style, data, options.message));
+}
+
+/**
+ * A JSON answer written on plain node:http, for the answers given outside express (shed, still
+ * starting): never cached, with its length.
+ */
+export function answerJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { AppError } from '@lingua/errors';
-import { errorBodyForPath } from './envelopes';
+import { answerJson, errorBodyForPath } from './envelopes';
 
 /** Health probes are never shed; cheap reads are shed after everything else. */
 export type Priority = 'critical' | 'read' | 'normal';
@@ -135,14 +135,7 @@ export function answerShed(req: IncomingMessage, res: ServerResponse): void {
   const err = new AppError('SERVICE_UNAVAILABLE', 'The server is busy; try again shortly', {
     headers: { 'Retry-After': RETRY_AFTER_S },
   });
-  const body = JSON.stringify(errorBodyForPath(req.url ?? '/', err));
-  res.writeHead(503, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'retry-after': RETRY_AFTER_S,
-    'cache-control': 'no-store',
-  });
-  res.end(body);
+  answerJson(res, 503, errorBodyForPath(req.url ?? '/', err), { 'retry-after': RETRY_AFTER_S });
   // the request's body, if any, is not read: let the socket drain it
   req.resume();
 }

@@ -1,20 +1,6 @@
-import { Writable } from 'node:stream';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import { createLogger } from '@lingua/logger';
-import { mongoUrl, uniqueName } from '@lingua/testing';
+import { capturedLogger, mongoUrl, uniqueName } from '@lingua/testing';
 import { connectMongo, describeMongoUrl } from './connect';
-
-/** A logger whose lines the test can read. */
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { logger: createLogger('mongo-test', { level: 'info', destination }), lines };
-}
 
 describe('connecting with a full connection string', () => {
   it('When the URL names another database in its path and carries options, Then the service database comes from dbName and the URL is not rewritten', async () => {
@@ -37,7 +23,7 @@ describe('connecting with a full connection string', () => {
   });
 
   it('When the hosts do not answer, Then the log names every host it tried and the connection fails within the selection timeout', async () => {
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLogger('mongo-test');
     const url = 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0';
     await expect(
       connectMongo(url, uniqueName('mongo_nowhere'), { serverSelectionTimeoutMS: 300, logger }),

@@ -1,6 +1,4 @@
-import { Writable } from 'node:stream';
-import { createLogger } from '@lingua/logger';
-import { mongoUrl, uniqueName, waitFor } from '@lingua/testing';
+import { capturedLogger, mongoUrl, uniqueName, waitFor } from '@lingua/testing';
 import { connectMongo, type MongoHandle } from './connect';
 import { buildIndexes, ensureIndexes, type IndexSpec } from './indexes';
 
@@ -17,17 +15,6 @@ afterAll(async () => {
 
 const indexesOf = async (collection: string) =>
   (await db.connection.db!.collection(collection).indexes()).filter((i) => i.name !== '_id_');
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { logger: createLogger('indexes-test', { level: 'info', destination }), lines };
-}
 
 describe('indexes from a service list', () => {
   it('When the list is built twice, Then every index exists once, under the name the driver would give it', async () => {
@@ -60,7 +47,7 @@ describe('indexes from a service list', () => {
       { _id: 'a' as never, email: 'same@example.com' },
       { _id: 'b' as never, email: 'same@example.com' },
     ]);
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLogger('indexes-test');
     const build = await buildIndexes(
       db.connection.db!,
       [

@@ -1,4 +1,4 @@
-export { mongoUrl, natsUrl, redisUrl, uniqueName, silentLogger } from './infrastructure';
+export { capturedLogger, mongoUrl, natsUrl, redisUrl, uniqueName, silentLogger } from './infrastructure';
 export { waitFor } from './wait-for';
 export { TestClock } from './test-clock';
 export { startNatsServer } from './nats-server';

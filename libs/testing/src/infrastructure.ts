@@ -24,3 +24,15 @@ export function silentLogger(name = 'test'): Logger {
     destination: new Writable({ write: (_c, _e, cb) => cb() }),
   });
 }
+
+/** A logger at `info` whose lines (parsed JSON) the test can read. */
+export function capturedLogger(name = 'test'): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { logger: createLogger(name, { level: 'info', destination }), lines };
+}

@@ -24,22 +24,28 @@ export interface TestToken {
   headers: Record<string, string>;
 }
 
-/** An access token for a new (or given) user, signed as identity signs them, valid at the clock's time. */
-export function signTestToken(
-  secret: string,
-  user: Partial<AccessTokenInput> = {},
-  clock: Clock = systemClock,
-): TestToken {
+/** The claims of a new (or given) user: a free user with an address and a name from its id. */
+function testUser(user: Partial<AccessTokenInput>): AccessTokenInput {
   const sub = user.sub ?? randomUUID();
-  const { token, claims } = createAccessTokens(secret, clock).sign({
+  return {
     sub,
     email: `${sub}@example.com`,
     username: `u${sub.slice(0, 8)}`,
     role: 'user',
     subscription_status: 'inactive',
     ...user,
-  });
-  return { sub, token, jti: claims.jti, headers: { authorization: `Bearer ${token}` } };
+  };
+}
+
+/** An access token for a new (or given) user, signed as identity signs them, valid at the clock's time. */
+export function signTestToken(
+  secret: string,
+  user: Partial<AccessTokenInput> = {},
+  clock: Clock = systemClock,
+): TestToken {
+  const input = testUser(user);
+  const { token, claims } = createAccessTokens(secret, clock).sign(input);
+  return { sub: input.sub, token, jti: claims.jti, headers: { authorization: `Bearer ${token}` } };
 }
 
 /** The service a test calls directly, as the gateway sees it: its audience and its assertion key. */
@@ -76,19 +82,9 @@ export function signTestCaller(
   clock: Clock = systemClock,
   ttlSeconds?: number,
 ): TestToken {
-  const sub = user.sub ?? randomUUID();
-  const { token, claims } = createAccessTokens(DEV_JWT_SECRET, clock).sign(
-    {
-      sub,
-      email: `${sub}@example.com`,
-      username: `u${sub.slice(0, 8)}`,
-      role: 'user',
-      subscription_status: 'inactive',
-      ...user,
-    },
-    ttlSeconds,
-  );
-  return { sub, token, jti: claims.jti, headers: assertionHeaders(target, token, claims, clock) };
+  const input = testUser(user);
+  const { token, claims } = createAccessTokens(DEV_JWT_SECRET, clock).sign(input, ttlSeconds);
+  return { sub: input.sub, token, jti: claims.jti, headers: assertionHeaders(target, token, claims, clock) };
 }
 
 /**
