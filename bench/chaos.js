@@ -1,88 +1,161 @@
 #!/usr/bin/env node
-// Chaos against the production topology on this machine (deploy/local/start-cluster.js): virtual
-// users, each on its own loopback address, register, sign in, create and review cards and read them
-// back, while in phases every service replica and gateway is restarted one at a time (SIGTERM), one
-// replica of each service is killed (SIGKILL) and a NATS node is restarted. Then it reconciles:
-// every card whose creation was answered 2xx must exist with its word, and every review answered
-// 2xx must be counted on its card. Prints a table per phase and the reconciliation; exits 1 when
-// something acknowledged was lost or a rolling restart cost a request.
-//   npm run chaos                    (CHAOS_USERS=12, CHAOS_PHASE_SECONDS=20)
-//   CHAOS_SHORT=1 npm run chaos      (fewer users and shorter phases, as the test suite runs it)
-// All traffic goes to 127.0.0.0/8 and stops by itself.
+// Chaos against the production topology on this machine (deploy/local/start-cluster.js). Virtual
+// users, each on its own loopback address, register, sign in, register a webhook endpoint, create,
+// review and read cards, import decks, buy a subscription through the sandbox verifier, read their
+// notifications and achievements, while in phases every service replica and gateway is restarted
+// one at a time (SIGTERM), one replica of each service is killed (SIGKILL), and a NATS node, Redis
+// and the database server are restarted. Then it reconciles through the ingress:
+//   - every write answered 2xx is there with its content (cards, reviews, imported words,
+//     subscriptions): 0 lost;
+//   - every domain event of the workload (subscription.created, achievement.unlocked) reached the
+//     webhook receiver, whose Standard Webhooks signature verified; a repeat only with the same
+//     webhook-id; each achievement announced exactly once: 0 lost, 0 double-applied;
+//   - 0 failed requests during the rolling restart; in the SIGKILL phase only non-idempotent
+//     requests in flight at the kill may fail (the gateway retries idempotent ones);
+// and prints p50/p95/p99 per phase, then, after an optional soak, the RSS of every process.
+//   npm run chaos                               (12 users, 20 s phases, a 10-minute soak)
+//   CHAOS_SOAK_SECONDS=0 npm run chaos          (without the soak)
+//   CHAOS_SHORT=1 npm run chaos                 (fewer users, shorter phases, one replica of each
+//                                                restarted, no soak: what the test suite runs)
+//   CHAOS_PORT_BASE=21000                       (consecutive ports from there, own databases)
+// Exits 1 when a check fails. All traffic goes to 127.0.0.0/8 and stops by itself.
+const http = require('node:http');
+const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
-const { Agent, request } = require('undici');
+// undici's own FormData: its fetch does not frame the global one (another undici inside node)
+const { Agent, FormData, fetch: undiciFetch, request } = require('undici');
+const { Blob } = require('node:buffer');
+const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
 
 const SHORT = process.env.CHAOS_SHORT === '1';
 const USERS = Number(process.env.CHAOS_USERS ?? (SHORT ? 6 : 12));
-const PHASE_MS = 1000 * Number(process.env.CHAOS_PHASE_SECONDS ?? (SHORT ? 6 : 20));
+const PHASE_MS = 1000 * Number(process.env.CHAOS_PHASE_SECONDS ?? (SHORT ? 5 : 20));
+const SOAK_MS = 1000 * Number(process.env.CHAOS_SOAK_SECONDS ?? (SHORT ? 0 : 600));
+const PORT_BASE = process.env.CHAOS_PORT_BASE ? Number(process.env.CHAOS_PORT_BASE) : undefined;
+/** How long events may take to reach the receiver once the traffic has stopped. */
+const DELIVERY_DEADLINE_MS = 90_000;
 
 const byte = () => 2 + Math.floor(Math.random() * 250);
 const percentile = (sorted, p) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const failed = (status) => typeof status !== 'number' || status >= 500;
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
 let phase = 'start';
-const records = []; // { phase, method, status, ms, idempotent }
-const cards = []; // { token, agent, id, word, reviews }
+const records = []; // { phase, method, path, status, ms, idempotent }
+const users = [];
+const cards = []; // { user, id, word, reviews }
+const errorSamples = new Map(); // "METHOD route status" -> the first error body
 
-async function call(user, method, path, body) {
+async function call(user, method, path, body, { form } = {}) {
   const started = performance.now();
   let status;
   let json;
+  const headers = {
+    ...(!form && { 'content-type': 'application/json' }),
+    ...(user.token && { authorization: `Bearer ${user.token}` }),
+  };
   try {
-    const res = await request(`${user.base}${path}`, {
-      method,
-      dispatcher: user.agent,
-      headers: {
-        'content-type': 'application/json',
-        ...(user.token && { authorization: `Bearer ${user.token}` }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      headersTimeout: 15_000,
-      bodyTimeout: 15_000,
-    });
-    status = res.statusCode;
-    json = await res.body.json().catch(() => undefined);
+    if (form) {
+      // multipart: undici's fetch frames a FormData body (its request() does not)
+      const res = await undiciFetch(`${user.base}${path}`, {
+        method,
+        dispatcher: user.agent,
+        headers,
+        body: form,
+        signal: AbortSignal.timeout(15_000),
+      });
+      status = res.status;
+      json = await res.json().catch(() => undefined);
+    } else {
+      const res = await request(`${user.base}${path}`, {
+        method,
+        dispatcher: user.agent,
+        headers,
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        headersTimeout: 15_000,
+        bodyTimeout: 15_000,
+      });
+      status = res.statusCode;
+      json = await res.body.json().catch(() => undefined);
+    }
   } catch (err) {
-    status = `net:${err.code ?? err.name}`;
+    status = `net:${err.cause?.code ?? err.code ?? err.name}`;
   }
+  const route = path.replace(/[0-9a-f-]{36}/g, ':id').replace(/\?.*/, '');
+  // the first error answer of each kind, printed with the report
+  if (
+    typeof status === 'number' &&
+    status >= 400 &&
+    status !== 401 &&
+    !errorSamples.has(`${method} ${route} ${status}`)
+  )
+    errorSamples.set(`${method} ${route} ${status}`, json?.error ?? json);
   records.push({
     phase,
     method,
-    path: path.replace(/[0-9a-f-]{36}/g, ':id'),
+    path: route,
     status,
     ms: performance.now() - started,
-    idempotent: method === 'GET' || method === 'PUT' || method === 'DELETE',
+    idempotent: IDEMPOTENT.has(method),
   });
+  if (status === 401 && user.token) user.token = undefined; // signs in again
   return { status, json };
 }
 
-async function virtualUser(base, control) {
+const subjectOf = (token) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sub;
+
+/** Signs up (or in), and registers the user's webhook endpoint once. */
+async function signIn(user, receiverUrl) {
+  if (!user.registered) {
+    const reg = await call(user, 'POST', '/api/v1/auth/register', {
+      ...user.creds,
+      username: user.name.slice(0, 20),
+    });
+    if (reg.status === 201) {
+      user.registered = true;
+      user.token = reg.json?.data?.accessToken;
+    } else if (reg.status === 409) user.registered = true;
+  }
+  if (user.registered && !user.token) {
+    const login = await call(user, 'POST', '/api/v1/auth/login', user.creds);
+    if (login.status === 200) user.token = login.json?.data?.accessToken;
+  }
+  if (!user.token) return false;
+  user.id ??= subjectOf(user.token);
+  if (!user.webhookSecret) {
+    const hook = await call(user, 'POST', '/api/webhooks', {
+      url: `${receiverUrl}/hooks/${user.id}`,
+      events: ['subscription.created', 'achievement.unlocked'],
+    });
+    if (hook.status === 201) user.webhookSecret = hook.json?.data?.secret;
+    if (!user.webhookSecret) return false;
+  }
+  return true;
+}
+
+async function virtualUser(base, receiverUrl, control) {
+  const name = `chaos${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
   const user = {
     base,
+    name,
     agent: new Agent({ localAddress: `127.${byte()}.${byte()}.${byte()}` }),
-    token: undefined,
+    creds: { email: `${name}@example.com`, password: 'Secret123' },
     cards: [],
+    imported: [], // words of imports answered 200
+    transactionId: `chaos-${name}`,
+    purchased: false,
   };
-  const name = `chaos${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
-  const creds = { email: `${name}@example.com`, password: 'Secret123' };
+  users.push(user);
   while (control.running) {
-    if (!user.token) {
-      const reg = await call(user, 'POST', '/api/v1/auth/register', {
-        ...creds,
-        username: name.slice(0, 20),
-      });
-      if (reg.status === 201) user.token = reg.json?.data?.accessToken;
-      else if (reg.status === 409) {
-        const login = await call(user, 'POST', '/api/v1/auth/login', creds);
-        if (login.status === 200) user.token = login.json?.data?.accessToken;
-      }
-      if (!user.token) await sleep(500);
+    if (!user.token || !user.webhookSecret) {
+      if (!(await signIn(user, receiverUrl))) await sleep(300);
       continue;
     }
     const roll = Math.random();
-    if (roll < 0.35 || user.cards.length === 0) {
+    if (roll < 0.3 || user.cards.length === 0) {
       const word = `w${Math.random().toString(36).slice(2, 10)}`;
       const made = await call(user, 'POST', '/api/flashcards', {
         word,
@@ -92,52 +165,168 @@ async function virtualUser(base, control) {
       });
       const id = made.json?.data?.id ?? made.json?.data?.flashcard?.id;
       if (made.status === 200 && made.json?.success && id) {
-        const card = { user, id, word, reviews: 0, unsure: 0 };
+        const card = { user, id, word, reviews: 0 };
         user.cards.push(card);
         cards.push(card);
       }
-    } else if (roll < 0.7) {
+    } else if (roll < 0.55) {
       const card = user.cards[Math.floor(Math.random() * user.cards.length)];
       const review = await call(user, 'POST', `/api/flashcards/${card.id}/review`, { confidence: 2 });
       if (review.status === 200) card.reviews++;
-      else if (typeof review.status !== 'number' || review.status >= 500) card.unsure++; // may have been applied
-    } else if (roll < 0.85) {
+    } else if (roll < 0.65) {
       await call(user, 'GET', '/api/flashcards/due');
+    } else if (roll < 0.72) {
+      const card = user.cards[Math.floor(Math.random() * user.cards.length)];
+      await call(user, 'GET', `/api/flashcards/${card.id}`);
+    } else if (roll < 0.77) {
+      await call(user, 'GET', '/api/notifications');
+    } else if (roll < 0.81) {
+      await call(user, 'GET', '/api/achievements');
+    } else if (roll < 0.84 && user.imported.length < 9) {
+      const words = [1, 2, 3].map(() => `i${Math.random().toString(36).slice(2, 10)}`);
+      const form = new FormData();
+      form.append('duplicateStrategy', 'skip');
+      form.append(
+        'file',
+        new Blob([['word,translation', ...words.map((w) => `${w},imported`)].join('\n')]),
+        'deck.csv',
+      );
+      const imported = await call(user, 'POST', '/api/import/cards', undefined, { form });
+      if (imported.status === 200 && imported.json?.data?.imported === words.length)
+        user.imported.push(...words);
+    } else if (roll < 0.88) {
+      if (!user.purchased) {
+        // a client retries its receipt until the server has it: the same transaction is one subscription
+        const bought = await call(user, 'POST', '/api/v1/subscriptions/verify-receipt', {
+          platform: 'ios',
+          receipt_data: `sandbox_valid_${user.transactionId}`,
+          transaction_id: user.transactionId,
+          product_id: 'com.lingua.premium.monthly',
+        });
+        if (bought.status === 200 || bought.status === 201) user.purchased = true;
+      } else await call(user, 'GET', '/api/v1/subscriptions/status');
     } else {
       const card = user.cards[Math.floor(Math.random() * user.cards.length)];
       await call(user, 'GET', `/api/flashcards/${card.id}`);
     }
   }
-  return user;
+}
+
+/** The partner's endpoint: verifies each delivery's Standard Webhooks signature, and records it. */
+function startReceiver() {
+  const deliveries = new Map(); // userId -> [{ webhookId, event, data }]
+  let badSignatures = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const userId = /^\/hooks\/([^/?]+)/.exec(req.url ?? '')?.[1];
+      const user = users.find((u) => u.id === userId);
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        if (!user?.webhookSecret) throw new Error('unknown endpoint');
+        const payload = new Webhook(user.webhookSecret).verify(body, req.headers);
+        const list = deliveries.get(userId) ?? [];
+        list.push({ webhookId: req.headers['webhook-id'], event: payload.event, data: payload.data });
+        deliveries.set(userId, list);
+        res.writeHead(204).end();
+      } catch {
+        badSignatures++;
+        res.writeHead(400).end();
+      }
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        deliveries,
+        badSignatures: () => badSignatures,
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    ),
+  );
+}
+
+/** Resident memory of every process of the cluster (kB), from procfs. */
+function rssOf(processes) {
+  const out = {};
+  for (const [label, p] of processes) {
+    try {
+      const status = fs.readFileSync(`/proc/${p.child.pid}/status`, 'utf8');
+      out[label] = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    } catch {
+      /* not running */
+    }
+  }
+  return out;
+}
+
+async function waitUntil(check, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(500);
+  }
+  return check();
 }
 
 async function main() {
-  const cluster = await startCluster({ quiet: true });
+  const receiver = await startReceiver();
+  const cluster = await startCluster({
+    quiet: true,
+    ...(PORT_BASE !== undefined && { portBase: PORT_BASE, dbPrefix: `chaos${PORT_BASE}_` }),
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    ...(process.env.CHAOS_LOG_DIR && { logDir: process.env.CHAOS_LOG_DIR }),
+  });
   const { services, restart } = cluster;
+  const replicas = SHORT ? [1] : [1, 2];
   const phases = [
     ['warm-up', async () => sleep(PHASE_MS)],
     [
       'rolling restart (SIGTERM, one replica at a time)',
       async () => {
         for (const [name] of [...services, ['gateway']])
-          for (const i of [1, 2]) await restart(`${name}-${i}`, 'SIGTERM');
+          for (const i of replicas) await restart(`${name}-${i}`, 'SIGTERM');
       },
     ],
     [
       'SIGKILL one replica of each service',
       async () => {
-        for (const [name] of services) await restart(`${name}-1`, 'SIGKILL');
+        for (const [name] of services) await restart(`${name}-2`, 'SIGKILL');
       },
     ],
     [
       'restart one NATS node',
       async () => restart(`nats-${cluster.natsNodes[1].name}`, 'SIGTERM', { downMs: 2000 }),
     ],
+    ['restart Redis', async () => restart('redis', 'SIGTERM', { downMs: 1000 })],
+    ...(cluster.hasOwnDatabase
+      ? [
+          [
+            'restart the database server (FerretDB)',
+            async () => restart('ferretdb', 'SIGTERM', { downMs: 1000 }),
+          ],
+        ]
+      : []),
     ['cool-down', async () => sleep(PHASE_MS / 2)],
   ];
+  let rss;
+  if (SOAK_MS > 0)
+    phases.push([
+      `soak (${SOAK_MS / 1000} s)`,
+      async () => {
+        const warm = Math.min(60_000, SOAK_MS / 5);
+        await sleep(warm);
+        const before = rssOf(cluster.processes);
+        await sleep(SOAK_MS - warm);
+        rss = { before, after: rssOf(cluster.processes) };
+      },
+    ]);
   const control = { running: true };
-  const users = Array.from({ length: USERS }, () => virtualUser(cluster.url, control));
+  const running = Array.from({ length: USERS }, () => virtualUser(cluster.url, receiver.url, control));
   const timings = {};
+  let reconciled;
   try {
     for (const [name, run] of phases) {
       phase = name;
@@ -148,37 +337,129 @@ async function main() {
       if (left > 0) await sleep(left);
       timings[name] = Date.now() - started;
     }
-  } finally {
     control.running = false; // each user's loop ends after its request in flight
+    await Promise.all(running);
+    phase = 'reconcile';
+    reconciled = await reconcile(receiver);
+  } finally {
+    control.running = false;
+    await cluster.stop({ dropData: PORT_BASE !== undefined });
+    await receiver.close();
+    for (const u of users) await u.agent.close();
   }
-  await Promise.all(users);
-  phase = 'reconcile';
-  // reconcile through the ingress, with each card's own user
+  report(phases, timings, reconciled, rss, receiver);
+}
+
+/** Runs `work` over the items, 16 at a time (each user's own connection pool takes its share). */
+async function inParallel(items, work) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+/** A reconciliation read, retried while the system answers 5xx, for up to a minute. */
+async function read(user, path) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const got = await call(user, 'GET', path);
+    if (!failed(got.status) || Date.now() > deadline) return got;
+    await sleep(1000);
+  }
+}
+
+async function reconcile(receiver) {
   let lost = 0;
   let reviewsLost = 0;
+  let importsLost = 0;
+  let subscriptionsLost = 0;
   const unreadable = new Map();
-  for (const card of cards) {
-    const got = await call(card.user, 'GET', `/api/flashcards/${card.id}`);
+  const note = (status) => unreadable.set(status, (unreadable.get(status) ?? 0) + 1);
+  for (const user of users) if (!user.token) await signIn(user);
+  await inParallel(cards, async (card) => {
+    const got = await read(card.user, `/api/flashcards/${card.id}`);
     const stored = got.json?.data;
-    if (got.status !== 200 && got.status !== 404)
-      unreadable.set(got.status, (unreadable.get(got.status) ?? 0) + 1);
+    if (failed(got.status)) return note(got.status); // unknown, not lost: reported as unreadable
     if (got.status !== 200 || stored?.word !== card.word) lost++;
     else if ((stored.timesReviewed ?? 0) < card.reviews) reviewsLost++;
+  });
+  const unlocked = new Map(); // userId -> achievement ids
+  for (const user of users) {
+    for (const word of user.imported) {
+      const found = await read(user, `/api/flashcards?search=${word}`);
+      if (failed(found.status)) note(found.status);
+      else if (!(found.json?.data?.flashcards ?? []).some((c) => c.word === word)) importsLost++;
+    }
+    if (user.purchased) {
+      const status = await read(user, '/api/v1/subscriptions/status');
+      if (failed(status.status)) note(status.status);
+      else if (status.json?.data?.subscription_status?.is_active !== true) subscriptionsLost++;
+    }
+    // the board evaluates too: what it unlocks now is announced as well
+    const board = await read(user, '/api/achievements');
+    unlocked.set(user.id, new Set((board.json?.data?.unlocked ?? []).map((a) => a.id)));
   }
-  await cluster.stop();
-  for (const c of cards) c.user.agent.close();
+  // events: each expected one delivered, within the deadline
+  const expected = (user) => [
+    ...(user.purchased ? ['subscription.created:'] : []),
+    ...[...(unlocked.get(user.id) ?? [])].map((id) => `achievement.unlocked:${id}`),
+  ];
+  const keyOf = (d) =>
+    d.event === 'achievement.unlocked' ? `achievement.unlocked:${d.data?.achievementId}` : `${d.event}:`;
+  const missing = () =>
+    users.flatMap((u) => {
+      const got = new Set((receiver.deliveries.get(u.id) ?? []).map(keyOf));
+      return expected(u).filter((k) => !got.has(k));
+    });
+  await waitUntil(() => missing().length === 0, DELIVERY_DEADLINE_MS);
+  // a repeat is allowed only as a redelivery (same webhook-id); a second id is a double application
+  let doubled = 0;
+  let redelivered = 0;
+  let unexpected = 0;
+  for (const user of users) {
+    const ids = new Map();
+    for (const d of receiver.deliveries.get(user.id) ?? []) {
+      const key = keyOf(d);
+      if (!expected(user).includes(key)) unexpected++;
+      const seen = ids.get(key) ?? new Set();
+      if (seen.has(d.webhookId)) redelivered++;
+      seen.add(d.webhookId);
+      ids.set(key, seen);
+    }
+    for (const seen of ids.values()) if (seen.size > 1) doubled += seen.size - 1;
+  }
+  const delivered = [...receiver.deliveries.values()].reduce((n, l) => n + l.length, 0);
+  return {
+    lost,
+    reviewsLost,
+    importsLost,
+    subscriptionsLost,
+    unreadable,
+    events: {
+      expected: users.reduce((n, u) => n + expected(u).length, 0),
+      delivered,
+      missing: missing().length,
+      doubled,
+      redelivered,
+      unexpected,
+      badSignatures: receiver.badSignatures(),
+    },
+  };
+}
 
+function report(phases, timings, r, rss) {
   const rows = [];
-  for (const name of [...phases.map(([n]) => n)]) {
-    const rs = records.filter((r) => r.phase === name);
-    const ms = rs.map((r) => r.ms).sort((a, b) => a - b);
-    const failed = rs.filter((r) => typeof r.status !== 'number' || r.status >= 500);
+  for (const [name] of phases) {
+    const rs = records.filter((x) => x.phase === name);
+    const ms = rs.map((x) => x.ms).sort((a, b) => a - b);
+    const bad = rs.filter((x) => failed(x.status));
     rows.push({
       phase: name,
       seconds: Math.round((timings[name] ?? 0) / 1000),
       requests: rs.length,
-      'failed (5xx/network)': failed.length,
-      'of them non-idempotent': failed.filter((r) => !r.idempotent).length,
+      'failed (5xx/network)': bad.length,
+      'of them non-idempotent': bad.filter((x) => !x.idempotent).length,
       p50: Math.round(percentile(ms, 50)),
       p95: Math.round(percentile(ms, 95)),
       p99: Math.round(percentile(ms, 99)),
@@ -186,25 +467,61 @@ async function main() {
   }
   console.table(rows);
   const failedBy = new Map();
-  for (const r of records)
-    if (typeof r.status !== 'number' || r.status >= 500) {
-      const key = `${r.phase.split(' ')[0]} ${r.method} ${r.path} → ${r.status}`;
+  for (const x of records)
+    if (failed(x.status)) {
+      const key = `${x.phase.split(' ').slice(0, 2).join(' ')} ${x.method} ${x.path} → ${x.status}`;
       failedBy.set(key, (failedBy.get(key) ?? 0) + 1);
     }
   if (failedBy.size) console.log('failures:', Object.fromEntries([...failedBy].sort((a, b) => b[1] - a[1])));
+  if (errorSamples.size) console.log('first error answer of each kind:', Object.fromEntries(errorSamples));
   const acknowledgedReviews = cards.reduce((n, c) => n + c.reviews, 0);
+  const imported = users.reduce((n, u) => n + u.imported.length, 0);
+  const purchased = users.filter((u) => u.purchased).length;
   console.log(
-    `reconciliation: ${cards.length} cards acknowledged, ${lost} lost; ${acknowledgedReviews} reviews acknowledged, ${reviewsLost} cards missing acknowledged reviews`,
+    [
+      `reconciliation: ${cards.length} cards acknowledged, ${r.lost} lost;`,
+      `${acknowledgedReviews} reviews acknowledged, ${r.reviewsLost} cards missing acknowledged reviews;`,
+      `${imported} imported words acknowledged, ${r.importsLost} lost;`,
+      `${purchased} subscriptions acknowledged, ${r.subscriptionsLost} not active.`,
+    ].join(' '),
   );
-  if (unreadable.size)
-    console.log('reconciliation reads that failed (status: count):', Object.fromEntries(unreadable));
-  const rolling = rows.find((r) => r.phase.startsWith('rolling'));
+  const e = r.events;
+  console.log(
+    `webhooks: ${e.expected} events expected, ${e.delivered} deliveries, ${e.missing} missing, ` +
+      `${e.doubled} double-applied (another webhook-id), ${e.redelivered} redelivered (same id), ` +
+      `${e.unexpected} unexpected, ${e.badSignatures} failed signature checks`,
+  );
+  if (r.unreadable.size)
+    console.log(
+      'reconciliation reads still failing after a minute (status: count):',
+      Object.fromEntries(r.unreadable),
+    );
   const failures = [];
-  if (lost > 0) failures.push(`${lost} acknowledged cards lost`);
-  if (reviewsLost > 0) failures.push(`${reviewsLost} cards lost acknowledged reviews`);
+  if (rss) {
+    const table = Object.keys(rss.after).map((label) => ({
+      process: label,
+      'RSS after warm-up (MB)': Math.round((rss.before[label] ?? 0) / 1024),
+      'RSS after soak (MB)': Math.round(rss.after[label] / 1024),
+      ratio: rss.before[label] ? +(rss.after[label] / rss.before[label]).toFixed(2) : null,
+    }));
+    console.table(table);
+    const grown = table.filter((t) => t.ratio !== null && t.ratio > 1.2);
+    if (grown.length)
+      failures.push(`RSS grew more than 20 % in the soak: ${grown.map((t) => t.process).join(', ')}`);
+  }
+  if (r.lost) failures.push(`${r.lost} acknowledged cards lost`);
+  if (r.reviewsLost) failures.push(`${r.reviewsLost} cards lost acknowledged reviews`);
+  if (r.importsLost) failures.push(`${r.importsLost} acknowledged imported words lost`);
+  if (r.subscriptionsLost) failures.push(`${r.subscriptionsLost} acknowledged subscriptions not active`);
+  if (e.missing) failures.push(`${e.missing} events never reached the webhook receiver`);
+  if (e.doubled) failures.push(`${e.doubled} events applied twice`);
+  if (e.badSignatures) failures.push(`${e.badSignatures} deliveries failed the signature check`);
+  if (r.unreadable.size) failures.push('the system did not recover: reads still failed after the chaos');
+  if (cards.length === 0 || acknowledgedReviews === 0) failures.push('the workload made no progress');
+  const rolling = rows.find((x) => x.phase.startsWith('rolling'));
   if (rolling['failed (5xx/network)'] > 0)
     failures.push(`${rolling['failed (5xx/network)']} requests failed during the rolling restart`);
-  const kill = rows.find((r) => r.phase.startsWith('SIGKILL'));
+  const kill = rows.find((x) => x.phase.startsWith('SIGKILL'));
   if (kill['failed (5xx/network)'] > kill['of them non-idempotent'])
     failures.push('idempotent requests failed in the SIGKILL phase');
   if (failures.length) {

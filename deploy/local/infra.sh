@@ -101,6 +101,8 @@ ensure_test_tools() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -n "$(find_bin openssl)" ] || missing+=(openssl)
   [ -n "$(find_bin nginx)" ] || missing+=(nginx-light)
+  # the local cluster's Services (deploy/local/start-cluster.js): L4, health-checked, no reloads
+  [ -n "$(find_bin haproxy)" ] || missing+=(haproxy)
   { [ -n "$(find_bin prometheus)" ] && [ -n "$(find_bin promtool)" ]; } || missing+=(prometheus)
   [ -n "$(find_bin docker-compose)" ] || missing+=(docker-compose)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"

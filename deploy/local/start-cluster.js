@@ -1,49 +1,81 @@
 #!/usr/bin/env node
 // The production topology on one machine (`npm run start:cluster`): a 3-node NATS JetStream cluster
-// (streams with 3 replicas), Redis and the embedded database from infra.sh, two replicas of every
-// service and two gateways, and a real nginx (Debian) load-balancing each service's HTTP and gRPC
-// port across its replicas, as a Kubernetes Service does, and in front of the gateways as the
-// ingress on port 8080. Same code and settings as production; only the addresses differ.
-// Ctrl-C stops all of it. startCluster() is also what the chaos suite drives.
+// (streams with 3 replicas), a Redis and a FerretDB of its own (FerretDB in front of the PostgreSQL
+// cluster infra.sh runs, so either can be restarted without touching anything else), two replicas
+// of every service and two gateways. Each service's "Kubernetes Service" is HAProxy in TCP mode
+// with a readiness check (GET /health/ready every 500 ms): as kube-proxy does, new connections go
+// to ready replicas only and open ones stay where they are, and an endpoint change needs no reload
+// (an nginx reload closes idle client connections under their next request). A real nginx
+// (Debian) is the ingress on port 8080. Same code and settings as production; only addresses
+// differ. Ctrl-C stops all of it. startCluster() is also what the chaos suite drives.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
 
 const ROOT = path.resolve(__dirname, '../..');
-const DATA = path.join(ROOT, '.data', 'cluster');
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p));
-const NATS = ['/usr/sbin/nats-server', '/usr/bin/nats-server'].find((p) => fs.existsSync(p));
+const bin = (name) => [`/usr/sbin/${name}`, `/usr/bin/${name}`].find((p) => fs.existsSync(p));
+const NGINX = bin('nginx');
+const HAPROXY = bin('haproxy');
+const NATS = bin('nats-server');
+const REDIS = bin('redis-server');
+const FERRETDB = path.join(
+  process.env.LINGUA_TOOLS_DIR ?? path.join(os.homedir(), '.cache', 'lingua-tools'),
+  'ferretdb-v2.7.0',
+);
 
-/** name, workspace, HTTP port of its Service (the load balancer), gRPC port or undefined */
+/** name, workspace, whether it serves gRPC */
 const SERVICES = [
-  ['identity', 'services/identity', 3001, 50051],
-  ['flashcards', 'services/flashcards', 3002, 50052],
-  ['subscriptions', 'services/subscriptions', 3003, 50053],
-  ['ai', 'services/ai', 3004, 50054],
-  ['notifications', 'services/notifications', 3005, undefined],
+  ['identity', 'services/identity', true],
+  ['flashcards', 'services/flashcards', true],
+  ['subscriptions', 'services/subscriptions', true],
+  ['ai', 'services/ai', true],
+  ['notifications', 'services/notifications', false],
 ];
-/** Default metrics ports (.env.example): the gateway's, then each service's in SERVICES order. */
-const METRICS_PORT = {
-  gateway: 9400,
-  identity: 9401,
-  flashcards: 9402,
-  subscriptions: 9403,
-  ai: 9404,
-  notifications: 9405,
-};
 const REPLICAS = 2;
-const INGRESS_PORT = 8080;
-const GATEWAY_PORTS = [8181, 8281];
-const NATS_NODES = [0, 1, 2].map((i) => ({
-  name: `n${i + 1}`,
-  client: 4251 + i,
-  cluster: 6251 + i,
-  monitor: 8251 + i,
-}));
-/** A replica's own port: the Service's port plus 100 × (replica + 1). */
-const replicaPort = (port, r) => port + 100 * (r + 1);
+
+/**
+ * Every port the topology listens on. Without a base: the documented defaults (a Service on the
+ * service's usual port, replica r on that port + 100 × (r + 1); ingress 8080). With a base (the
+ * test suite's short chaos run): consecutive ports from it, so it can run beside `npm start`.
+ */
+function portPlan(base) {
+  let next = base;
+  const at = (fixed) => (base === undefined ? fixed : next++);
+  const http = [3001, 3002, 3003, 3004, 3005];
+  const grpc = [50051, 50052, 50053, 50054];
+  const metrics = [9401, 9402, 9403, 9404, 9405];
+  const services = {};
+  SERVICES.forEach(([name, , hasGrpc], i) => {
+    services[name] = {
+      http: at(http[i]),
+      grpc: hasGrpc ? at(grpc[i]) : undefined,
+      replicas: Array.from({ length: REPLICAS }, (_, r) => ({
+        http: at(http[i] + 100 * (r + 1)),
+        grpc: hasGrpc ? at(grpc[i] + 100 * (r + 1)) : undefined,
+        metrics: at(metrics[i] + 100 * (r + 1)),
+      })),
+    };
+  });
+  return {
+    services,
+    gateways: [8181, 8281].map((port, r) => ({ port: at(port), metrics: at(9400 + 100 * (r + 1)) })),
+    gatewayService: at(8180),
+    ingress: at(8080),
+    nats: [0, 1, 2].map((i) => ({
+      name: `n${i + 1}`,
+      client: at(4251 + i),
+      cluster: at(6251 + i),
+      monitor: at(8251 + i),
+    })),
+    redis: at(6390),
+    ferretdb: at(27027),
+    smtp: at(1025),
+  };
+}
 
 async function waitFor(what, check, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
@@ -54,67 +86,152 @@ async function waitFor(what, check, timeoutMs) {
       /* not yet */
     }
     if (Date.now() > deadline) throw new Error(`${what} not ready after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 const httpOk = (url) => fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok);
+const portOpen = (port) =>
+  new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+
+/** The Services: one HAProxy frontend per Service port, its replicas as readiness-checked servers. */
+function haproxyConfig(dir, plan) {
+  const lines = [
+    'global',
+    `  stats socket ${dir}/admin.sock mode 600 level admin`,
+    '  maxconn 4000', // within a default open-files limit (haproxy needs about 2 per connection)
+    'defaults',
+    '  mode tcp',
+    '  timeout connect 2s',
+    '  timeout client 5m',
+    '  timeout server 5m',
+    // a connection a stopped replica refuses goes to another one (nothing was sent yet)
+    '  retries 3',
+    '  option redispatch',
+    '  timeout check 2s',
+    // as a readinessProbe with periodSeconds 0.5 and failureThreshold 2
+    '  default-server inter 500ms fall 2 rise 1',
+  ];
+  const service = (name, port, members) => {
+    lines.push(
+      `frontend ${name}`,
+      `  bind 127.0.0.1:${port}`,
+      `  default_backend ${name}`,
+      `backend ${name}`,
+      '  balance roundrobin',
+      '  option httpchk GET /health/ready',
+      ...members.map(([label, p, checkPort]) => `  server ${label} 127.0.0.1:${p} check port ${checkPort}`),
+    );
+  };
+  for (const [name] of SERVICES) {
+    const s = plan.services[name];
+    const label = (r) => `${name}-${r + 1}`;
+    service(
+      `${name}_http`,
+      s.http,
+      s.replicas.map((x, r) => [label(r), x.http, x.http]),
+    );
+    if (s.grpc)
+      service(
+        `${name}_grpc`,
+        s.grpc,
+        s.replicas.map((x, r) => [label(r), x.grpc, x.http]),
+      );
+  }
+  service(
+    'gateway',
+    plan.gatewayService,
+    plan.gateways.map((g, r) => [`gateway-${r + 1}`, g.port, g.port]),
+  );
+  return `${lines.join('\n')}\n`;
+}
 
 /**
- * The balancers' configuration. `down` holds the replicas taken out of rotation (labels such as
- * `flashcards-1`), as Kubernetes removes a pod from its Service's endpoints once it is not ready.
+ * The ingress. Its upstream keep-alive (4 s) is shorter than a draining gateway's idle window, so it
+ * never sends on a connection the gateway is closing.
  */
-function nginxConfig(dir, down = new Set()) {
-  const upstreams = [];
-  const servers = [];
-  const member = (label, port) =>
-    `server 127.0.0.1:${port} max_fails=1 fail_timeout=2s${down.has(label) ? ' down' : ''};`;
-  for (const [name, , http, grpc] of SERVICES) {
-    const members = (port) =>
-      Array.from({ length: REPLICAS }, (_, r) => member(`${name}-${r + 1}`, replicaPort(port, r))).join(' ');
-    upstreams.push(`upstream ${name}_http { ${members(http)} keepalive 32; }`);
-    servers.push(
-      `server { listen 127.0.0.1:${http}; location / { proxy_pass http://${name}_http; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; client_max_body_size 60m; } }`,
-    );
-    if (grpc) {
-      upstreams.push(`upstream ${name}_grpc { ${members(grpc)} }`);
-      servers.push(
-        `server { listen 127.0.0.1:${grpc} http2; location / { grpc_pass grpc://${name}_grpc; } }`,
-      );
-    }
-  }
-  const gateways = GATEWAY_PORTS.map((p, i) => member(`gateway-${i + 1}`, p)).join(' ');
-  upstreams.push(`upstream gateways { ${gateways} keepalive 64; }`);
-  servers.push(
-    `server { listen 127.0.0.1:${INGRESS_PORT}; location / { proxy_pass http://gateways; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Proto $scheme; client_max_body_size 60m; } }`,
-  );
+function nginxConfig(dir, plan, logDir) {
   return `worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
+error_log ${logDir ?? dir}/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  ${upstreams.join('\n  ')}
-  ${servers.join('\n  ')}
+  upstream gateways { server 127.0.0.1:${plan.gatewayService}; keepalive 64; keepalive_timeout 4s; }
+  server {
+    listen 127.0.0.1:${plan.ingress};
+    location / {
+      proxy_pass http://gateways; proxy_http_version 1.1; proxy_set_header Connection "";
+      proxy_set_header Host $host; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme; client_max_body_size 60m;
+    }
+  }
 }
 `;
 }
 
-/** Starts everything; resolves when the ingress answers /health with every part healthy. */
-async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 } = {}) {
-  if (!NGINX) throw new Error('nginx is missing: bash deploy/local/infra.sh up --test-tools installs it');
+/** HAProxy's view of each server (`show stat`): label -> [status of each of its backends]. */
+function haproxyStatus(socketPath) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const s = net.connect(socketPath, () => s.end('show stat\n'));
+    s.on('data', (d) => (out += d));
+    s.on('error', reject);
+    s.on('end', () => {
+      const status = new Map();
+      for (const line of out.split('\n').slice(1)) {
+        const f = line.split(',');
+        if (!f[1] || f[1] === 'FRONTEND' || f[1] === 'BACKEND') continue;
+        status.set(f[1], [...(status.get(f[1]) ?? []), f[17]]);
+      }
+      resolve(status);
+    });
+  });
+}
+
+/**
+ * Starts everything; resolves when the ingress answers /health with every part healthy.
+ * Options: `portBase` (consecutive ports instead of the defaults), `dbPrefix` (databases
+ * `<prefix><service>`, dropped by stop({ dropData: true })), `env` (added to every process),
+ * `logDir` (each process's output into `<logDir>/<label>.log` instead of the terminal).
+ */
+async function startCluster({
+  env = {},
+  quiet = false,
+  readyTimeoutMs = 180_000,
+  portBase,
+  dbPrefix,
+  logDir,
+} = {}) {
+  for (const [tool, p] of Object.entries({
+    nginx: NGINX,
+    haproxy: HAPROXY,
+    'nats-server': NATS,
+    redis: REDIS,
+  }))
+    if (!p) throw new Error(`${tool} is missing: bash deploy/local/infra.sh up --test-tools installs it`);
   const r = spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'up', '--test-tools'], {
     stdio: quiet ? 'pipe' : 'inherit',
   });
   if (r.status !== 0) throw new Error('infrastructure failed to start');
-  fs.mkdirSync(DATA, { recursive: true });
+  const plan = portPlan(portBase);
+  // a run with its own ports keeps its files apart too, and removes them when it stops
+  const dataRoot = path.join(ROOT, '.data', 'cluster');
+  fs.mkdirSync(dataRoot, { recursive: true });
+  const data = portBase === undefined ? dataRoot : fs.mkdtempSync(path.join(dataRoot, 'run-'));
   const processes = new Map(); // label -> { label, start(), stop(signal), child }
-  const log = (label, stream, out) =>
-    quiet
-      ? stream.resume()
-      : readline.createInterface({ input: stream }).on('line', (l) => out.write(`[${label}] ${l}\n`));
+  if (logDir) fs.mkdirSync(logDir, { recursive: true });
+  const log = (label, stream, out) => {
+    if (logDir) stream.pipe(fs.createWriteStream(path.join(logDir, `${label}.log`), { flags: 'a' }));
+    else if (quiet) stream.resume();
+    else readline.createInterface({ input: stream }).on('line', (l) => out.write(`[${label}] ${l}\n`));
+  };
 
   /** A supervised process that can be stopped (any signal) and started again, as a pod. */
   function define(label, command, args, options) {
@@ -137,172 +254,220 @@ async function startCluster({ env = {}, quiet = false, readyTimeoutMs = 180_000 
     processes.set(label, p);
     return p;
   }
+  const ready = new Map(); // label -> () => Promise<boolean>, what a restart waits for
+  const sink = await startMailSink({ port: plan.smtp }).catch(() => undefined);
+  const balancerDir = fs.mkdtempSync(path.join(data, 'balancers-'));
+  const DATA_PROCESSES = ['ferretdb', 'redis', 'nats-n1', 'nats-n2', 'nats-n3'];
+  let mongoUrl = process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`;
+  const stop = async ({ dropData = false } = {}) => {
+    // nginx, HAProxy, gateways and services first; the data they wrote goes before its servers
+    const order = [...processes.values()].reverse();
+    for (const p of order) if (!DATA_PROCESSES.includes(p.label)) await p.stop();
+    await sink?.close();
+    if (dropData && dbPrefix) await dropDatabases(mongoUrl, dbPrefix).catch(() => undefined);
+    for (const p of order) if (DATA_PROCESSES.includes(p.label)) await p.stop();
+    fs.rmSync(portBase === undefined ? balancerDir : data, { recursive: true, force: true });
+  };
 
-  // NATS: three nodes, JetStream on each, routes to the other two
-  for (const node of NATS_NODES) {
-    const routes = NATS_NODES.filter((n) => n !== node)
-      .map((n) => `nats://127.0.0.1:${n.cluster}`)
-      .join(',');
+  try {
+    // NATS: three nodes, JetStream on each, routes to the other two
+    for (const node of plan.nats) {
+      const routes = plan.nats
+        .filter((n) => n !== node)
+        .map((n) => `nats://127.0.0.1:${n.cluster}`)
+        .join(',');
+      const label = `nats-${node.name}`;
+      define(
+        label,
+        NATS,
+        [
+          ...['-a', '127.0.0.1', '-p', String(node.client), '-m', String(node.monitor), '-n', node.name],
+          ...['-js', '-sd', path.join(data, `nats-${node.name}`), '--cluster_name', 'lingua'],
+          ...['--cluster', `nats://127.0.0.1:${node.cluster}`, '--routes', routes],
+        ],
+        {},
+      ).start();
+      ready.set(label, () => httpOk(`http://127.0.0.1:${node.monitor}/healthz?js-enabled-only=true`));
+    }
     define(
-      `nats-${node.name}`,
-      NATS,
+      'redis',
+      REDIS,
+      ['--bind', '127.0.0.1', '--port', String(plan.redis), '--save', '', '--appendonly', 'no'],
+      {},
+    ).start();
+    ready.set('redis', () => portOpen(plan.redis));
+    // FerretDB keeps no data itself: a restart is what a service sees when its database restarts
+    if (fs.existsSync(FERRETDB)) {
+      const pgUrl = spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'pg-url'], {
+        encoding: 'utf8',
+      }).stdout.trim();
+      const state = path.join(data, 'ferretdb');
+      fs.mkdirSync(state, { recursive: true });
+      define(
+        'ferretdb',
+        FERRETDB,
+        [
+          `--postgresql-url=${pgUrl}`,
+          '--no-auth',
+          `--state-dir=${state}`,
+          `--listen-addr=127.0.0.1:${plan.ferretdb}`,
+          '--debug-addr=',
+          '--telemetry=disable',
+          '--log-level=error',
+        ],
+        {},
+      ).start();
+      ready.set('ferretdb', () => portOpen(plan.ferretdb));
+      mongoUrl = `mongodb://127.0.0.1:${plan.ferretdb}`;
+    }
+    for (const label of ready.keys()) await waitFor(label, ready.get(label), 30_000);
+
+    const base = {
+      ...process.env,
+      NODE_ENV: process.env.NODE_ENV ?? 'development',
+      MONGO_URL: mongoUrl,
+      REDIS_URL: `redis://127.0.0.1:${plan.redis}`,
+      NATS_URL: plan.nats.map((n) => `nats://127.0.0.1:${n.client}`).join(','),
+      EVENTS_REPLICAS: '3',
+      // its own stream: the single-node NATS of `npm start` keeps its own
+      EVENTS_STREAM: 'CLUSTER_EVENTS',
+      EVENTS_SUBJECT_PREFIX: 'cluster',
+      // longer than the balancers take to see a replica not ready (2 checks 500 ms apart), as in Kubernetes
+      DRAIN_DELAY_MS: '3000',
+      SMTP_PORT: String(plan.smtp),
+      // the virtual users of the chaos suite are not what rate limits are for
+      RATE_LIMIT_FREE_PER_HOUR: '1000000',
+      RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
+      RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000',
+      ...env,
+    };
+    // services reach each other's gRPC through their Services (HAProxy)
+    const serviceAddresses = Object.fromEntries(
+      SERVICES.filter(([, , hasGrpc]) => hasGrpc).map(([name]) => [
+        `${name.toUpperCase()}_ADDR`,
+        `127.0.0.1:${plan.services[name].grpc}`,
+      ]),
+    );
+    for (const [name, dir, hasGrpc] of SERVICES)
+      plan.services[name].replicas.forEach((x, i) => {
+        const SVC = name.toUpperCase();
+        const label = `${name}-${i + 1}`;
+        define(label, process.execPath, ['dist/main.js'], {
+          cwd: path.join(ROOT, dir),
+          env: {
+            ...base,
+            [`${SVC}_HTTP_PORT`]: String(x.http),
+            [`${SVC}_METRICS_PORT`]: String(x.metrics),
+            ...(hasGrpc && { [`${SVC}_GRPC_PORT`]: String(x.grpc) }),
+            ...(dbPrefix && { [`${SVC}_MONGO_DB`]: `${dbPrefix}${name}` }),
+            ...serviceAddresses,
+          },
+        }).start();
+        ready.set(label, () => httpOk(`http://127.0.0.1:${x.http}/health/ready`));
+      });
+    const serviceUrls = Object.fromEntries(
+      SERVICES.map(([name]) => [
+        `${name.toUpperCase()}_HTTP_URL`,
+        `http://127.0.0.1:${plan.services[name].http}`,
+      ]),
+    );
+    plan.gateways.forEach((g, i) => {
+      const label = `gateway-${i + 1}`;
+      define(label, process.execPath, ['dist/main.js'], {
+        cwd: path.join(ROOT, 'gateway'),
+        // only the ingress (nginx, through HAProxy on 127.0.0.1) may name the client
+        env: {
+          ...base,
+          ...serviceUrls,
+          GATEWAY_PORT: String(g.port),
+          GATEWAY_METRICS_PORT: String(g.metrics),
+          TRUST_PROXY: '127.0.0.1',
+        },
+      }).start();
+      ready.set(label, () => httpOk(`http://127.0.0.1:${g.port}/health/ready`));
+    });
+    fs.writeFileSync(path.join(balancerDir, 'haproxy.cfg'), haproxyConfig(balancerDir, plan));
+    define('haproxy', HAPROXY, ['-db', '-f', path.join(balancerDir, 'haproxy.cfg')], {}).start();
+    fs.writeFileSync(path.join(balancerDir, 'nginx.conf'), nginxConfig(balancerDir, plan, logDir));
+    define(
+      'nginx',
+      NGINX,
       [
-        '-a',
-        '127.0.0.1',
+        '-c',
+        path.join(balancerDir, 'nginx.conf'),
+        '-e',
+        path.join(logDir ?? balancerDir, 'nginx-error.log'),
         '-p',
-        String(node.client),
-        '-m',
-        String(node.monitor),
-        '-n',
-        node.name,
-        '-js',
-        '-sd',
-        path.join(DATA, `nats-${node.name}`),
-        '--cluster_name',
-        'lingua',
-        '--cluster',
-        `nats://127.0.0.1:${node.cluster}`,
-        '--routes',
-        routes,
+        balancerDir,
       ],
       {},
     ).start();
+  } catch (err) {
+    await stop({ dropData: true });
+    throw err;
   }
-  for (const node of NATS_NODES)
-    await waitFor(
-      `nats ${node.name}`,
-      () => httpOk(`http://127.0.0.1:${node.monitor}/healthz?js-enabled-only=true`),
-      30_000,
-    );
 
-  const sink = await startMailSink({ port: 1025 }).catch(() => undefined);
-  const base = {
-    ...process.env,
-    NODE_ENV: process.env.NODE_ENV ?? 'development',
-    NATS_URL: NATS_NODES.map((n) => `nats://127.0.0.1:${n.client}`).join(','),
-    EVENTS_REPLICAS: '3',
-    // its own stream: the single-node NATS of `npm start` keeps its own
-    EVENTS_STREAM: 'CLUSTER_EVENTS',
-    EVENTS_SUBJECT_PREFIX: 'cluster',
-    DRAIN_DELAY_MS: '1000',
-    // the virtual users of the chaos suite are not what rate limits are for
-    RATE_LIMIT_FREE_PER_HOUR: '1000000',
-    RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
-    RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000',
-    ...env,
+  const socket = path.join(balancerDir, 'admin.sock');
+  /** Whether HAProxy sends new connections to this replica (every backend of it UP). */
+  const inRotation = async (label) => {
+    const status = (await haproxyStatus(socket)).get(label);
+    return Boolean(status?.length) && status.every((s) => s === 'UP');
   };
-  for (const [name, dir, http, grpc] of SERVICES)
-    for (let i = 0; i < REPLICAS; i++) {
-      const SVC = name.toUpperCase();
-      define(`${name}-${i + 1}`, process.execPath, ['dist/main.js'], {
-        cwd: path.join(ROOT, dir),
-        env: {
-          ...base,
-          [`${SVC}_HTTP_PORT`]: String(replicaPort(http, i)),
-          [`${SVC}_METRICS_PORT`]: String(replicaPort(METRICS_PORT[name], i)),
-          ...(grpc && { [`${SVC}_GRPC_PORT`]: String(replicaPort(grpc, i)) }),
-        },
-      }).start();
-    }
-  GATEWAY_PORTS.forEach((port, i) =>
-    define(`gateway-${i + 1}`, process.execPath, ['dist/main.js'], {
-      cwd: path.join(ROOT, 'gateway'),
-      // only the ingress (nginx, on 127.0.0.1) may name the client; the services are the balancers' ports
-      env: {
-        ...base,
-        GATEWAY_PORT: String(port),
-        GATEWAY_METRICS_PORT: String(replicaPort(METRICS_PORT.gateway, i)),
-        TRUST_PROXY: '127.0.0.1',
-      },
-    }).start(),
-  );
-  const nginxDir = fs.mkdtempSync(path.join(DATA, 'nginx-'));
-  fs.writeFileSync(path.join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir));
-  define(
-    'nginx',
-    NGINX,
-    ['-c', path.join(nginxDir, 'nginx.conf'), '-e', path.join(nginxDir, 'error.log'), '-p', nginxDir],
-    {},
-  ).start();
 
-  // endpoints: a replica leaves rotation before a graceful stop and returns once ready again
-  const down = new Set();
-  const nginxConf = path.join(nginxDir, 'nginx.conf');
-  const reload = () => {
-    fs.writeFileSync(nginxConf, nginxConfig(nginxDir, down));
-    spawnSync(NGINX, ['-s', 'reload', '-c', nginxConf, '-p', nginxDir], { stdio: 'ignore' });
-  };
-  const readyUrl = (label) => {
-    const [name, n] = label.split('-');
-    const i = Number(n) - 1;
-    if (name === 'nats') {
-      const node = NATS_NODES.find((x) => x.name === n);
-      return `http://127.0.0.1:${node.monitor}/healthz?js-enabled-only=true`;
-    }
-    if (name === 'gateway') return `http://127.0.0.1:${GATEWAY_PORTS[i]}/health/ready`;
-    return `http://127.0.0.1:${replicaPort(SERVICES.find(([s]) => s === name)[2], i)}/health/ready`;
-  };
   /**
-   * A pod's restart as Kubernetes does it: SIGTERM (graceful) takes the replica out of rotation
-   * first; SIGKILL only after the fact, as failed probes would. Back in rotation once ready. A NATS
-   * node (`nats-n2`) is in no rotation; `downMs` keeps it stopped that long before it starts again.
+   * A pod's restart: the signal, then a new process once the old one has exited, back in rotation
+   * once ready (HAProxy's check, as a Service's endpoints follow readiness). A graceful stop takes
+   * the replica out by itself: not ready at once, still serving for DRAIN_DELAY_MS. `downMs` keeps
+   * the process stopped that long before it starts again (a NATS node, Redis, the database).
    */
   const restart = async (label, signal = 'SIGTERM', { downMs = 0 } = {}) => {
     const p = processes.get(label);
-    if (label.startsWith('nats-')) {
-      await p.stop(signal);
-      await new Promise((r) => setTimeout(r, downMs));
-      p.start();
-      return waitFor(label, () => httpOk(readyUrl(label)), 60_000);
-    }
-    if (signal === 'SIGTERM') {
-      down.add(label);
-      reload();
-      await new Promise((r) => setTimeout(r, 500)); // nginx's workers take the new configuration
-    }
+    if (!p) throw new Error(`no process ${label}`);
     await p.stop(signal);
-    if (!down.has(label)) {
-      down.add(label);
-      reload();
-    }
+    if (downMs) await new Promise((r) => setTimeout(r, downMs));
     p.start();
-    await waitFor(label, () => httpOk(readyUrl(label)), 60_000);
-    down.delete(label);
-    reload();
+    await waitFor(label, ready.get(label), 60_000);
+    if (/^(gateway|[a-z]+)-\d$/.test(label) && !label.startsWith('nats-'))
+      await waitFor(`${label} in rotation`, () => inRotation(label), 30_000);
   };
 
-  const url = `http://127.0.0.1:${INGRESS_PORT}`;
-  const stop = async () => {
-    const order = [...processes.values()].reverse(); // nginx, gateways, services, then NATS
-    for (const p of order) await p.stop();
-    await sink?.close();
-    fs.rmSync(nginxDir, { recursive: true, force: true });
-  };
+  const url = `http://127.0.0.1:${plan.ingress}`;
   try {
-    for (const [name, , http] of SERVICES)
-      for (let i = 0; i < REPLICAS; i++)
-        await waitFor(
-          `${name}-${i + 1}`,
-          () => httpOk(`http://127.0.0.1:${replicaPort(http, i)}/health/ready`),
-          readyTimeoutMs,
-        );
+    for (const [label, check] of ready) await waitFor(label, check, readyTimeoutMs);
+    for (const label of ready.keys())
+      if (/^[a-z]+-\d$/.test(label) && !label.startsWith('nats-'))
+        await waitFor(`${label} in rotation`, () => inRotation(label), 30_000);
     await waitFor('ingress', () => httpOk(`${url}/health`), readyTimeoutMs);
   } catch (err) {
-    await stop();
+    await stop({ dropData: true });
     throw err;
   }
   return {
     url,
+    plan,
     processes,
     restart,
     stop,
-    natsNodes: NATS_NODES,
+    natsNodes: plan.nats,
     services: SERVICES,
     mails: sink?.mails,
+    hasOwnDatabase: processes.has('ferretdb'),
   };
 }
 
-module.exports = { startCluster };
+/** Drops the databases a run with `dbPrefix` made (the shared server keeps nothing of it). */
+async function dropDatabases(mongoUrl, prefix) {
+  const { MongoClient } = require('mongodb');
+  const client = await MongoClient.connect(mongoUrl, { serverSelectionTimeoutMS: 5000 });
+  try {
+    const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
+    for (const { name } of databases) if (name.startsWith(prefix)) await client.db(name).dropDatabase();
+  } finally {
+    await client.close();
+  }
+}
+
+module.exports = { startCluster, haproxyConfig, nginxConfig, portPlan };
 
 if (require.main === module) {
   startCluster()

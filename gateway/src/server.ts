@@ -193,6 +193,8 @@ export async function startGateway(
     host: config.HOST,
     ...(shedder && { shedder }),
     instrument: (inner) => instrumentHttp('gateway', inner, gatewayRouteLabel),
+    // above the 60 s idle timeout of common ingresses and cloud load balancers
+    keepAliveMs: 65_000,
   });
   const metrics = await startMetricsServer({ port: config.metricsPort, host: config.HOST }).catch(
     async (err: unknown) => {

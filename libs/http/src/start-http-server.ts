@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -48,10 +48,25 @@ export interface RunningHttpServer {
   drain(): void;
   /**
    * Stops accepting, lets in-flight requests finish (up to graceMs, answered with
-   * `Connection: close`), closes idle keep-alive connections, then drops what is left.
+   * `Connection: close`), closes keep-alive connections still idle after the clients' idle window
+   * (IDLE_WINDOW_MS), then drops what is left.
    */
   close(graceMs?: number): Promise<void>;
 }
+
+/**
+ * Services announce `Keep-Alive: timeout=5`: undici and node's agent then drop an idle connection
+ * on their side a second or more before the server would, so a reused socket is never closed under
+ * a request, and a draining replica is rid of idle clients within that window.
+ */
+const SERVICE_KEEP_ALIVE_MS = 5_000;
+/**
+ * How long a closing server waits before it closes idle keep-alive connections itself. Closing one
+ * at once races the client's next request on it (the request is lost, and a POST cannot be
+ * retried); after the window, clients that honour the keep-alive hint, or a proxy whose upstream
+ * keep-alive is shorter (nginx `keepalive_timeout` ≤ 4 s), have closed theirs.
+ */
+export const IDLE_WINDOW_MS = SERVICE_KEEP_ALIVE_MS;
 
 export async function startHttpServer(
   listener: RequestListener,
@@ -61,6 +76,11 @@ export async function startHttpServer(
     shedder?: LoadShedder;
     /** Wraps the whole listener, shedding included (request metrics: shed answers count too). */
     instrument?: (listener: RequestListener) => RequestListener;
+    /**
+     * Idle keep-alive timeout. Services: 5 s (above). The gateway, behind load balancers that keep
+     * idle connections 60 s, passes more, so that it never closes one under them.
+     */
+    keepAliveMs?: number;
   },
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -71,8 +91,7 @@ export async function startHttpServer(
     if (draining) res.setHeader('connection', 'close');
     inner(req, res);
   });
-  // Above the gateway agent's idle timeout, so a reused upstream socket is never closed under it.
-  server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = options.keepAliveMs ?? SERVICE_KEEP_ALIVE_MS;
   server.headersTimeout = 66_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
@@ -89,13 +108,18 @@ export async function startHttpServer(
       new Promise<void>((resolve) => {
         draining = true;
         options.shedder?.stop();
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
+        const timers = [
+          setTimeout(() => server.closeIdleConnections(), Math.min(IDLE_WINDOW_MS, graceMs)),
+          setTimeout(() => server.closeAllConnections(), graceMs),
+        ];
+        for (const timer of timers) timer.unref();
+        // net.Server's close stops accepting and calls back once every connection has ended; unlike
+        // http.Server's, it does not close idle keep-alive connections at once (see IDLE_WINDOW_MS)
+        net.Server.prototype.close.call(server, () => {
+          for (const timer of timers) clearTimeout(timer);
+          server.close(); // http.Server's own clean-up (its connection-checking timer); nothing left to close
           resolve();
         });
-        server.closeIdleConnections();
       }),
   };
 }

@@ -47,6 +47,10 @@ export async function connectMongo(
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     // notice a database that came back within seconds, so readiness recovers quickly
     heartbeatFrequencyMS: 2_000,
+    // Poll, do not stream: seen in the chaos suite (bench/chaos.js), a service whose streaming
+    // monitor was mid-check when the database server restarted under load never checked again
+    // and stayed unable to select the server. A poll is a plain hello bounded by the socket timeout.
+    serverMonitoringMode: 'poll',
     // Without this, operations issued while disconnected wait in a queue instead of failing fast.
     bufferCommands: false,
     // Never build indexes behind the service's back (mongoose would, in the background, with failures
