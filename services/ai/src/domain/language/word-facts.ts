@@ -36,6 +36,13 @@ const EVERYDAY_LABELS = new Set([
   'bot.',
   'cook.',
   'soc.',
+  // Mueller's English–Russian marks: American, colloquial, figurative, zoology, botany, cooking
+  'ам.',
+  'разг.',
+  'перен.',
+  'зоол.',
+  'бот.',
+  'кул.',
 ]);
 
 /**
