@@ -8,6 +8,13 @@ import type {
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
 import { type DictdDictionary, freedictDictionary, invertedDictionary } from './freedict.dictionary';
 import { muellerDictionary } from './mueller.dictionary';
+import { type Pivot, pivotDictionary } from './pivot.dictionary';
+
+/**
+ * Pivot languages for pairs whose English dictionary is small (Debian's eng-spa has 5 900
+ * headwords, eng-ita 4 500): the pivot → target FreeDict dictionaries read (dict-freedict-fra-spa…).
+ */
+const PIVOTS: Record<string, string[]> = { es: ['fr', 'de', 'pt', 'nl'], it: ['fr', 'de', 'nl', 'pt'] };
 import { wordnetLexicon } from './wordnet.lexicon';
 
 /** FreeDict names its files by ISO 639-3 codes. */
@@ -89,6 +96,13 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
   // whose forward dictionary is large anyway), it fills the gaps of the forward one, read backwards;
   // then the pair's other dictionaries (Mueller for English–Russian).
   const combined = new Map<string, BilingualDictionary>();
+  const pivotSources: DictdDictionary[] = [];
+  // English → a pivot language as looked up for pivoting: with its own gap filling, built below
+  const rawCombined = (d: BilingualDictionary): BilingualDictionary => ({
+    from: d.from,
+    to: d.to,
+    lookup: (h) => (combined.get(pairName(d.from, d.to)) ?? d).lookup(h),
+  });
   const backwardsMaps: Array<ReturnType<typeof invertedDictionary>> = [];
   for (const [key, forward] of dictionaries) {
     const reverse = dictionaries.get(pairName(forward.to, forward.from));
@@ -99,6 +113,34 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
       backwardsMaps.push(backwards);
       fallbacks.push(backwards);
     }
+    const pivots: Pivot[] = [];
+    if (forward.from === 'en')
+      for (const p of PIVOTS[forward.to] ?? []) {
+        const toPivot = dictionaries.get(pairName('en', p));
+        const direct = freedictDictionary(options.dictdDir, ISO3[p]!, ISO3[forward.to]!, {
+          from: p,
+          to: forward.to,
+        });
+        // target → pivot read backwards where Debian has it (ita-por: there is no por-ita)
+        const back = freedictDictionary(options.dictdDir, ISO3[forward.to]!, ISO3[p]!, {
+          from: forward.to,
+          to: p,
+        });
+        const sources: BilingualDictionary[] = [];
+        if (direct.installed()) {
+          pivotSources.push(direct);
+          sources.push(direct);
+        }
+        if (back.installed()) {
+          const backwards = invertedDictionary(back);
+          backwardsMaps.push(backwards);
+          sources.push(backwards);
+        }
+        if (!toPivot || !sources.length) continue;
+        const fromPivot = sources.length > 1 ? merged(sources[0]!, sources[1]!) : sources[0]!;
+        pivots.push({ language: p, toPivot: rawCombined(toPivot), fromPivot });
+      }
+    if (pivots.length >= 2) fallbacks.push(pivotDictionary(forward.from, forward.to, pivots));
     const gapsFilled = fallbacks.length ? chained(forward, fallbacks) : forward;
     const extra = extras.get(key);
     // another full dictionary of the pair is always asked too: the best entry is chosen among both
@@ -111,7 +153,7 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     status: () => statuses,
     warmUpSteps: () => [
       ...(wordnetInstalled ? [() => wordnet.warmUpStep()] : []),
-      ...[...dictionaries.values(), ...extras.values()].map((d) => () => d.warmUpStep()),
+      ...[...dictionaries.values(), ...extras.values(), ...pivotSources].map((d) => () => d.warmUpStep()),
       // reads the small reverse dictionaries whole, building their backwards maps
       ...backwardsMaps.map((b) => () => b.build.step()),
     ],

@@ -49,6 +49,11 @@ export interface DictionaryEntry {
   examples: DictionaryExample[];
   /** subject labels such as `techn.`, `zool.` */
   labels: string[];
+  /**
+   * Set when no dictionary of the pair has the word and the translation was found through other
+   * languages instead (English → each of these → the target, all agreeing): not a direct entry.
+   */
+  via?: string[];
 }
 
 /** A bilingual dictionary from one language to another. */
