@@ -70,7 +70,7 @@ export function bestEntry(
   // (asked only of candidates that could still win with it: one entry, or a clear leader, needs none)
   const top = scored[0]?.score ?? 0;
   if (backTranslates && scored.length > 1)
-    for (const c of scored.slice(0, 6).filter((x) => x.score + 4 >= top))
+    for (const c of scored.slice(0, 3).filter((x) => x.score + 4 >= top))
       if (backTranslates(c.e.translations[0]!)) c.score += 4;
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
   return scored[0]?.e;
