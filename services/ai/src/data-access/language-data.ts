@@ -140,12 +140,14 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
         const fromPivot = sources.length > 1 ? merged(sources[0]!, sources[1]!) : sources[0]!;
         pivots.push({ language: p, toPivot: rawCombined(toPivot), fromPivot });
       }
-    if (pivots.length >= 2) fallbacks.push(pivotDictionary(forward.from, forward.to, pivots));
     const gapsFilled = fallbacks.length ? chained(forward, fallbacks) : forward;
     const extra = extras.get(key);
     // another full dictionary of the pair is always asked too: the best entry is chosen among both
     // (FreeDict eng-rus has "drink" only as a verb, Mueller as a noun too)
-    combined.set(key, extra && extra !== forward ? merged(gapsFilled, extra) : gapsFilled);
+    const direct = extra && extra !== forward ? merged(gapsFilled, extra) : gapsFilled;
+    // translations through pivots are the last resort, asked only once no base form has an entry
+    const pivot = pivots.length >= 2 ? pivotDictionary(forward.from, forward.to, pivots) : undefined;
+    combined.set(key, pivot ? { ...direct, lookupIndirect: (h) => pivot.lookup(h) } : direct);
   }
   return {
     lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),

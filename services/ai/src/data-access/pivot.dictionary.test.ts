@@ -47,10 +47,13 @@ describe('translations through pivot languages', () => {
 
   it('When the installed data lacks an English–Italian entry, Then the pivots translate it ("minute" → "minuto")', () => {
     const data = installedLanguageData({ wordnetDir: WORDNET, dictdDir: DICTD });
-    const [entry] = data.dictionary('en', 'it')!.lookup('minute');
+    const enIt = data.dictionary('en', 'it')!;
+    expect(enIt.lookup('minute')).toEqual([]); // neither eng-ita nor ita-eng read backwards has it
+    const [entry] = enIt.lookupIndirect!('minute');
     expect(entry).toMatchObject({ translations: expect.arrayContaining(['minuto']) });
     expect(entry!.via!.length).toBeGreaterThanOrEqual(2);
     // a word eng-spa has is not pivoted
     expect(data.dictionary('en', 'es')!.lookup('house')[0]!.via).toBeUndefined();
+    expect(data.dictionary('en', 'de')!.lookupIndirect).toBeUndefined(); // German needs no pivots
   });
 });

@@ -62,6 +62,11 @@ export interface BilingualDictionary {
   readonly to: string;
   /** entries for a headword (case-insensitive), in the dictionary's order */
   lookup(headword: string): DictionaryEntry[];
+  /**
+   * Entries found indirectly (through other languages, marked `via`), asked only when no form of the
+   * word has a direct entry.
+   */
+  lookupIndirect?(headword: string): DictionaryEntry[];
 }
 
 /** Why a piece of data is not there (a missing package, an unreadable file). */

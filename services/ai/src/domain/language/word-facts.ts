@@ -105,25 +105,29 @@ export function translateWord(
   if (dictionary.from === 'en' && lexicon)
     for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
       if (!candidates.includes(b)) candidates.push(b);
-  for (const headword of candidates) {
-    const h = headword.toLowerCase();
-    const backTranslates = reverse
-      ? (t: string) =>
-          reverse
-            .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
-            .some((e) => e.translations.some((x) => x.toLowerCase() === h))
-      : undefined;
-    const entry = bestEntry(dictionary.lookup(headword), pos, backTranslates, commonness);
-    if (!entry) continue;
-    const example = cardExample(entry.examples, headword);
-    return {
-      headword,
-      translation: entry.translations[0]!,
-      alternatives: entry.translations.slice(1, 4),
-      example,
-      entry,
-    };
-  }
+  // every form in the dictionaries first, then through other languages (lookupIndirect)
+  const lookups = [(h: string) => dictionary.lookup(h)];
+  if (dictionary.lookupIndirect) lookups.push((h) => dictionary.lookupIndirect!(h));
+  for (const lookup of lookups)
+    for (const headword of candidates) {
+      const h = headword.toLowerCase();
+      const backTranslates = reverse
+        ? (t: string) =>
+            reverse
+              .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
+              .some((e) => e.translations.some((x) => x.toLowerCase() === h))
+        : undefined;
+      const entry = bestEntry(lookup(headword), pos, backTranslates, commonness);
+      if (!entry) continue;
+      const example = cardExample(entry.examples, headword);
+      return {
+        headword,
+        translation: entry.translations[0]!,
+        alternatives: entry.translations.slice(1, 4),
+        example,
+        entry,
+      };
+    }
   return undefined;
 }
 
