@@ -157,6 +157,20 @@ describe('POST /api/ai/generate', () => {
     expect(quota.body.data.used).toBe(1);
   });
 
+  it('When the theme is "health" (nothing under it in WordNet), Then its opposite illness gives the cards, in Russian', async () => {
+    const res = await call(url, 'POST', '/api/ai/generate', {
+      headers: tokenFor(ai).headers,
+      body: { mode: 'theme', input: 'health', difficulty: 'beginner', count: 10, targetLanguage: 'ru' },
+    });
+    expect(res.status).toBe(200);
+    const { cards } = res.body.data;
+    expect(cards).toHaveLength(10);
+    for (const card of cards) expect(card.definition).toEqual(expect.any(String));
+    expect(cards.find((c: { word: string }) => c.word === 'disease')).toMatchObject({
+      translation: 'болезнь',
+    });
+  });
+
   it('When a theme is unknown to WordNet, Then no cards come back with a note, and no quota is used', async () => {
     const user = tokenFor(ai);
     const res = await call(url, 'POST', '/api/ai/generate', {
@@ -370,6 +384,29 @@ describe('POST /api/ai/lookup', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ lemma: 'dog', translation: 'perro', unavailable: [] });
+  });
+
+  it('When a word is looked up for Russian, Then the Mueller dictionary translates it (FreeDict eng-rus lacks it)', async () => {
+    const res = await call(url, 'POST', '/api/ai/lookup', {
+      headers: tokenFor(ai).headers,
+      body: { word: 'weeks', targetLanguage: 'ru' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ lemma: 'week', translation: 'неделя', unavailable: [] });
+  });
+
+  it('When no English–Italian dictionary has the word, Then agreeing pivot languages translate it and the notes say so', async () => {
+    const res = await call(url, 'POST', '/api/ai/lookup', {
+      headers: tokenFor(ai).headers,
+      body: { word: 'minute', targetLanguage: 'it' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ lemma: 'minute', translation: 'minuto', unavailable: [] });
+    expect(res.body.data.notes).toEqual([
+      expect.stringMatching(
+        /^Not in the English–Italian dictionary, translated through .*"minute" \(through/,
+      ),
+    ]);
   });
 
   it('When a German word is looked up, Then the German–English dictionary gives its translation, IPA and examples', async () => {

@@ -142,18 +142,8 @@ export function parseFreedictEntry(text: string): DictionaryEntry {
   return { headword, partOfSpeech, pronunciation, translations, examples, labels: [...labels] };
 }
 
-/**
- * A FreeDict dictionary installed by Debian's `dict-freedict-<from>-<to>` package:
- * `<dir>/freedict-<from>-<to>.index` and `.dict.dz`. The index is read on the first look-up
- * and searched in place (the English–German ones have ~500 000 lines, 11–13 MB); the text is read
- * by dictzip chunk on demand.
- */
-export function freedictDictionary(
-  dir: string,
-  from3: string,
-  to3: string,
-  codes: { from: string; to: string },
-): BilingualDictionary & {
+/** A dictd dictionary as the readers here give it: look-ups, plus what the warm-up and inversion need. */
+export type DictdDictionary = BilingualDictionary & {
   files: { index: string; text: string };
   installed(): boolean;
   load(): void;
@@ -161,10 +151,33 @@ export function freedictDictionary(
   warmUpStep(): boolean;
   /** the place of every entry in the text, in headword order (for reading a dictionary backwards) */
   places(): Array<[number, number]>;
-  /** the entry at a place `eachEntry` gave */
+  /** the entry at a place `places` gave */
   entryAt(place: [number, number]): DictionaryEntry;
-} {
-  const base = join(dir, `freedict-${from3}-${to3}`);
+};
+
+/**
+ * A FreeDict dictionary installed by Debian's `dict-freedict-<from>-<to>` package:
+ * `<dir>/freedict-<from>-<to>.index` and `.dict.dz`.
+ */
+export function freedictDictionary(
+  dir: string,
+  from3: string,
+  to3: string,
+  codes: { from: string; to: string },
+): DictdDictionary {
+  return dictdDictionary(join(dir, `freedict-${from3}-${to3}`), codes, parseFreedictEntry);
+}
+
+/**
+ * Any dictd dictionary, `<base>.index` + `<base>.dict.dz` (or `.dict`), whose entries `parse` reads.
+ * The index is read on the first look-up and searched in place (the English–German ones have
+ * ~500 000 lines, 11–13 MB); the text is read by dictzip chunk on demand.
+ */
+export function dictdDictionary(
+  base: string,
+  codes: { from: string; to: string },
+  parse: (text: string) => DictionaryEntry[] | DictionaryEntry,
+): DictdDictionary {
   const files = {
     index: `${base}.index`,
     text: existsSync(`${base}.dict.dz`) ? `${base}.dict.dz` : `${base}.dict`,
@@ -177,6 +190,7 @@ export function freedictDictionary(
     body = openDictText(files.text);
     index = dictdIndex(readFileSync(files.index));
   };
+  const entriesAt = (offset: number, length: number) => [parse(body!.read(offset, length))].flat();
   return {
     from: codes.from,
     to: codes.to,
@@ -193,17 +207,20 @@ export function freedictDictionary(
     },
     entryAt([offset, length]) {
       load();
-      return parseFreedictEntry(body!.read(offset, length));
+      return entriesAt(offset, length)[0]!;
     },
     lookup(headword) {
       load();
       const key = headword.trim().toLowerCase();
       const hit = recent.get(key);
-      if (hit) return hit;
-      const entries = index!
-        .find(key)
-        .map(([offset, length]) => parseFreedictEntry(body!.read(offset, length)));
-      // a small cache of parsed entries: common words ("run": 38 entries) recur in every text
+      if (hit) {
+        // most recently used last, so the cache drops the least recently used
+        recent.delete(key);
+        recent.set(key, hit);
+        return hit;
+      }
+      const entries = index!.find(key).flatMap(([offset, length]) => entriesAt(offset, length));
+      // a cache of parsed entries: common words ("run": 38 entries) recur in every text
       if (recent.size >= CACHED_HEADWORDS) recent.delete(recent.keys().next().value!);
       recent.set(key, entries);
       return entries;

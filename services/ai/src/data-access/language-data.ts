@@ -6,7 +6,15 @@ import type {
   Lexicon,
 } from '../domain/language/language-data';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
-import { freedictDictionary, invertedDictionary } from './freedict.dictionary';
+import { type DictdDictionary, freedictDictionary, invertedDictionary } from './freedict.dictionary';
+import { muellerDictionary } from './mueller.dictionary';
+import { type Pivot, pivotDictionary } from './pivot.dictionary';
+
+/**
+ * Pivot languages for pairs whose English dictionary is small (Debian's eng-spa has 5 900
+ * headwords, eng-ita 4 500): the pivot → target FreeDict dictionaries read (dict-freedict-fra-spa…).
+ */
+const PIVOTS: Record<string, string[]> = { es: ['fr', 'de', 'pt', 'nl'], it: ['fr', 'de', 'nl', 'pt'] };
 import { wordnetLexicon } from './wordnet.lexicon';
 
 /** FreeDict names its files by ISO 639-3 codes. */
@@ -52,7 +60,11 @@ export function installedLanguageData(options: LanguageDataOptions): InstalledLa
 function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
   const wordnet = wordnetLexicon(options.wordnetDir);
   const wordnetInstalled = wordnet.installed();
-  const dictionaries = new Map<string, ReturnType<typeof freedictDictionary>>();
+  const dictionaries = new Map<string, DictdDictionary>();
+  // other dictd dictionaries Debian ships for a pair, consulted after FreeDict's
+  const extras = new Map<string, DictdDictionary>();
+  const mueller = muellerDictionary(options.dictdDir);
+  if (mueller.installed()) extras.set(pairName('en', 'ru'), mueller);
   const statuses: DataStatus[] = [
     {
       name: 'wordnet',
@@ -66,40 +78,76 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
   for (const [from, to] of SUPPORTED_PAIRS) {
     const dict = freedictDictionary(options.dictdDir, ISO3[from]!, ISO3[to]!, { from, to });
     const installed = dict.installed();
+    const extra = extras.get(pairName(from, to));
     if (installed) dictionaries.set(pairName(from, to), dict);
+    else if (extra) dictionaries.set(pairName(from, to), extra);
+    const names = [installed && `FreeDict ${ISO3[from]}-${ISO3[to]}`, extra && 'Mueller (mueller7-dict)'];
     statuses.push({
       name: pairName(from, to),
-      available: installed,
-      source: dict.files.index,
-      message: installed
-        ? `FreeDict ${ISO3[from]}-${ISO3[to]}`
-        : `not installed: ${existsSync(options.dictdDir) ? dict.files.index : options.dictdDir} missing (Debian package dict-freedict-${ISO3[from]}-${ISO3[to]}; AI_DICTD_DIR)`,
+      available: installed || !!extra,
+      source: installed || !extra ? dict.files.index : extra.files.index,
+      message:
+        installed || extra
+          ? names.filter(Boolean).join(' + ')
+          : `not installed: ${existsSync(options.dictdDir) ? dict.files.index : options.dictdDir} missing (Debian package dict-freedict-${ISO3[from]}-${ISO3[to]}; AI_DICTD_DIR)`,
     });
   }
   // Where a reverse dictionary exists and is small enough to read whole (all but German–English,
-  // whose forward dictionary is large anyway), it fills the gaps of the forward one, read backwards.
+  // whose forward dictionary is large anyway), it fills the gaps of the forward one, read backwards;
+  // then the pair's other dictionaries (Mueller for English–Russian).
   const combined = new Map<string, BilingualDictionary>();
+  const pivotSources: DictdDictionary[] = [];
+  // English → a pivot language as looked up for pivoting: with its own gap filling, built below
+  const rawCombined = (d: BilingualDictionary): BilingualDictionary => ({
+    from: d.from,
+    to: d.to,
+    lookup: (h) => (combined.get(pairName(d.from, d.to)) ?? d).lookup(h),
+  });
   const backwardsMaps: Array<ReturnType<typeof invertedDictionary>> = [];
   for (const [key, forward] of dictionaries) {
     const reverse = dictionaries.get(pairName(forward.to, forward.from));
     const small = reverse && statSync(reverse.files.index).size < 4_000_000;
-    if (!reverse || !small) {
-      combined.set(key, forward);
-      continue;
+    const fallbacks: BilingualDictionary[] = [];
+    if (reverse && small) {
+      const backwards = invertedDictionary(reverse);
+      backwardsMaps.push(backwards);
+      fallbacks.push(backwards);
     }
-    const backwards = invertedDictionary(reverse);
-    backwardsMaps.push(backwards);
-    combined.set(key, {
-      from: forward.from,
-      to: forward.to,
-      lookup(headword) {
-        const found = forward.lookup(headword);
-        // some headwords of the small dictionaries have no translation at all (eng-nld "car")
-        return found.some((e) => e.translations.length > 0)
-          ? found
-          : [...found, ...backwards.lookup(headword)];
-      },
-    });
+    const pivots: Pivot[] = [];
+    if (forward.from === 'en')
+      for (const p of PIVOTS[forward.to] ?? []) {
+        const toPivot = dictionaries.get(pairName('en', p));
+        const direct = freedictDictionary(options.dictdDir, ISO3[p]!, ISO3[forward.to]!, {
+          from: p,
+          to: forward.to,
+        });
+        // target → pivot read backwards where Debian has it (ita-por: there is no por-ita)
+        const back = freedictDictionary(options.dictdDir, ISO3[forward.to]!, ISO3[p]!, {
+          from: forward.to,
+          to: p,
+        });
+        const sources: BilingualDictionary[] = [];
+        if (direct.installed()) {
+          pivotSources.push(direct);
+          sources.push(direct);
+        }
+        if (back.installed()) {
+          const backwards = invertedDictionary(back);
+          backwardsMaps.push(backwards);
+          sources.push(backwards);
+        }
+        if (!toPivot || !sources.length) continue;
+        const fromPivot = sources.length > 1 ? merged(sources[0]!, sources[1]!) : sources[0]!;
+        pivots.push({ language: p, toPivot: rawCombined(toPivot), fromPivot });
+      }
+    const gapsFilled = fallbacks.length ? chained(forward, fallbacks) : forward;
+    const extra = extras.get(key);
+    // another full dictionary of the pair is always asked too: the best entry is chosen among both
+    // (FreeDict eng-rus has "drink" only as a verb, Mueller as a noun too)
+    const direct = extra && extra !== forward ? merged(gapsFilled, extra) : gapsFilled;
+    // translations through pivots are the last resort, asked only once no base form has an entry
+    const pivot = pivots.length >= 2 ? pivotDictionary(forward.from, forward.to, pivots) : undefined;
+    combined.set(key, pivot ? { ...direct, lookupIndirect: (h) => pivot.lookup(h) } : direct);
   }
   return {
     lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),
@@ -107,9 +155,39 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     status: () => statuses,
     warmUpSteps: () => [
       ...(wordnetInstalled ? [() => wordnet.warmUpStep()] : []),
-      ...[...dictionaries.values()].map((d) => () => d.warmUpStep()),
+      ...[...dictionaries.values(), ...extras.values(), ...pivotSources].map((d) => () => d.warmUpStep()),
       // reads the small reverse dictionaries whole, building their backwards maps
       ...backwardsMaps.map((b) => () => b.build.step()),
     ],
+  };
+}
+
+/**
+ * A dictionary and the ones that fill its gaps: the first whose entries have a translation answers.
+ * Some headwords of the small dictionaries have no translation at all (eng-nld "car"): those entries
+ * are kept (their part of speech still helps) and the next dictionary's are added.
+ */
+function chained(first: BilingualDictionary, rest: BilingualDictionary[]): BilingualDictionary {
+  return {
+    from: first.from,
+    to: first.to,
+    lookup(headword) {
+      const found = first.lookup(headword);
+      if (found.some((e) => e.translations.length > 0)) return found;
+      for (const next of rest) {
+        const more = next.lookup(headword);
+        if (more.some((e) => e.translations.length > 0)) return [...found, ...more];
+      }
+      return found;
+    },
+  };
+}
+
+/** Two dictionaries of one pair asked together: the first one's entries, then the second's. */
+function merged(first: BilingualDictionary, second: BilingualDictionary): BilingualDictionary {
+  return {
+    from: first.from,
+    to: first.to,
+    lookup: (headword) => [...first.lookup(headword), ...second.lookup(headword)],
   };
 }

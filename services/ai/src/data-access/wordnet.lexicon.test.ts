@@ -74,6 +74,11 @@ describe('WordNet from the wordnet-base package', () => {
     expect(wn.themeWords('qwzxv')).toEqual([]);
   });
 
+  it('When a theme has nothing under it (health), Then its opposite in WordNet themes it (illness, disease…)', () => {
+    const health = wn.themeWords('health');
+    expect(health).toEqual(expect.arrayContaining(['illness', 'disease', 'fever', 'flu']));
+  });
+
   it('When the files are missing, Then the lexicon says it is not installed', () => {
     expect(wordnetLexicon(join(WORDNET, 'missing')).installed()).toBe(false);
   });

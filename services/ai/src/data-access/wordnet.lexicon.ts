@@ -248,6 +248,18 @@ export function wordnetLexicon(dir: string): Lexicon & {
         }
       };
       walk(starts);
+      // a state with nothing under it ("health": no hyponyms, parts or topic members) is themed by its
+      // opposite's tree, which WordNet links as the antonym ("illness": disease, cold, fever, flu…)
+      if (out.size < 30) {
+        const opposites: Array<[WordClass, number]> = [];
+        for (const [p, offset] of starts)
+          for (const ptr of synset(p, offset).pointers)
+            if (ptr.symbol === '!' && ptr.type === 'n') opposites.push(['noun', ptr.offset]);
+        if (opposites.length) {
+          for (const o of opposites) for (const word of synset(o[0], o[1]).words) out.add(word);
+          walk(opposites);
+        }
+      }
       out.delete(w);
       return [...out];
     },

@@ -49,6 +49,11 @@ export interface DictionaryEntry {
   examples: DictionaryExample[];
   /** subject labels such as `techn.`, `zool.` */
   labels: string[];
+  /**
+   * Set when no dictionary of the pair has the word and the translation was found through other
+   * languages instead (English → each of these → the target, all agreeing): not a direct entry.
+   */
+  via?: string[];
 }
 
 /** A bilingual dictionary from one language to another. */
@@ -57,6 +62,11 @@ export interface BilingualDictionary {
   readonly to: string;
   /** entries for a headword (case-insensitive), in the dictionary's order */
   lookup(headword: string): DictionaryEntry[];
+  /**
+   * Entries found indirectly (through other languages, marked `via`), asked only when no form of the
+   * word has a direct entry.
+   */
+  lookupIndirect?(headword: string): DictionaryEntry[];
 }
 
 /** Why a piece of data is not there (a missing package, an unreadable file). */

@@ -14,7 +14,8 @@ export const LANGUAGE_NAMES: Record<string, string> = {
 
 /**
  * The translation directions of the offline provider: the FreeDict dictionaries Debian packages
- * (`dict-freedict-<from>-<to>`). English → each, and back where Debian has the reverse (no rus-eng).
+ * (`dict-freedict-<from>-<to>`; English → Russian also Mueller's, `mueller7-dict`). English → each,
+ * and back where Debian has the reverse (no rus-eng).
  */
 export const SUPPORTED_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['en', 'de'],

@@ -36,6 +36,13 @@ const EVERYDAY_LABELS = new Set([
   'bot.',
   'cook.',
   'soc.',
+  // Mueller's English–Russian marks: American, colloquial, figurative, zoology, botany, cooking
+  'ам.',
+  'разг.',
+  'перен.',
+  'зоол.',
+  'бот.',
+  'кул.',
 ]);
 
 /**
@@ -63,7 +70,7 @@ export function bestEntry(
   // (asked only of candidates that could still win with it: one entry, or a clear leader, needs none)
   const top = scored[0]?.score ?? 0;
   if (backTranslates && scored.length > 1)
-    for (const c of scored.slice(0, 6).filter((x) => x.score + 4 >= top))
+    for (const c of scored.slice(0, 3).filter((x) => x.score + 4 >= top))
       if (backTranslates(c.e.translations[0]!)) c.score += 4;
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
   return scored[0]?.e;
@@ -98,25 +105,29 @@ export function translateWord(
   if (dictionary.from === 'en' && lexicon)
     for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
       if (!candidates.includes(b)) candidates.push(b);
-  for (const headword of candidates) {
-    const h = headword.toLowerCase();
-    const backTranslates = reverse
-      ? (t: string) =>
-          reverse
-            .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
-            .some((e) => e.translations.some((x) => x.toLowerCase() === h))
-      : undefined;
-    const entry = bestEntry(dictionary.lookup(headword), pos, backTranslates, commonness);
-    if (!entry) continue;
-    const example = cardExample(entry.examples, headword);
-    return {
-      headword,
-      translation: entry.translations[0]!,
-      alternatives: entry.translations.slice(1, 4),
-      example,
-      entry,
-    };
-  }
+  // every form in the dictionaries first, then through other languages (lookupIndirect)
+  const lookups = [(h: string) => dictionary.lookup(h)];
+  if (dictionary.lookupIndirect) lookups.push((h) => dictionary.lookupIndirect!(h));
+  for (const lookup of lookups)
+    for (const headword of candidates) {
+      const h = headword.toLowerCase();
+      const backTranslates = reverse
+        ? (t: string) =>
+            reverse
+              .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
+              .some((e) => e.translations.some((x) => x.toLowerCase() === h))
+        : undefined;
+      const entry = bestEntry(lookup(headword), pos, backTranslates, commonness);
+      if (!entry) continue;
+      const example = cardExample(entry.examples, headword);
+      return {
+        headword,
+        translation: entry.translations[0]!,
+        alternatives: entry.translations.slice(1, 4),
+        example,
+        entry,
+      };
+    }
   return undefined;
 }
 

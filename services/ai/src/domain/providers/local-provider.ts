@@ -63,6 +63,17 @@ interface Candidate {
 interface Filled {
   card: GeneratedCard;
   translated: boolean;
+  /** the pivot languages of a translation no dictionary of the pair has (see DictionaryEntry.via) */
+  via?: string[];
+}
+
+/** Says which translations are not direct dictionary entries, and how they were found. */
+function pivotNote(source: string, target: string, pivoted: Array<{ word: string; via: string[] }>): string {
+  const list = pivoted.map((p) => `"${p.word}" (through ${p.via.map(name).join(', ')})`).join(', ');
+  return (
+    `Not in the ${name(source)}–${name(target)} dictionary, translated through other languages' dictionaries ` +
+    `that agree: ${list}. Lower confidence.`
+  );
 }
 
 /** Distance of a level from the requested band (0 inside it). */
@@ -197,6 +208,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     const cls = wordClassOf(c.pos) ?? sense?.sense.partOfSpeech;
     let translation: string | null = null;
     let dictExample: { source: string; target: string } | undefined;
+    let via: string[] | undefined;
     if (c.english && target === 'en') translation = c.english;
     else if (target) {
       const dictionary = data.dictionary(req.sourceLanguage, target);
@@ -207,6 +219,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       if (found) {
         translation = found.translation;
         dictExample = found.example;
+        via = found.entry.via;
       }
     }
     let example: string | null = null;
@@ -221,6 +234,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     const rank = frequencyRank(c.word);
     return {
       translated: translation !== null,
+      via,
       card: {
         word: c.word,
         translation,
@@ -235,7 +249,8 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           req.sourceLanguage === 'en' ? rank !== undefined : true,
           req.sourceLanguage === 'en' ? arpabet(c.word) !== undefined : true,
           sense !== undefined,
-          target === undefined || translation !== null,
+          // a translation found only through other languages is backed less than a dictionary entry
+          target === undefined || (translation !== null && !via),
         ]),
       },
     };
@@ -309,14 +324,18 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       const withTranslation: GeneratedCard[] = [];
       const without: GeneratedCard[] = [];
       const seenWords = new Set<string>();
+      const pivoted: Array<{ word: string; via: string[] }> = [];
       for (const c of candidates.slice(0, req.count * 6)) {
         if (withTranslation.length >= req.count) break;
         if (seenWords.has(c.word.toLowerCase())) continue;
         seenWords.add(c.word.toLowerCase());
         const filled = fillCard(c, req, target);
         (filled.translated || !target ? withTranslation : without).push(filled.card);
+        if (filled.via) pivoted.push({ word: c.word, via: filled.via });
       }
       const cards = [...withTranslation, ...without].slice(0, req.count);
+      const shownPivots = pivoted.filter((p) => cards.some((c) => c.word === p.word));
+      if (target && shownPivots.length) notes.push(pivotNote(source, target, shownPivots));
       if (target && !data.dictionary(source, target))
         notes.push(
           `No ${name(source)}–${name(target)} dictionary is installed (Debian package dict-freedict-*).`,
@@ -442,9 +461,11 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         const dictionary = data.dictionary('en', target);
         if (!dictionary) notes.push(`No English–${name(target)} dictionary is installed.`);
         const reverse = data.dictionary(target, 'en');
-        translation = dictionary
-          ? (translateWord(dictionary, normal, wordClassOf(pos), lexicon, reverse)?.translation ?? null)
-          : null;
+        const found = dictionary
+          ? translateWord(dictionary, normal, wordClassOf(pos), lexicon, reverse)
+          : undefined;
+        translation = found?.translation ?? null;
+        if (found?.entry.via) notes.push(pivotNote('en', target, [{ word: normal, via: found.entry.via }]));
         if (translation === null) unavailable.push('translation');
       }
       if (!sense) unavailable.push('definition');
