@@ -321,6 +321,7 @@ async function benchSize(size, db) {
   console.log(
     `data set ${seeded.reused ? 'reused' : 'seeded'}: ${seeded.users} users, ${seeded.cards} cards; seeding took ${fmt(seeded.seconds.insert, 1)} s to insert (${fmt(seeded.cards / seeded.seconds.insert, 0)} cards/s) and ${fmt(seeded.seconds.indexes, 1)} s to build the indexes${seeded.reused ? ' (when it was seeded)' : ` (${fmt((performance.now() - t0) / 1000, 1)} s in all)`}`,
   );
+  if (process.env.BENCH_SEED_ONLY === 'true') return { size, spec, seeded };
   const picked = await pickUsers(db.url, size, USERS);
   let users;
   let plans;
@@ -456,7 +457,7 @@ async function main() {
   cleanups.push(['remove the stream', removeStreams]);
   const results = [];
   for (const size of SIZE_NAMES) results.push(await benchSize(size, db));
-  printSummary(results);
+  if (process.env.BENCH_SEED_ONLY !== 'true') printSummary(results);
 }
 
 if (require.main === module)
