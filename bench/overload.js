@@ -719,7 +719,7 @@ async function main() {
 }
 
 // the journey bench (bench/journey) starts its database and stack the same way
-module.exports = { isShed, startDatabase, startBenchStack, cpuMeter, cleanups, cleanUp, timeToIdle };
+module.exports = { isShed, startDatabase, startBenchStack, cpuMeter, cleanups, cleanUp };
 
 if (require.main === module)
   main()

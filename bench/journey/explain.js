@@ -2,7 +2,41 @@
 // through the MongoDB API (FerretDB 2 answers with PostgreSQL's plan of the DocumentDB query), and a
 // verdict on whether an index serves it. Writes (update, delete, findAndModify) and counts are
 // explained as the find of the same filter and sort, which is the part that reads.
-const { MongoClient } = require('mongodb');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const { BSON, MongoClient } = require('mongodb');
+
+const PSQL = `/usr/lib/postgresql/${process.env.LINGUA_PG_MAJOR ?? 15}/bin/psql`;
+
+/**
+ * PostgreSQL's EXPLAIN ANALYZE of the DocumentDB query FerretDB runs for `q` (documentdb_api_catalog's
+ * bson_aggregation_find / _pipeline, the functions FerretDB calls), through psql to the local cluster:
+ * the rows each scan really read, which the MongoDB API's explain (planner estimates) does not give.
+ * Resolves { rowsRead, ms } or { error }; undefined when psql is not there.
+ */
+function analyze(q, pgPort) {
+  if (!fs.existsSync(PSQL)) return undefined;
+  const cmd = explainCommand(q);
+  const fn = cmd.aggregate ? 'bson_aggregation_pipeline' : 'bson_aggregation_find';
+  const spec = BSON.EJSON.stringify(cmd, { relaxed: true }).replaceAll("'", "''");
+  const sql = `EXPLAIN (ANALYZE, FORMAT JSON) SELECT document FROM documentdb_api_catalog.${fn}('${q.db}', '${spec}'::documentdb_core.bson)`;
+  const r = spawnSync(
+    PSQL,
+    ['-X', '-At', '-h', '127.0.0.1', '-p', String(pgPort), '-U', 'lingua', '-d', 'lingua', '-c', sql],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (r.status !== 0) return { error: (r.stderr || r.stdout).trim().split('\n')[0] };
+  const [plan] = JSON.parse(r.stdout);
+  const scans = [...planNodes(plan.Plan)].filter((n) =>
+    /^(Seq|Index|Index Only|Bitmap Heap|Tid) Scan$/.test(n['Node Type']),
+  );
+  return {
+    rowsRead: scans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1), 0),
+    ms: plan['Execution Time'],
+  };
+}
 
 /** The explain command of a captured query. */
 function explainCommand(q) {
@@ -52,8 +86,8 @@ function judge(explained) {
   return { scans: [], indexed: undefined };
 }
 
-/** Explains each captured shape; resolves [{ db, collection, op, filter, sort, count, scans, indexed, error }]. */
-async function explainAll(url, shapes) {
+/** Explains each captured shape; resolves [{ db, collection, op, filter, sort, count, scans, indexed, analyzed, error }]. */
+async function explainAll(url, shapes, pgPort) {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
   const out = [];
@@ -64,7 +98,7 @@ async function explainAll(url, shapes) {
         const explained = await client
           .db(sample.db)
           .command({ explain: explainCommand(sample), verbosity: 'queryPlanner' });
-        Object.assign(row, judge(explained), { plan: explained });
+        Object.assign(row, judge(explained), { plan: explained, analyzed: analyze(sample, pgPort) });
       } catch (err) {
         row.error = err.message;
       }
