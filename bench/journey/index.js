@@ -165,9 +165,17 @@ function printRows(title, r) {
   ctx.errorSamples.clear();
 }
 
+/**
+ * Prints the CPU per call of each process group over the window and returns the stack's total. Per
+ * answered call without error: a refused call (503 when shedding) costs little, so with errors the
+ * figure is flagged rather than diluted.
+ */
 function printCpu(r) {
   const total = Object.values(r.cpu).reduce((s, v) => s + v, 0);
-  console.log(`CPU per call (ms), over ${r.completed} calls:`);
+  const okCalls = r.completed - r.rows.at(-1).errors;
+  const flag =
+    okCalls < r.completed ? `  (!) ${r.completed - okCalls} calls failed: not a figure to compare` : '';
+  console.log(`CPU per call (ms), over the ${okCalls} calls answered without error:${flag}`);
   console.log(
     table(
       ['process', 'CPU ms/call', 'share', 'cores'],
@@ -176,21 +184,21 @@ function printCpu(r) {
           .sort(([, a], [, b]) => b - a)
           .map(([n, ms]) => [
             n,
-            fmt(ms / r.completed, 3),
+            fmt(ms / okCalls, 3),
             `${fmt((100 * ms) / total, 0)} %`,
             fmt(ms / 1000 / r.seconds, 2),
           ]),
-        ['the stack, total', fmt(total / r.completed, 3), '100 %', fmt(total / 1000 / r.seconds, 2)],
+        ['the stack, total', fmt(total / okCalls, 3), '100 %', fmt(total / 1000 / r.seconds, 2)],
         [
           '(the load generator)',
-          fmt(r.generatorMs / r.completed, 3),
+          fmt(r.generatorMs / okCalls, 3),
           '',
           fmt(r.generatorMs / 1000 / r.seconds, 2),
         ],
       ],
     ),
   );
-  return total / r.completed;
+  return total / okCalls;
 }
 
 /** Signs the users in through the API (a few at a time), giving each its tokens and client address. */
@@ -255,6 +263,11 @@ async function stackFor(db, size, mongoUrl) {
       AI_FREE_LOOKUPS_PER_WINDOW: '1000000',
       AI_FREE_GENERATIONS_PER_DAY: '1000000',
       IDENTITY_BCRYPT_COST: String(BCRYPT_COST),
+      // a V8 CPU profile of every process of the stack, written when it stops (one file per process)
+      ...(process.env.BENCH_CPU_PROF_DIR && {
+        NODE_OPTIONS:
+          `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`.trim(),
+      }),
     },
   });
 }

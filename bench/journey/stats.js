@@ -79,10 +79,13 @@ class EndpointStats {
     const rows = [];
     let count = 0;
     let errors = 0;
+    const errorsByStatus = {};
     for (const [name, e] of [...this.byName].sort(([a], [b]) => a.localeCompare(b))) {
       all.add(e.histogram);
       count += e.count;
       errors += e.errors;
+      for (const [status, n] of Object.entries(e.errorsByStatus))
+        errorsByStatus[status] = (errorsByStatus[status] ?? 0) + n;
       rows.push({
         name,
         count: e.count,
@@ -91,7 +94,7 @@ class EndpointStats {
         ...summary(e.histogram),
       });
     }
-    rows.push({ name: 'all', count, errors, errorsByStatus: {}, ...summary(all) });
+    rows.push({ name: 'all', count, errors, errorsByStatus, ...summary(all) });
     return rows;
   }
 }
