@@ -84,3 +84,53 @@ describe('journey bench: the mix', () => {
     }
   });
 });
+
+describe('journey bench: query shapes and plans', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const capture = require('../../bench/journey/capture');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const explain = require('../../bench/journey/explain');
+
+  it('When commands are read off the wire, Then each query is kept with its filter, and shapes drop the values', () => {
+    const find = {
+      find: 'cards',
+      filter: { userId: 'u1', due: { $lte: new Date() } },
+      sort: { due: 1 },
+      $db: 'f',
+    };
+    expect(capture.queriesOf(find, {})).toEqual([
+      {
+        db: 'f',
+        collection: 'cards',
+        op: 'find',
+        filter: find.filter,
+        sort: { due: 1 },
+        limit: undefined,
+        projection: undefined,
+      },
+    ]);
+    // an update's statements may come as a document sequence (OP_MSG kind 1)
+    const update = { update: 'cards', $db: 'f' };
+    const statements = { updates: [{ q: { _id: 'a' } }, { q: { _id: 'b', userId: 'u' } }] };
+    expect(capture.queriesOf(update, statements).map((q: { filter: unknown }) => q.filter)).toEqual([
+      { _id: 'a' },
+      { _id: 'b', userId: 'u' },
+    ]);
+    expect(capture.queriesOf({ insert: 'cards', $db: 'f' }, {})).toEqual([]);
+    expect(capture.shapeOf(find.filter)).toEqual({ userId: 'string', due: { $lte: 'date' } });
+  });
+
+  it('When a PostgreSQL plan scans a table, Then it is not index-served; index and bitmap scans are', () => {
+    const plan = (nodeType: string, extra = {}) => ({
+      queryPlanner: { Plan: { 'Node Type': 'Subquery Scan', Plans: [{ 'Node Type': nodeType, ...extra }] } },
+    });
+    expect(explain.judge(plan('Seq Scan', { 'Relation Name': 'documents_1' })).indexed).toBe(false);
+    expect(explain.judge(plan('Index Scan', { 'Index Name': 'userId_1' }))).toEqual({
+      scans: [{ type: 'Index Scan', index: 'userId_1', relation: undefined }],
+      indexed: true,
+    });
+    expect(
+      explain.judge(plan('Bitmap Heap Scan', { Plans: [{ 'Node Type': 'Bitmap Index Scan' }] })).indexed,
+    ).toBe(true);
+  });
+});
