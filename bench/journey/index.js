@@ -525,6 +525,16 @@ async function main() {
   console.log(
     `Journey bench: sizes ${SIZE_NAMES.join(', ')}; ${USERS} signed-in users; ${RATE}/s offered for ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up; run ${RUN}`,
   );
+  // the data sets live in the local PostgreSQL cluster: one infra.sh would start for this run only
+  // (in a temp dir) would take them with it when it stops
+  const listening = await new Promise((resolve) => {
+    const socket = require('node:net').connect(PG_PORT, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true))).once('error', () => resolve(false));
+  });
+  if (!listening)
+    throw new Error(
+      `no PostgreSQL on port ${PG_PORT}: start the local infrastructure first (npm run infra:up)`,
+    );
   const db = await startDatabase('documentdb');
   console.log(`database: ${db.description} (the bench's own FerretDB, ${db.url})`);
   await removeStreams();
