@@ -179,8 +179,20 @@ async function removeBenchData(db) {
   }
 }
 
-/** The whole stack on free ports, on the given database, with names and limits of its own. */
-async function startBenchStack(db) {
+/**
+ * The whole stack on free ports, on the given database, with names and limits of its own: by default
+ * the overload bench's; the journey bench passes its own database names, stream, rate-limit prefix
+ * and extra settings.
+ */
+async function startBenchStack(
+  db,
+  {
+    dbNames = Object.fromEntries(SERVICES.map((s) => [s, `${DB_PREFIX}${s}`])),
+    stream = STREAM,
+    rateLimitPrefix = 'bench:overload:rl',
+    env: extra = {},
+  } = {},
+) {
   const port = {};
   for (const name of ['GATEWAY', 'SMTP', ...SERVICES.flatMap((s) => [`${s}_HTTP`, `${s}_GRPC`])])
     port[name.toUpperCase()] = String(await freePort());
@@ -189,14 +201,14 @@ async function startBenchStack(db) {
     GATEWAY_PORT: port.GATEWAY,
     GATEWAY_METRICS_PORT: '0',
     SMTP_PORT: port.SMTP,
-    EVENTS_STREAM: STREAM,
-    EVENTS_SUBJECT_PREFIX: STREAM.toLowerCase(),
+    EVENTS_STREAM: stream,
+    EVENTS_SUBJECT_PREFIX: stream.toLowerCase(),
     // the bench measures capacity, not the per-user hourly budgets (100/h would refuse most of the mix)
     RATE_LIMIT_FREE_PER_HOUR: '1000000000',
     RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000000',
     RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000000',
     RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: '1000000000',
-    RATE_LIMIT_PREFIX: 'bench:overload:rl',
+    RATE_LIMIT_PREFIX: rateLimitPrefix,
     // registration is set-up, not part of the mix
     IDENTITY_BCRYPT_COST: '4',
     FLASHCARDS_ADDR: `127.0.0.1:${port.FLASHCARDS_GRPC}`,
@@ -208,8 +220,9 @@ async function startBenchStack(db) {
     env[`${S}_GRPC_PORT`] = s === 'notifications' ? '0' : port[`${S}_GRPC`];
     env[`${S}_METRICS_PORT`] = '0'; // free ports: the bench runs beside a stack on the default ones
     env[`${S}_HTTP_URL`] = `http://127.0.0.1:${port[`${S}_HTTP`]}`;
-    env[`${S}_MONGO_DB`] = `${DB_PREFIX}${s}`;
+    env[`${S}_MONGO_DB`] = dbNames[s];
   }
+  Object.assign(env, extra);
   const stack = await startStack({ env, infra: false, quiet: true, readyTimeoutMs: 120_000 });
   cleanups.push(['stop the stack', () => stack.stop()]);
   return stack;
@@ -705,7 +718,8 @@ async function main() {
   printSummary(runs);
 }
 
-module.exports = { isShed };
+// the journey bench (bench/journey) starts its database and stack the same way
+module.exports = { isShed, startDatabase, startBenchStack, cpuMeter, cleanups, cleanUp };
 
 if (require.main === module)
   main()

@@ -4,7 +4,7 @@ import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
 import { cardModel } from './data-access/card.model';
 import { cardCounters } from './data-access/card-counters.repository';
-import { cardRepository, dueCounter, dueIndexSource } from './data-access/card.repository';
+import { cardRepository, dueIndexSource } from './data-access/card.repository';
 import { createDueIndex } from './data-access/due-index';
 import { learningProfileRepository } from './data-access/learning-profile.repository';
 import { reviewRepository } from './data-access/review.repository';
@@ -108,7 +108,8 @@ export function defineFlashcardsService(
     grpc: (server, deps) =>
       registerFlashcardsGrpc(server, {
         counts: depsOf(deps).cardCounts,
-        due: dueCounter(deps.mongo.connection),
+        // the due read model first (a Redis range count), the due-date index when it cannot answer
+        due: { countDue: (userId, at) => depsOf(deps).cards.countDue(userId, at) },
         now: () => clock.now(),
       }),
     consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],

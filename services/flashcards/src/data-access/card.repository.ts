@@ -1,7 +1,6 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
-import type { DueCounter } from '../domain/card-stats.use-case';
 import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
 import { type CardCounters, cardCounters } from './card-counters.repository';
 import { type CardDoc, cardModel } from './card.model';
@@ -160,9 +159,13 @@ export function cardRepository(
       page: { skip: number; limit: number },
     ): Promise<{ items: Card[]; total: number }> {
       const q = listFilter(userId, filter);
+      // all the user's active cards: the total is the counter, not a count of every card (it grows with them)
+      const unfiltered = Object.keys(q).length === 2;
       const [docs, total] = await Promise.all([
         Cards.find(q).sort({ createdAt: -1, _id: 1 }).skip(page.skip).limit(page.limit).lean<CardDoc[]>(),
-        Cards.countDocuments(q),
+        unfiltered
+          ? counters.read(userId).then(async (c) => (c ?? (await counters.rebuild(userId))).total)
+          : Cards.countDocuments(q),
       ]);
       return { items: docs.map(toCard), total };
     },
@@ -343,18 +346,6 @@ export function cardRepository(
         await dueIndex?.invalidate(userId);
       }
     },
-  };
-}
-
-/**
- * The user's active cards due by a time, for GetCardStats: a range count on the index
- * {userId, isArchived, nextReviewDate} (due depends on the time of asking, so it cannot be a counter).
- */
-export function dueCounter(connection: Connection): DueCounter {
-  const Cards = cardModel(connection);
-  return {
-    countDue: (userId, at) =>
-      Cards.countDocuments({ userId, isArchived: false, nextReviewDate: { $lte: at } }),
   };
 }
 

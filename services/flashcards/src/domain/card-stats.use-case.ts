@@ -26,7 +26,8 @@ export interface DueCounter {
 
 /**
  * A user's card counts, for other services (the identity profile): total, mastered and favourites
- * from the counters (rebuilt once from a count when missing), due from the due-date index.
+ * from the counters (rebuilt once from a count when missing), due from the due read model (Redis)
+ * or, when it cannot answer, the due-date index.
  */
 export async function getCardStats(
   raw: unknown,
