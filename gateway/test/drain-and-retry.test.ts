@@ -77,4 +77,27 @@ describe('drain on stop', () => {
     await stopped;
     await expect(fetch(`${gateway.url}/health/live`)).rejects.toThrow();
   });
+
+  it('When a request with a JSON body is proxied while the gateway drains, Then its answer says Connection: close too, whatever the service said', async () => {
+    // the service answers keep-alive, as every service does; the proxy must not pass that on
+    const upstream = await flakyUpstream(0);
+    gateway = await gatewayWith({
+      ...(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url })),
+      DRAIN_DELAY_MS: '1500',
+    });
+    try {
+      const stopped = gateway.stop();
+      const served = await fetch(`${gateway.url}/api/flashcards`, {
+        method: 'POST',
+        headers: { authorization: bearer(), 'content-type': 'application/json' },
+        body: JSON.stringify({ word: 'Haus', translation: 'house' }),
+      });
+      expect(served.status).toBe(200);
+      expect(upstream.seen).toEqual(['POST /api/flashcards']);
+      expect(served.headers.get('connection')).toBe('close');
+      await stopped;
+    } finally {
+      await upstream.close();
+    }
+  });
 });

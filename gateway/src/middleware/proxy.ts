@@ -115,6 +115,12 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
         fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, _req, res) => {
+        // Connection is hop-by-hop: the service's keep-alive must not replace ours (a draining
+        // gateway's `close`, which moves the ingress's next requests to another replica); when
+        // absent, the proxy sets keep-alive as usual
+        const ours = (res as http.ServerResponse).getHeader('connection');
+        if (ours === undefined) delete proxyRes.headers.connection;
+        else proxyRes.headers.connection = String(ours);
         const started = (res as http.ServerResponse & { locals: { upstreamStarted?: number } }).locals
           .upstreamStarted;
         if (started !== undefined) observeUpstream(service, started, proxyRes.statusCode ?? 0);
