@@ -3,8 +3,13 @@ import { currentUser } from '@lingua/auth';
 import { AppError, parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
 import type { ApiDocs } from '@lingua/openapi';
-import { hashApiKey, newApiKey, type ApiKeyRecord } from '../../domain/api-keys';
-import { type ApiKeyStore, publicApiKey } from '../../data-access/api-key-store';
+import {
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  hashApiKey,
+  newApiKey,
+  publicApiKey,
+} from '../../domain/api-keys';
 import type { RateState } from '../../middleware/rate-limit';
 import {
   ApiKey,
