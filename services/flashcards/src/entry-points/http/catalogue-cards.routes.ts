@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppError, catalogueCodeOf, fieldErrors } from '@lingua/errors';
-import type { Card } from '../../data-access/card.repository';
+import type { Card } from '../../domain/ports';
 import { type CardContent, contentUpdate, newCard } from '../../domain/cards/card-fields';
 import { MASTERED_AT } from '../../domain/scheduling/mastery';
 import { catalogueCard, flashcardPublic } from './card.presenter';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Request, Router } from 'express';
 import { AppError } from '@lingua/errors';
 import { sendData } from '@lingua/openapi';
-import { MAX_SETS_PER_USER, type CardSet } from '../../data-access/set.repository';
+import { MAX_SETS_PER_USER, type CardSet } from '../../domain/ports';
 import { orderSets, setStats } from '../../domain/sets/set-stats';
 import { catalogueCard } from './card.presenter';
 import type { FlashcardsDeps } from './deps';

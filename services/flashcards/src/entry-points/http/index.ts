@@ -15,7 +15,6 @@ export type { FlashcardsDeps, AchievementHook } from './deps';
 export function registerHttpRoutes(app: Express, deps: FlashcardsDeps): void {
   deps.docs ??= createApiDocs('flashcards');
   for (const doc of FLASHCARDS_ROUTE_DOCS) deps.docs.route(doc);
-  // part 2 (achievements, export/import) first: it may set deps.achievements / deps.eraseUserExtras
   registerAchievementRoutes(app, deps);
   registerExportImportRoutes(app, deps);
   app.use('/api/flashcards', flashcardsRouter(deps));

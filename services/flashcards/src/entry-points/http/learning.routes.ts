@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '@lingua/errors';
 import { sendData } from '@lingua/openapi';
-import type { Card } from '../../data-access/card.repository';
+import type { Card } from '../../domain/ports';
 import { learningStats, periodStart, sessionXp } from '../../domain/learning/stats';
 import { reviewCard, unlockAchievements } from '../../domain/review-card.use-case';
 import { gradeFromRating } from '../../domain/scheduling/grade';
