@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { RouteDoc } from '@lingua/openapi';
+import type { ApiDocs, RouteDoc } from '@lingua/openapi';
 import { claimAchievement } from '../../domain/achievements/claim-achievement.use-case';
 import { getAchievements } from '../../domain/achievements/get-achievements.use-case';
 import {
@@ -33,7 +33,7 @@ export const ACHIEVEMENT_ROUTE_DOCS: RouteDoc[] = [
 ];
 
 /** GET /api/achievements and the claim (the hook evaluated after reviews is wired in start.ts). */
-export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps): void {
+export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps, docs: ApiDocs): void {
   const achievements = deps.achievementDeps;
 
   app.get('/api/achievements', deps.requireUser, async (_req, res) => {
@@ -48,5 +48,5 @@ export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps): v
     sendSuccess(res, await claimAchievement(deps.userIdOf(res), achievementId, achievements));
   });
 
-  for (const doc of ACHIEVEMENT_ROUTE_DOCS) deps.docs?.route(doc);
+  for (const doc of ACHIEVEMENT_ROUTE_DOCS) docs.route(doc);
 }

@@ -1,7 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { Clock } from '@lingua/auth';
 import type { Logger } from '@lingua/logger';
-import type { ApiDocs } from '@lingua/openapi';
 import type { FlashcardsConfig } from '../../config';
 import type { AchievementHook } from '../../domain/achievement-hook';
 import type { AchievementDeps } from '../../domain/achievements/achievement-store';
@@ -52,8 +51,6 @@ export interface FlashcardsDeps {
   groupBUser: RequestHandler;
   /** The caller's user id, set by requireUser / groupBUser. */
   userIdOf(res: Response): string;
-  /** The service's OpenAPI fragment: every router registers its routes here (served at /internal/openapi.json). */
-  docs?: ApiDocs;
   /** Erases what the achievements and export counters keep for a user, on user.deleted. */
   eraseUserExtras(userId: string): Promise<void>;
 }

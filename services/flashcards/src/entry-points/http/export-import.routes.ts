@@ -2,7 +2,7 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from 'e
 import multer from 'multer';
 import { AppError, parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { RouteDoc } from '@lingua/openapi';
+import type { ApiDocs, RouteDoc } from '@lingua/openapi';
 import { exportCards } from '../../domain/portability/export-cards.use-case';
 import {
   IMPORT_FORMATS,
@@ -115,7 +115,7 @@ const claimsOf = (res: Response) =>
   res.locals.user as { role?: string; subscription_status?: string } | undefined;
 
 /** GET /api/export/cards and POST /api/import/cards. */
-export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps): void {
+export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps, docs: ApiDocs): void {
   const store = deps.portability;
   const now = () => deps.clock.now();
   const quota = deps.exportQuota;
@@ -180,5 +180,5 @@ export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps): 
     },
   );
 
-  for (const doc of EXPORT_IMPORT_ROUTE_DOCS) deps.docs?.route(doc);
+  for (const doc of EXPORT_IMPORT_ROUTE_DOCS) docs.route(doc);
 }
