@@ -7,7 +7,7 @@ import { HealthRegistry } from '@lingua/health';
 import type { ApiDocs } from '@lingua/openapi';
 import type { RedisHandle } from '@lingua/redis';
 import { z } from 'zod';
-import type { ApiKeyStore } from './data-access/api-key-store';
+import type { ApiKeyStore } from './domain/api-keys';
 import { hashApiKey, isUsable } from './domain/api-keys';
 import type { ServiceName } from './routes';
 

@@ -50,6 +50,8 @@ export interface RunningGateway {
   /** Where Prometheus scrapes the gateway (GATEWAY_METRICS_PORT), apart from the public port. */
   metricsPort: number;
   metricsUrl: string;
+  /** Rate-limit points this replica holds in leases or is giving back (0: all back in Redis). */
+  outstandingRatePoints(): number;
   stop(): Promise<void>;
 }
 
@@ -208,6 +210,7 @@ export async function startGateway(
     url: http.url,
     metricsPort: metrics.port,
     metricsUrl: metrics.url,
+    outstandingRatePoints: () => limiters.outstanding(),
     /**
      * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the
      * time the ingress takes to notice), then in-flight requests finish and connections close.

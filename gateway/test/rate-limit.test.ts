@@ -198,9 +198,11 @@ describe('a busy caller: points leased in batches from the shared budget', () =>
     expect(both.filter((s) => s !== 200 && s !== 429)).toEqual([]);
 
     // and they come back: exactly the rest of the budget passes afterwards, then 429. Redis also counts
-    // the refused requests here, so its count is no signal; this waits out the leases' real-time 1 s
-    // lifetime (the gateway's limiter has no injectable clock), then a sweep
-    await new Promise((r) => setTimeout(r, 2_200));
+    // the refused requests here, so its count is no signal: each replica says when every point it
+    // leased is spent or back in Redis (its sweep gave the expired leases back and Redis answered)
+    await waitFor(() => expect(a.outstandingRatePoints() + b.outstandingRatePoints()).toBe(0), {
+      timeoutMs: 10_000,
+    });
     const last = await burst(b, 40, authorization);
     expect(last.filter((s) => s === 200)).toHaveLength(199 - passed);
   }, 30_000);

@@ -1,12 +1,12 @@
 import type { RedisClient } from '@lingua/redis';
-import { type ApiKeyRecord, trustedApiKey } from '../domain/api-keys';
+import { type ApiKeyRecord, type ApiKeyStore, trustedApiKey } from '../domain/api-keys';
 
 /**
  * API keys in Redis (the gateway owns no database): the record under its key id, the id under the
  * secret's hash for look-ups, and a sorted set of ids by issue time for listing. Revocation keeps
  * the record (audit) and deletes the hash entry, so a revoked secret can never be found again.
  */
-export function createApiKeyStore(redis: RedisClient, prefix: string) {
+export function createApiKeyStore(redis: RedisClient, prefix: string): ApiKeyStore {
   const recordKey = (id: string) => `${prefix}:id:${id}`;
   const hashKey = (hash: string) => `${prefix}:hash:${hash}`;
   const indexKey = `${prefix}:ids`;
@@ -57,11 +57,4 @@ export function createApiKeyStore(redis: RedisClient, prefix: string) {
       return revoked;
     },
   };
-}
-export type ApiKeyStore = ReturnType<typeof createApiKeyStore>;
-
-/** The public view of a record (never the hash). */
-export function publicApiKey(r: ApiKeyRecord & { hash?: string }): ApiKeyRecord {
-  const { hash: _hash, ...rest } = r;
-  return rest;
 }

@@ -73,3 +73,20 @@ export function scopeAllows(
   const kind = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
   return scopes.includes('*') || scopes.includes(`${service}:${kind}`);
 }
+
+/** Where API keys are kept (implemented in data-access over Redis). */
+export interface ApiKeyStore {
+  insert(record: ApiKeyRecord, hash: string): Promise<void>;
+  /** For admission: only a record whose every field and scope is understood (else undefined). */
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  findById(id: string): Promise<ApiKeyRecord | undefined>;
+  /** Newest first. */
+  list(offset: number, limit: number): Promise<{ items: ApiKeyRecord[]; total: number }>;
+  revoke(id: string, at: Date): Promise<ApiKeyRecord | undefined>;
+}
+
+/** The public view of a record (never the hash). */
+export function publicApiKey(r: ApiKeyRecord & { hash?: string }): ApiKeyRecord {
+  const { hash: _hash, ...rest } = r;
+  return rest;
+}

@@ -15,7 +15,7 @@ import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
 import { hashApiKey, isUsable, scopeAllows } from '../domain/api-keys';
 import { type Caller, isPremium } from '../domain/caller';
 import { type BucketName, bucketFor } from '../domain/rate-plans';
-import type { ApiKeyStore } from '../data-access/api-key-store';
+import type { ApiKeyStore } from '../domain/api-keys';
 import { serviceFor } from '../routes';
 import {
   type RateDecision,

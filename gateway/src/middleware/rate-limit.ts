@@ -64,13 +64,18 @@ export function createRateLimiters(
   const leases = new Map<string, Lease>();
   const pending = new Map<string, Promise<unknown>>();
   const leaseKey = (bucket: BucketName, key: string) => `${bucket} ${key}`;
+  let returning = 0; // give-backs Redis has not answered yet
 
   /** Gives a lease's unused points back to the shared budget (best effort: lost points only tighten it). */
   const giveBack = (id: string, lease: Lease) => {
     leases.delete(id);
     if (lease.points <= 0 || Date.now() >= lease.resetAt) return;
     const [bucket, key] = [id.slice(0, id.indexOf(' ')) as BucketName, id.slice(id.indexOf(' ') + 1)];
-    limiters[bucket].reward(key, lease.points).catch(onError);
+    returning++;
+    limiters[bucket]
+      .reward(key, lease.points)
+      .catch(onError)
+      .finally(() => returning--);
   };
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -170,6 +175,15 @@ export function createRateLimiters(
         pending.set(id, taking);
         return taking;
       }
+    },
+    /**
+     * Leased points this replica still holds, plus leases being taken and give-backs Redis has not
+     * answered: 0 once every point it took is spent or back in the shared budget (tests wait for it).
+     */
+    outstanding(): number {
+      let held = returning + pending.size;
+      for (const lease of leases.values()) held += Math.max(0, lease.points);
+      return held;
     },
     /** Returns every unused leased point (on shutdown). */
     release() {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
-import { env, loadConfig } from '@lingua/config';
+import { env, loadConfig, parseConfig } from '@lingua/config';
 
 /** flashcards: every variable it reads (see README and .env.example); defaults run locally with no setup. */
 export const flashcardsEnv = serviceEnv('flashcards', { http: 3002, grpc: 50052 });
@@ -28,36 +28,38 @@ export const flashcardsOwnEnv = z.object({
   FLASHCARDS_ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
 });
 
-export const flashcardsConfigSchema = z
-  .custom<Record<string, string | undefined>>((v) => typeof v === 'object' && v !== null)
-  .pipe(z.any())
-  .transform((source, ctx) => {
-    const base = flashcardsEnv.safeParse(source);
-    const own = flashcardsOwnEnv.safeParse(source);
-    for (const r of [base, own])
-      if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: 'custom' } as never);
-    if (!base.success || !own.success) return z.NEVER;
-    if (own.data.FLASHCARDS_DEV_ANONYMOUS_USER && base.data.NODE_ENV === 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['FLASHCARDS_DEV_ANONYMOUS_USER'],
-        message: 'must not be true when NODE_ENV=production (anonymous callers would act as the dev user)',
-      });
-      return z.NEVER;
-    }
-    return {
-      ...base.data,
-      devAnonymousUser: own.data.FLASHCARDS_DEV_ANONYMOUS_USER,
-      devUserId: own.data.FLASHCARDS_DEV_USER_ID,
-      accessLogSampleRate: own.data.FLASHCARDS_ACCESS_LOG_SAMPLE_RATE,
-      dueIndex: {
-        enabled: own.data.FLASHCARDS_DUE_INDEX,
-        ttlSeconds: own.data.FLASHCARDS_DUE_INDEX_TTL_S,
-        waitMs: own.data.FLASHCARDS_DUE_INDEX_WAIT_MS,
-      },
-    };
+/** Checks only: the dev anonymous mode is refused in production. */
+export const flashcardsDevModeGuard = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    FLASHCARDS_DEV_ANONYMOUS_USER: env.bool(false),
+  })
+  .refine((c) => !(c.FLASHCARDS_DEV_ANONYMOUS_USER && c.NODE_ENV === 'production'), {
+    path: ['FLASHCARDS_DEV_ANONYMOUS_USER'],
+    message: 'must not be true when NODE_ENV=production (anonymous callers would act as the dev user)',
   });
 
+const readServiceConfig = (read: typeof parseConfig, source: Record<string, string | undefined>) => {
+  const own = read(flashcardsOwnEnv, source);
+  const config = {
+    ...read(flashcardsEnv, source),
+    devAnonymousUser: own.FLASHCARDS_DEV_ANONYMOUS_USER,
+    devUserId: own.FLASHCARDS_DEV_USER_ID,
+    accessLogSampleRate: own.FLASHCARDS_ACCESS_LOG_SAMPLE_RATE,
+    dueIndex: {
+      enabled: own.FLASHCARDS_DUE_INDEX,
+      ttlSeconds: own.FLASHCARDS_DUE_INDEX_TTL_S,
+      waitMs: own.FLASHCARDS_DUE_INDEX_WAIT_MS,
+    },
+  };
+  read(flashcardsDevModeGuard, source);
+  return config;
+};
+
+/** Exits 1 naming the variable on a bad value, like every service's loadServiceConfig. */
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(flashcardsConfigSchema, source);
+  readServiceConfig(loadConfig, source);
+/** The same, throwing a ConfigError instead of exiting (tests). */
+export const parseServiceConfig = (source: Record<string, string | undefined>) =>
+  readServiceConfig(parseConfig, source);
 export type FlashcardsConfig = ReturnType<typeof loadServiceConfig>;

@@ -2,11 +2,14 @@ import { createAssertionVerifier, mirroredBlacklist, systemClock, type Clock } f
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
 import { achievementUnlockModel } from './data-access/achievement.model';
-import { cardModel } from './data-access/card.model';
+import { achievementRepository } from './data-access/achievement.repository';
+import { CARDS_COLLECTION, cardModel } from './data-access/card.model';
 import { cardCounters } from './data-access/card-counters.repository';
 import { cardRepository, dueIndexSource } from './data-access/card.repository';
 import { createDueIndex } from './data-access/due-index';
+import { exportQuota } from './data-access/export-quota.repository';
 import { learningProfileRepository } from './data-access/learning-profile.repository';
+import { portabilityStore } from './data-access/portability.store';
 import { reviewRepository } from './data-access/review.repository';
 import { sessionRepository } from './data-access/session.repository';
 import { setRepository } from './data-access/set.repository';
@@ -17,11 +20,13 @@ import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { registerHttpRoutes } from './entry-points/http';
 import { flashcardsIndexes } from './data-access/indexes';
+import { achievementDepsOver } from './domain/achievements/achievement-store';
+import { evaluateAchievements } from './domain/achievements/evaluate-achievements.use-case';
 
 export interface FlashcardsOptions {
   /** Time for due dates, streaks and token expiry (tests pass a TestClock). */
   clock?: Clock;
-  /** Achievement evaluation after reviews and sessions (else whatever the achievements routes install). */
+  /** Achievement evaluation after reviews and sessions (else the achievement rules). */
   achievements?: AchievementHook;
 }
 
@@ -36,7 +41,11 @@ function blacklistFor(deps: ServiceDeps<FlashcardsConfig>, clock: Clock) {
   return blacklists.get(deps);
 }
 
-/** Builds the routes' dependencies once per running service (the same object reaches routes, gRPC and consumers). */
+/**
+ * Builds the routes' dependencies once per running service (the same object reaches routes, gRPC and
+ * consumers): every port is wired here, so user.deleted erases the same data whether or not the HTTP
+ * routes were registered, and nothing changes the object afterwards.
+ */
 export function flashcardsDeps(
   deps: ServiceDeps<FlashcardsConfig>,
   clock: Clock,
@@ -62,23 +71,44 @@ export function flashcardsDeps(
         })
       : undefined;
   const counts = cardCounters(connection, deps.logger);
+  const cards = cardRepository(connection, dueIndex, counts);
+  const sets = setRepository(connection);
+  const reviews = reviewRepository(connection);
+  const profiles = learningProfileRepository(connection);
+  const achievementStore = achievementRepository(connection);
+  const quota = deps.redis ? exportQuota(deps.redis.client) : undefined;
+  const achievementDeps = achievementDepsOver({
+    store: achievementStore,
+    profiles,
+    reviews,
+    now: () => clock.now(),
+    kickOutbox: () => deps.outbox.kick(),
+  });
   return {
     config: deps.config,
     logger: deps.logger,
     clock,
-    connection,
-    redis: deps.redis,
-    publisher: deps.publisher,
-    outbox: deps.outbox,
-    cards: cardRepository(connection, dueIndex, counts),
+    outbox: {
+      cardStaged: (id) => deps.outbox.kick({ collection: CARDS_COLLECTION, id }),
+      any: () => deps.outbox.kick(),
+    },
+    cards,
     cardCounts: counts,
-    sets: setRepository(connection),
-    reviews: reviewRepository(connection),
+    sets,
+    reviews,
     sessions: sessionRepository(connection),
     studyTests: studyTestRepository(connection),
-    profiles: learningProfileRepository(connection),
+    profiles,
+    portability: portabilityStore(connection, { cards, cardCounts: counts, sets, logger: deps.logger }),
+    exportQuota: quota,
+    achievementDeps,
+    // an explicitly given hook (tests) wins over the achievement rules
+    achievements: achievements ?? { onActivity: (userId) => evaluateAchievements(userId, achievementDeps) },
+    async eraseUserExtras(userId) {
+      await achievementStore.deleteAllOfUser(userId);
+      await quota?.eraseUser(userId);
+    },
     ...identity,
-    ...(achievements && { achievements }),
   };
 }
 
@@ -99,12 +129,7 @@ export function defineFlashcardsService(
     indexes: () => flashcardsIndexes,
     useRedis: true,
     accessLogSampleRate: config.accessLogSampleRate,
-    http: (app, deps) => {
-      const d = depsOf(deps);
-      registerHttpRoutes(app, d);
-      // an explicitly given hook wins over the one the achievements routes install
-      if (options.achievements) d.achievements = options.achievements;
-    },
+    http: (app, deps) => registerHttpRoutes(app, depsOf(deps)),
     grpc: (server, deps) =>
       registerFlashcardsGrpc(server, {
         counts: depsOf(deps).cardCounts,

@@ -7,7 +7,6 @@ import { type CardCountersDoc, cardCountersModel } from '../src/data-access/card
 import { cardModel } from '../src/data-access/card.model';
 import { newCard } from '../src/domain/cards/card-fields';
 import { MASTERED_AT } from '../src/domain/scheduling/mastery';
-import { portabilityStore } from '../src/entry-points/http/export-import.store';
 import { flashcardsDeps } from '../src/start';
 import { newUserClient, publish, type Reply, sampleCard, startFlashcards, stopFlashcards } from './support';
 
@@ -245,7 +244,7 @@ describe('self-healing counters', () => {
     await stats(c.user.sub);
     // the rollback deletes only cards stamped within the import's time: the older card stays
     clock.advance(60_000);
-    const store = portabilityStore(flashcardsDeps(service.deps, clock));
+    const store = flashcardsDeps(service.deps, clock).portability;
     const now = clock.now();
     const fresh = ['neu1', 'neu2'].map((word, i) =>
       newCard(

@@ -1,7 +1,6 @@
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
-import { parseConfig } from '@lingua/config';
-import { flashcardsConfigSchema, loadServiceConfig } from '../src/config';
+import { loadServiceConfig, parseServiceConfig } from '../src/config';
 import { call, sampleCard, startFlashcards, stopFlashcards, tokenFor } from './support';
 
 let service: RunningService;
@@ -34,10 +33,10 @@ describe('development mode: anonymous Group B callers', () => {
 
   it('When NODE_ENV is production, Then the dev flag is refused, naming the variable', () => {
     const production = { NODE_ENV: 'production', FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40) };
-    expect(() =>
-      parseConfig(flashcardsConfigSchema, { ...production, FLASHCARDS_DEV_ANONYMOUS_USER: 'true' }),
-    ).toThrow(/FLASHCARDS_DEV_ANONYMOUS_USER: must not be true when NODE_ENV=production/);
-    expect(parseConfig(flashcardsConfigSchema, production).devAnonymousUser).toBe(false);
+    expect(() => parseServiceConfig({ ...production, FLASHCARDS_DEV_ANONYMOUS_USER: 'true' })).toThrow(
+      /FLASHCARDS_DEV_ANONYMOUS_USER: must not be true when NODE_ENV=production/,
+    );
+    expect(parseServiceConfig(production).devAnonymousUser).toBe(false);
     expect(loadServiceConfig({ FLASHCARDS_DEV_ANONYMOUS_USER: 'true' }).devAnonymousUser).toBe(true);
     expect(loadServiceConfig({}).devAnonymousUser).toBe(false);
   });

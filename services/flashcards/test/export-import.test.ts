@@ -5,7 +5,6 @@ import { cardModel } from '../src/data-access/card.model';
 import { cardRepository } from '../src/data-access/card.repository';
 import { setRepository } from '../src/data-access/set.repository';
 import { newCard } from '../src/domain/cards/card-fields';
-import { portabilityStore } from '../src/entry-points/http/export-import.store';
 import { flashcardsDeps } from '../src/start';
 import { readWithAnkiReader } from './anki-reader';
 import { DAY, startFlashcards, stopFlashcards, tokenFor } from './support';
@@ -572,7 +571,7 @@ describe('Import writes', () => {
   it('When the database refuses a write part-way, Then the cards created so far are removed again and older cards are untouched', async () => {
     const { sub } = tokenFor(service, clock);
     const [existingId] = await seedCards(sub, null, ['Bestand']);
-    const store = portabilityStore(flashcardsDeps(service.deps, clock));
+    const store = flashcardsDeps(service.deps, clock).portability;
     const now = clock.now();
     const fresh = ['neu1', 'neu2', 'neu3'].map((word, i) =>
       newCard(

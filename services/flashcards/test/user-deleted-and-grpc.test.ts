@@ -1,13 +1,17 @@
 import type { RunningService } from '@lingua/bootstrap';
 import { createGrpcClient } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
+import { makeEvent } from '@lingua/contracts';
 import { type TestClock, waitFor } from '@lingua/testing';
+import { achievementUnlockModel } from '../src/data-access/achievement.model';
 import { cardModel } from '../src/data-access/card.model';
 import { learningProfileModel } from '../src/data-access/learning-profile.model';
 import { reviewModel } from '../src/data-access/review.model';
 import { sessionModel } from '../src/data-access/session.model';
 import { setModel } from '../src/data-access/set.model';
 import { studyTestModel } from '../src/data-access/study-test.model';
+import { userDeletedSubscriber } from '../src/entry-points/events/user-deleted.subscriber';
+import { flashcardsDeps } from '../src/start';
 import { DAY, newUserClient, publish, sampleCard, startFlashcards, stopFlashcards } from './support';
 
 let service: RunningService;
@@ -87,6 +91,27 @@ describe('user.deleted', () => {
     // the same event again (a redelivery) is harmless
     await publish(service, 'user.deleted', { userId: gone.sub });
     expect((await gone.api('GET', '/api/flashcards')).body.data.count).toBe(0);
+  });
+});
+
+describe('user.deleted without the HTTP routes', () => {
+  it("When the consumer gets dependencies no route registration has seen, Then the user's achievements are erased with the rest", async () => {
+    const user = newUserClient(service, clock);
+    const id = (await user.api('POST', '/api/flashcards', sampleCard('ant'))).body.data.id;
+    expect((await user.api('POST', `/api/flashcards/${id}/review`, { confidence: 2 })).status).toBe(200);
+    const unlocks = () =>
+      achievementUnlockModel(service.deps.mongo.connection).countDocuments({ userId: user.sub });
+    await waitFor(async () => expect(await unlocks()).toBeGreaterThan(0));
+
+    // wired as start.ts wires it, and never handed to registerHttpRoutes
+    const consumer = userDeletedSubscriber(flashcardsDeps(service.deps, clock));
+    await consumer.handler(makeEvent('user.deleted', { userId: user.sub }), {
+      deliveryCount: 1,
+      subject: 'events.user.deleted',
+    });
+
+    expect(await unlocks()).toBe(0);
+    expect((await holdings(user.sub)).cards).toBe(0);
   });
 });
 

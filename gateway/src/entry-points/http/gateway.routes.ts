@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { currentUser } from '@lingua/auth';
-import { AppError, parseInput } from '@lingua/errors';
+import { parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
 import type { ApiDocs } from '@lingua/openapi';
-import { hashApiKey, newApiKey, type ApiKeyRecord } from '../../domain/api-keys';
-import { type ApiKeyStore, publicApiKey } from '../../data-access/api-key-store';
+import type { ApiKeyStore } from '../../domain/api-keys';
+import { getApiKey, issueApiKey, listApiKeys, revokeApiKey } from '../../domain/manage-api-keys.use-case';
 import type { RateState } from '../../middleware/rate-limit';
 import {
   ApiKey,
@@ -22,6 +22,7 @@ const API_KEYS = '/api/v1/admin/api-keys';
 export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean; docs: ApiDocs }): Router {
   const router = Router();
   const { docs } = deps;
+  const now = () => new Date();
 
   docs.route({
     method: 'get',
@@ -56,24 +57,18 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
     errors: { 403: 'Administrator role required' },
   });
   router.post(API_KEYS, async (req, res) => {
-    const admin = currentUser(res);
     const input = parseInput(CreateApiKeyBody, req.body ?? {});
-    const { keyId, secret } = newApiKey();
-    const now = new Date();
-    const record: ApiKeyRecord = {
-      key_id: keyId,
-      client_id: input.client_id,
-      name: input.name,
-      scopes: [...new Set(input.scopes)],
-      created_at: now.toISOString(),
-      created_by: admin.sub,
-      expires_at: input.expires_in_days
-        ? new Date(now.getTime() + input.expires_in_days * 86_400_000).toISOString()
-        : null,
-      revoked_at: null,
-    };
-    await deps.apiKeys.insert(record, hashApiKey(secret));
-    sendSuccess(res, { ...record, api_key: secret }, { status: 201, message: 'API key issued' });
+    const issued = await issueApiKey(
+      {
+        clientId: input.client_id,
+        name: input.name,
+        scopes: input.scopes,
+        expiresInDays: input.expires_in_days,
+        issuedBy: currentUser(res).sub,
+      },
+      { ...deps, now },
+    );
+    sendSuccess(res, issued, { status: 201, message: 'API key issued' });
   });
 
   docs.route({
@@ -89,11 +84,11 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   });
   router.get(API_KEYS, async (req, res) => {
     const { page, limit } = parseInput(ListApiKeysQuery, req.query);
-    const { items, total } = await deps.apiKeys.list((page - 1) * limit, limit);
+    const { items, total } = await listApiKeys({ offset: (page - 1) * limit, limit }, deps);
     const totalPages = Math.max(1, Math.ceil(total / limit));
     const url = (p: number) => `${API_KEYS}?page=${p}&limit=${limit}`;
     sendSuccess(res, {
-      api_keys: items.map(publicApiKey),
+      api_keys: items,
       pagination: {
         current_page: page,
         total_pages: totalPages,
@@ -119,9 +114,7 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   });
   router.get(`${API_KEYS}/:keyId`, async (req, res) => {
     const { keyId } = parseInput(ApiKeyParams, req.params);
-    const record = await deps.apiKeys.findById(keyId);
-    if (!record) throw new AppError('NOT_FOUND', 'API key not found');
-    sendSuccess(res, publicApiKey(record));
+    sendSuccess(res, await getApiKey(keyId, deps));
   });
 
   docs.route({
@@ -136,9 +129,7 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   });
   router.delete(`${API_KEYS}/:keyId`, async (req, res) => {
     const { keyId } = parseInput(ApiKeyParams, req.params);
-    const record = await deps.apiKeys.revoke(keyId, new Date());
-    if (!record) throw new AppError('NOT_FOUND', 'API key not found');
-    sendSuccess(res, publicApiKey(record), { message: 'API key revoked' });
+    sendSuccess(res, await revokeApiKey(keyId, { ...deps, now }), { message: 'API key revoked' });
   });
 
   return router;

@@ -1,17 +1,9 @@
 import { createGrpcClient } from '@lingua/grpc';
 import type { Logger } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
+import type { Entitlements, EntitlementsSource } from '../domain/ports';
 
-export interface Entitlements {
-  isPremium: boolean;
-  /** false when the subscriptions service could not be asked and the user was treated as free */
-  verified: boolean;
-}
-
-export interface EntitlementsSource {
-  forUser(userId: string): Promise<Entitlements>;
-  close(): void;
-}
+export type { Entitlements, EntitlementsSource };
 
 /**
  * Premium status from the subscriptions service (EntitlementsService.GetEntitlements), cached in

@@ -1,8 +1,5 @@
 import { aiCacheLookups, aiQuotaRejections } from '@lingua/metrics';
-import type { AnalysisCache } from './analysis-cache';
-import type { quotaStore } from './quota.store';
-
-type QuotaStore = ReturnType<typeof quotaStore>;
+import type { AnalysisCache, QuotaStore } from '../domain/ports';
 
 /** The analysis cache, counting hits and misses (lingua_ai_cache_lookups_total). */
 export function measuredCache(inner: AnalysisCache): AnalysisCache {

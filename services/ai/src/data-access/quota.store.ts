@@ -1,4 +1,5 @@
 import type { RedisClient } from '@lingua/redis';
+import type { QuotaStore, WindowState } from '../domain/ports';
 
 /** Redis keys of this service all start with `ai:` (the Redis instance is shared). */
 export const KEY_PREFIX = 'ai:';
@@ -34,20 +35,13 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARG
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {redis.call('ZCARD', KEYS[1]), oldest[2] or false}`;
 
-export interface WindowState {
-  allowed: boolean;
-  used: number;
-  /** time (ms) of the oldest look-up still in the window */
-  oldestMs: number | undefined;
-}
-
 const dailyKey = (feature: string, userId: string, day: string) =>
   `${KEY_PREFIX}quota:${feature}:${userId}:${day}`;
 const windowKey = (feature: string, userId: string) => `${KEY_PREFIX}window:${feature}:${userId}`;
 const toNumber = (v: unknown) => (v === null || v === undefined || v === false ? undefined : Number(v));
 
 /** Per-user usage counters in Redis: a calendar-day counter and a sliding-window log. */
-export function quotaStore(redis: RedisClient) {
+export function quotaStore(redis: RedisClient): QuotaStore {
   return {
     /** Counts one use for the day unless `limit` (negative = none) is reached. */
     async reserveDaily(feature: string, userId: string, day: string, limit: number) {
@@ -91,4 +85,3 @@ export function quotaStore(redis: RedisClient) {
     },
   };
 }
-export type QuotaStore = ReturnType<typeof quotaStore>;

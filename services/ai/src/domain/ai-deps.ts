@@ -1,8 +1,6 @@
 import type { Clock } from '@lingua/auth';
-import type { AnalysisCache } from '../data-access/analysis-cache';
-import type { EntitlementsSource } from '../data-access/entitlements.client';
-import type { QuotaStore } from '../data-access/quota.store';
 import type { ImageStore } from './image-store';
+import type { AnalysisCache, EntitlementsSource, QuotaStore } from './ports';
 import type { AiProvider } from './providers/ai-provider';
 
 export interface AiLimits {

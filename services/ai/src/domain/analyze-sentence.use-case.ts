@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { analysisCacheKey, normaliseForCache } from '../data-access/analysis-cache';
+import { normaliseForCache } from './ports';
 import type { AiDeps } from './ai-deps';
 import type { SentenceAnalysis } from './providers/ai-provider';
 
@@ -23,13 +23,11 @@ export type AnalyzeSentenceInput = z.infer<typeof AnalyzeSentenceInput>;
  */
 export async function analyzeSentence(input: AnalyzeSentenceInput, deps: AiDeps) {
   const now = deps.clock.now();
-  const key = analysisCacheKey(deps.provider.name, input.language, input.sentence);
+  const sentence = normaliseForCache(input.sentence);
+  const key = { provider: deps.provider.name, language: input.language, sentence };
   const hit = await deps.cache.get<SentenceAnalysis>(key, now);
   if (hit) return { ...hit.value, provider: deps.provider.name, cached: true, cachedAt: hit.cachedAt };
-  const value = await deps.provider.analyzeSentence({
-    sentence: normaliseForCache(input.sentence),
-    language: input.language,
-  });
+  const value = await deps.provider.analyzeSentence({ sentence, language: input.language });
   await deps.cache.set(key, value, now);
   return { ...value, provider: deps.provider.name, cached: false, cachedAt: now.toISOString() };
 }

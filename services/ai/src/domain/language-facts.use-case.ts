@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseInput } from '@lingua/errors';
 import { inflections, partOfSpeech, tagsOfWord } from './language/nlp';
 import type { CefrLevel } from './language/word-frequency';
 import { profileWord } from './language/word-profile';
@@ -23,16 +22,19 @@ export const FillBlankInput = z.object({
 });
 
 /** Estimated CEFR level of a word (frequency bands: always an estimate, see word-frequency.ts). */
-export function getWordLevel(raw: unknown): { cefrLevel: CefrLevel; estimated: boolean } {
-  const { word } = parseInput(WordInput, raw);
+export function getWordLevel(input: z.output<typeof WordInput>): {
+  cefrLevel: CefrLevel;
+  estimated: boolean;
+} {
+  const { word } = input;
   const normal = word.toLowerCase();
   const { cefrLevel } = profileWord(normal, partOfSpeech(tagsOfWord(normal)));
   return { cefrLevel, estimated: true };
 }
 
 /** Inflected forms of a word (the word itself first). */
-export function getInflections(raw: unknown): string[] {
-  const { word } = parseInput(WordInput, raw);
+export function getInflections(input: z.output<typeof WordInput>): string[] {
+  const { word } = input;
   return inflections(word);
 }
 
@@ -43,8 +45,12 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * Replaces the word, in whichever inflected form the sentence uses ("went" for "go"), by a blank.
  * Only the first occurrence is blanked: one gap per exercise.
  */
-export function fillBlank(raw: unknown): { text: string; blankedForm: string; found: boolean } {
-  const { sentence, word } = parseInput(FillBlankInput, raw);
+export function fillBlank(input: z.output<typeof FillBlankInput>): {
+  text: string;
+  blankedForm: string;
+  found: boolean;
+} {
+  const { sentence, word } = input;
   const forms = inflections(word).sort((a, b) => b.length - a.length);
   const pattern = new RegExp(`(?<![\\p{L}'’-])(${forms.map(escape).join('|')})(?![\\p{L}'’-])`, 'iu');
   const match = pattern.exec(sentence);

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import type { CardCounters } from '../domain/ports';
 import type { Logger } from '@lingua/logger';
 import { isDuplicateKeyError } from '@lingua/mongo';
 import type { CardCountsStore } from '../domain/card-stats.use-case';
@@ -9,7 +10,7 @@ import { cardModel } from './card.model';
 
 const REBUILD_ATTEMPTS = 3;
 
-export type CardCounters = ReturnType<typeof cardCounters>;
+export type { CardCounters };
 
 const countsOfDoc = (d: Pick<CardCountersDoc, 'total' | 'mastered' | 'favorite'>): CardCounts => ({
   total: d.total,
@@ -27,7 +28,7 @@ const impossible = (c: CardCounts) =>
  * no transactions (the local FerretDB has none), so a card write and its counter change are two
  * writes, and anything that cannot tell its exact change drops the document to be recounted.
  */
-export function cardCounters(connection: Connection, logger?: Logger) {
+export function cardCounters(connection: Connection, logger?: Logger): CardCounters {
   const counters = cardCountersModel(connection).collection;
   const Cards = cardModel(connection);
 

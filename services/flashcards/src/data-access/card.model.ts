@@ -1,6 +1,6 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { Card } from '../domain/ports';
 import { outboxFields } from '@lingua/events';
-import type { FsrsMemory } from '../domain/scheduling/schedule-state';
 
 /** The cards collection (also named in outbox hints). */
 export const CARDS_COLLECTION = 'cards';
@@ -10,40 +10,7 @@ export const CARDS_COLLECTION = 'cards';
  * `synonyms` is JSON text (spec: "stored as JSON text"); `wordKey` is the lower-cased word for the
  * case-insensitive duplicate check.
  */
-export interface CardDoc {
-  _id: string;
-  userId: string;
-  setId: string | null;
-  word: string;
-  wordKey: string;
-  translation: string;
-  definition: string;
-  partOfSpeech: string | null;
-  pronunciation: string | null;
-  example: string | null;
-  exampleTranslation: string | null;
-  synonyms: string;
-  tags: string[];
-  /** CEFR level (A1…C2) or null. */
-  difficultyLevel: string | null;
-  /** Group C difficulty (beginner/intermediate/advanced), derived from the CEFR level when absent. */
-  difficulty: string | null;
-  masteryLevel: number;
-  timesReviewed: number;
-  timesCorrect: number;
-  isFavorite: boolean;
-  isArchived: boolean;
-  easinessFactor: number;
-  repetitions: number;
-  intervalDays: number;
-  lastReviewedAt: Date | null;
-  nextReviewDate: Date;
-  /** FSRS memory state, kept only for users who schedule with FSRS (ts-fsrs `Card` without `due`). */
-  fsrs: FsrsMemory | null;
-  filledQuestionText: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type CardDoc = Omit<Card, 'id'> & { _id: string };
 
 const schema = new Schema<CardDoc>(
   {

@@ -2,13 +2,12 @@ import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
 import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
-import { type CardCounters, cardCounters } from './card-counters.repository';
+import type { Card, CardCounters, CardListFilter, CardRepository, DueQuery, NewCard } from '../domain/ports';
+import { cardCounters } from './card-counters.repository';
 import { type CardDoc, cardModel } from './card.model';
 import type { DueIndex, DueIndexSource } from './due-index';
 
-/** A card as the domain sees it: a plain object with `id`. */
-export type Card = Omit<CardDoc, '_id'> & { id: string };
-export type NewCard = Omit<Card, 'wordKey'>;
+export type { Card, CardListFilter, CardRepository, DueQuery, NewCard };
 
 /** Escapes a user's text for use inside a RegExp: special characters match literally. */
 export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
@@ -30,30 +29,6 @@ const toCard = (doc: CardDoc): Card => {
   return { id: _id, ...rest };
 };
 
-export interface CardListFilter {
-  setId?: string | null;
-  search?: string;
-  /** Group B search is case-sensitive (spec); Group C search is not. */
-  caseSensitive?: boolean;
-  tags?: string[];
-  difficulty?: string;
-  mastered?: boolean;
-  favorite?: boolean;
-  dueBefore?: Date;
-  notDueBefore?: Date;
-  masteredAt: number;
-}
-
-export interface DueQuery {
-  from?: Date;
-  to: Date;
-  favoritesOnly?: boolean;
-  setId?: string;
-  limit: number;
-}
-
-export type CardRepository = ReturnType<typeof cardRepository>;
-
 /** What every bulk write of cards outside this repository adds to its update (see `_rev` above). */
 export const CARD_REVISION_INC = { $inc: REV };
 
@@ -68,7 +43,7 @@ export function cardRepository(
   connection: Connection,
   dueIndex?: DueIndex,
   counters: CardCounters = cardCounters(connection),
-) {
+): CardRepository {
   const Cards = cardModel(connection);
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
   const invalidateDerived = async (userId: string) => {
@@ -94,8 +69,6 @@ export function cardRepository(
   };
 
   return {
-    model: Cards,
-
     async insert(card: NewCard, events: AnyDomainEvent[] = []): Promise<Card> {
       const { id, ...rest } = card;
       const doc = {
@@ -267,7 +240,7 @@ export function cardRepository(
       // what the write stored: the prior card with the $set applied (undefined values are not sent)
       const card: Card = { ...prior };
       for (const [k, v] of Object.entries($set))
-        if (v !== undefined) (card as Record<string, unknown>)[k] = v;
+        if (v !== undefined) (card as unknown as Record<string, unknown>)[k] = v;
       await counters.add(userId, countsDelta(prior, card));
       const version = ((before as unknown as StoredCard)._rev ?? 0) + 1;
       await dueIndex?.cardsWritten(userId, [{ card, version }]);

@@ -1,17 +1,8 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { LearningProfile } from '../domain/ports';
 
 /** Per-user learning settings and running totals (streak, XP), one document per user. */
-export interface LearningProfileDoc {
-  _id: string; // the user id
-  algorithm: 'exponential' | 'sm2' | 'fsrs';
-  dailyGoal: number;
-  currentStreak: number;
-  longestStreak: number;
-  /** UTC day (YYYY-MM-DD) of the last review. */
-  lastStudyDay: string | null;
-  xp: number;
-  updatedAt: Date;
-}
+export type LearningProfileDoc = Omit<LearningProfile, 'userId'> & { _id: string };
 
 const schema = new Schema<LearningProfileDoc>(
   {

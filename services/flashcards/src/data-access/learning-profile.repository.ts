@@ -1,9 +1,9 @@
 import type { Connection } from 'mongoose';
+import type { LearningProfile, LearningProfileRepository } from '../domain/ports';
 import { nextStreak } from '../domain/learning/streak';
 import { type LearningProfileDoc, learningProfileModel } from './learning-profile.model';
 
-export type LearningProfile = Omit<LearningProfileDoc, '_id'> & { userId: string };
-export type LearningProfileRepository = ReturnType<typeof learningProfileRepository>;
+export type { LearningProfile, LearningProfileRepository };
 
 export const DEFAULT_PROFILE = {
   algorithm: 'exponential',
@@ -14,7 +14,7 @@ export const DEFAULT_PROFILE = {
   xp: 0,
 } as const;
 
-export function learningProfileRepository(connection: Connection) {
+export function learningProfileRepository(connection: Connection): LearningProfileRepository {
   const Profiles = learningProfileModel(connection);
   const get = async (userId: string): Promise<LearningProfile> => {
     const doc = await Profiles.findById(userId).lean<LearningProfileDoc>();
@@ -23,7 +23,6 @@ export function learningProfileRepository(connection: Connection) {
     return { ...DEFAULT_PROFILE, ...rest, userId: _id };
   };
   return {
-    model: Profiles,
     get,
     async updateSettings(
       userId: string,

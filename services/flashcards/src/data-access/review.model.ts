@@ -1,27 +1,8 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { ReviewRecord } from '../domain/ports';
 
 /** One answered review: the append-only log behind learning stats (and a later algorithm switch). */
-export interface ReviewDoc {
-  _id: string;
-  userId: string;
-  cardId: string;
-  setId: string | null;
-  sessionId: string | null;
-  algorithm: string;
-  grade: string;
-  /** Group C rating 1-5 or Group B confidence 0-2, as sent. */
-  rating: number;
-  correct: boolean;
-  responseTimeMs: number;
-  mode: string | null;
-  intervalDays: number;
-  masteryLevel: number;
-  /** The card's first review ever ("cards learned"). */
-  firstReview: boolean;
-  /** This review took the card to mastered ("cards mastered"). */
-  becameMastered: boolean;
-  reviewedAt: Date;
-}
+export type ReviewDoc = Omit<ReviewRecord, 'id'> & { _id: string };
 
 const schema = new Schema<ReviewDoc>(
   {

@@ -1,16 +1,15 @@
 import type { Connection } from 'mongoose';
+import type { ReviewRecord, ReviewRepository } from '../domain/ports';
 import { type ReviewDoc, reviewModel } from './review.model';
 
-export type ReviewRecord = Omit<ReviewDoc, '_id'> & { id: string };
-export type ReviewRepository = ReturnType<typeof reviewRepository>;
+export type { ReviewRecord, ReviewRepository };
 
 /** Reviews read per stats request; beyond it the figures are computed over the most recent ones. */
 export const MAX_REVIEWS_PER_QUERY = 50_000;
 
-export function reviewRepository(connection: Connection) {
+export function reviewRepository(connection: Connection): ReviewRepository {
   const Reviews = reviewModel(connection);
   return {
-    model: Reviews,
     async insert(review: ReviewRecord): Promise<void> {
       const { id, ...rest } = review;
       await Reviews.collection.insertOne({ _id: id, ...rest } as never);
@@ -38,6 +37,13 @@ export function reviewRepository(connection: Connection) {
             'correct' | 'responseTimeMs' | 'firstReview' | 'becameMastered' | 'reviewedAt' | 'cardId'
           >[]
         >();
+    },
+    async totals(userId: string) {
+      const [reviews, firstReviews] = await Promise.all([
+        Reviews.countDocuments({ userId }),
+        Reviews.countDocuments({ userId, firstReview: true }),
+      ]);
+      return { reviews, firstReviews };
     },
     async deleteAllOfUser(userId: string): Promise<number> {
       return (await Reviews.deleteMany({ userId })).deletedCount;

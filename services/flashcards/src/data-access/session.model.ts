@@ -1,24 +1,10 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { LearningSession, SessionResult } from '../domain/ports';
 
-export interface SessionResult {
-  duration: number;
-  cardsStudied: number;
-  accuracy: number;
-  xpEarned: number;
-  achievements: string[];
-}
+export type { SessionResult };
 
 /** A Group C learning session: started with a mode, ended once. */
-export interface SessionDoc {
-  _id: string;
-  userId: string;
-  mode: string;
-  setId: string | null;
-  cardIds: string[];
-  startedAt: Date;
-  endedAt: Date | null;
-  result: SessionResult | null;
-}
+export type SessionDoc = Omit<LearningSession, 'id'> & { _id: string };
 
 const schema = new Schema<SessionDoc>(
   {

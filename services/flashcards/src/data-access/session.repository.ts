@@ -1,15 +1,14 @@
 import type { Connection } from 'mongoose';
+import type { LearningSession, SessionRepository } from '../domain/ports';
 import { type SessionDoc, type SessionResult, sessionModel } from './session.model';
 
-export type LearningSession = Omit<SessionDoc, '_id'> & { id: string };
-export type SessionRepository = ReturnType<typeof sessionRepository>;
+export type { LearningSession, SessionRepository };
 
 const toSession = ({ _id, ...rest }: SessionDoc): LearningSession => ({ id: _id, ...rest });
 
-export function sessionRepository(connection: Connection) {
+export function sessionRepository(connection: Connection): SessionRepository {
   const Sessions = sessionModel(connection);
   return {
-    model: Sessions,
     async insert(session: LearningSession): Promise<void> {
       const { id, ...rest } = session;
       await Sessions.collection.insertOne({ _id: id, ...rest } as never);

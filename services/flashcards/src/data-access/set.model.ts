@@ -1,17 +1,8 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { CardSet } from '../domain/ports';
 
 /** A Group C card set (deck). */
-export interface SetDoc {
-  _id: string;
-  userId: string;
-  name: string;
-  description: string;
-  color: string | null;
-  tags: string[];
-  isPublic: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type SetDoc = Omit<CardSet, 'id'> & { _id: string };
 
 const schema = new Schema<SetDoc>(
   {

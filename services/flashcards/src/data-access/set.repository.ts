@@ -1,18 +1,14 @@
 import type { Connection } from 'mongoose';
+import { type CardSet, MAX_SETS_PER_USER, type SetRepository } from '../domain/ports';
 import { type SetDoc, setModel } from './set.model';
 
-export type CardSet = Omit<SetDoc, '_id'> & { id: string };
-export type SetRepository = ReturnType<typeof setRepository>;
-
-/** Sets a user may hold: lists are computed in memory (progress ordering), so they are capped. */
-export const MAX_SETS_PER_USER = 1000;
+export type { CardSet, SetRepository };
 
 const toSet = ({ _id, ...rest }: SetDoc): CardSet => ({ id: _id, ...rest });
 
-export function setRepository(connection: Connection) {
+export function setRepository(connection: Connection): SetRepository {
   const Sets = setModel(connection);
   return {
-    model: Sets,
     async insert(set: CardSet): Promise<CardSet> {
       const { id, ...rest } = set;
       await Sets.collection.insertOne({ _id: id, ...rest } as never);

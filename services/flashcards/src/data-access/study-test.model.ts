@@ -1,15 +1,8 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { StudyTest } from '../domain/ports';
 
 /** A Group B study test taken on a card (one question type on one study day). */
-export interface StudyTestDoc {
-  _id: string;
-  userId: string;
-  flashcardId: string;
-  testType: string;
-  studyDate: string;
-  isCorrect: boolean;
-  completedAt: Date;
-}
+export type StudyTestDoc = Omit<StudyTest, 'id'> & { _id: string };
 
 const schema = new Schema<StudyTestDoc>(
   {

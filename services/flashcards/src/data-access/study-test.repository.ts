@@ -1,17 +1,16 @@
 import type { Connection } from 'mongoose';
+import type { StudyTest, StudyTestRepository } from '../domain/ports';
 import { AppError } from '@lingua/errors';
 import { isDuplicateKeyError } from '@lingua/mongo';
 import { type StudyTestDoc, studyTestModel } from './study-test.model';
 
-export type StudyTest = Omit<StudyTestDoc, '_id'> & { id: string };
-export type StudyTestRepository = ReturnType<typeof studyTestRepository>;
+export type { StudyTest, StudyTestRepository };
 
 const toTest = ({ _id, ...rest }: StudyTestDoc): StudyTest => ({ id: _id, ...rest });
 
-export function studyTestRepository(connection: Connection) {
+export function studyTestRepository(connection: Connection): StudyTestRepository {
   const Tests = studyTestModel(connection);
   return {
-    model: Tests,
     /** Throws CONFLICT (409) when the unique index already holds this test. */
     async insert(test: StudyTest): Promise<StudyTest> {
       const { id, ...rest } = test;

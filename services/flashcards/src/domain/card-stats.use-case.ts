@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseInput } from '@lingua/errors';
 import type { CardCounts } from './cards/card-counts';
 
 export const CardStatsInput = z.object({ userId: z.string().min(1) });
@@ -30,10 +29,10 @@ export interface DueCounter {
  * or, when it cannot answer, the due-date index.
  */
 export async function getCardStats(
-  raw: unknown,
+  input: z.output<typeof CardStatsInput>,
   deps: { counts: CardCountsStore; due: DueCounter; now: () => Date },
 ): Promise<CardStats> {
-  const { userId } = parseInput(CardStatsInput, raw);
+  const { userId } = input;
   const [stored, dueCards] = await Promise.all([
     deps.counts.read(userId),
     deps.due.countDue(userId, deps.now()),

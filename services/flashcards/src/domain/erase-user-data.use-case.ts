@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseInput } from '@lingua/errors';
 
 export const EraseUserDataInput = z.object({ userId: z.string().min(1) });
 
@@ -12,7 +11,7 @@ interface Erasable {
  * redelivered event finds nothing left and succeeds; a failure part-way is retried by the consumer.
  */
 export async function eraseUserData(
-  raw: unknown,
+  input: z.output<typeof EraseUserDataInput>,
   deps: {
     cards: Erasable;
     cardCounts: Erasable;
@@ -24,7 +23,7 @@ export async function eraseUserData(
     eraseUserExtras?: (userId: string) => Promise<void>;
   },
 ): Promise<void> {
-  const { userId } = parseInput(EraseUserDataInput, raw);
+  const { userId } = input;
   // sets after cards, so a crash in between never leaves cards pointing at a missing set
   await deps.cards.deleteAllOfUser(userId);
   // after the cards: a read in between recounts no cards, and users without cards have no counters

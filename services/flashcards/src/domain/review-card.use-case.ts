@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
-import { CARDS_COLLECTION } from '../data-access/card.model';
-import type { Card, CardRepository } from '../data-access/card.repository';
-import type { LearningProfileRepository } from '../data-access/learning-profile.repository';
-import type { ReviewRepository } from '../data-access/review.repository';
 import type { AchievementHook } from './achievement-hook';
 import { utcDay } from './learning/streak';
 import type { Grade } from './scheduling/grade';
 import { type ReviewOutcome, scheduleReview } from './scheduling/schedule-review';
 import type { Algorithm } from './scheduling/schedule-state';
+import type { Card, CardRepository, LearningProfileRepository, OutboxKick, ReviewRepository } from './ports';
 
 export interface ReviewCardCommand {
   userId: string;
@@ -29,7 +26,7 @@ export interface ReviewCardDeps {
   profiles: Pick<LearningProfileRepository, 'recordStudyDay'>;
   clock: { now(): Date };
   /** Told where card.reviewed was staged, so the relay reads that card instead of scanning. */
-  outbox: { kick(hint?: { collection: string; id: unknown }): void };
+  outbox: Pick<OutboxKick, 'cardStaged'>;
   achievements?: AchievementHook | undefined;
   logger: { warn(obj: object, msg: string): void };
 }
@@ -66,7 +63,7 @@ export async function reviewCard(
       { where: { timesReviewed: card.timesReviewed }, events: [event] },
     );
     if (!updated) continue; // another answer got there first: reschedule from the new state
-    deps.outbox.kick({ collection: CARDS_COLLECTION, id: card.id });
+    deps.outbox.cardStaged(card.id);
     await deps.reviews.insert({
       id: randomUUID(),
       userId: cmd.userId,

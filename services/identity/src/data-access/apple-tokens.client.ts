@@ -2,6 +2,9 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT } from 'jose';
 import type { Clock } from '@lingua/auth';
+import type { AppleTokens } from '../domain/ports';
+
+export type { AppleTokens };
 
 export interface AppleTokenSettings {
   /** The Services ID or bundle id the authorization code was issued to. */
@@ -25,13 +28,6 @@ export class AppleTokenError extends Error {
     super(`Apple token endpoint: ${reason}`);
     this.name = 'AppleTokenError';
   }
-}
-
-export interface AppleTokens {
-  /** Redeems the app's one-time authorization code; Apple's refresh token is what revocation needs later. */
-  exchangeCode(code: string): Promise<{ refreshToken: string | undefined }>;
-  /** Revokes the user's Apple grant (required when the account is deleted: App Store guideline 5.1.1(v)). */
-  revoke(refreshToken: string): Promise<void>;
 }
 
 /** The settings from the environment, or undefined when the Apple key is not configured. */

@@ -2,20 +2,9 @@ import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '@lingua/auth';
 import { AppError } from '@lingua/errors';
-import type { SocialProvider } from './social-identity.repository';
+import type { IdentityProviders, SocialProvider, VerifiedIdentity } from '../domain/ports';
 
-/** What a verified provider token says about the person. Nothing else is trusted. */
-export interface VerifiedIdentity {
-  provider: SocialProvider;
-  subject: string;
-  email: string | undefined;
-  emailVerified: boolean;
-}
-
-export interface IdentityProviders {
-  /** Throws SOCIAL_LOGIN_ERROR on any failure (signature, iss, aud, exp, nonce, shape). */
-  verify(provider: SocialProvider, token: string, options: { nonce?: string }): Promise<VerifiedIdentity>;
-}
+export type { IdentityProviders, VerifiedIdentity };
 
 export interface ProviderSettings {
   jwksUrl: string;

@@ -1,3 +1,4 @@
+import type { FailureState, LoginAttemptsStore } from '../domain/ports';
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '@lingua/redis';
 
@@ -10,16 +11,11 @@ const HOUSEKEEPING_TTL_S = 24 * 3600;
 const emailKey = (email: string) =>
   FAILURES_PREFIX + createHash('sha256').update(email.toLowerCase()).digest('base64url');
 
-export interface FailureState {
-  count: number;
-  lockedUntil: number | null; // epoch ms
-}
-
 /**
  * Failed-login counters per e-mail (hashed: no addresses in Redis) and login counters per IP and
  * minute. Kept for unknown e-mails too, so lockout behaviour does not reveal which addresses exist.
  */
-export function loginAttemptsStore(redis: RedisClient) {
+export function loginAttemptsStore(redis: RedisClient): LoginAttemptsStore {
   return {
     async failures(email: string): Promise<FailureState> {
       const h = await redis.hGetAll(emailKey(email));
@@ -48,4 +44,4 @@ export function loginAttemptsStore(redis: RedisClient) {
     },
   };
 }
-export type LoginAttemptsStore = ReturnType<typeof loginAttemptsStore>;
+export type { FailureState, LoginAttemptsStore };

@@ -1,8 +1,7 @@
+import type { OneTimeTokenKind, OneTimeTokenRepository } from '../domain/ports';
 import { type Connection, type Model, Schema } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
-
-export type OneTimeTokenKind = 'verify-email' | 'reset-password';
 
 /** E-mail verification and password-reset tokens: only their SHA-256 is stored, and each works once. */
 interface OneTimeTokenDocument {
@@ -36,7 +35,7 @@ const tokenModel = (connection: Connection): Model<OneTimeTokenDocument> =>
   connection.model<OneTimeTokenDocument>('OneTimeToken', tokenSchema);
 
 /** Every update is one atomic single-document write (see user.repository). */
-export function oneTimeTokenRepository(connection: Connection) {
+export function oneTimeTokenRepository(connection: Connection): OneTimeTokenRepository {
   const Tokens = tokenModel(connection);
   return {
     async create(
@@ -75,4 +74,4 @@ export function oneTimeTokenRepository(connection: Connection) {
   };
 }
 export const oneTimeTokenCollection = (connection: Connection) => tokenModel(connection).collection;
-export type OneTimeTokenRepository = ReturnType<typeof oneTimeTokenRepository>;
+export type { OneTimeTokenKind, OneTimeTokenRepository };

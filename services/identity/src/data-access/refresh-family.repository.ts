@@ -1,34 +1,12 @@
 import { type Connection, type Model, Schema } from 'mongoose';
+import type { IssuedAccessToken, RefreshFamily, RefreshFamilyRepository } from '../domain/ports';
 
 /**
  * One document per sign-in (a "family"): the hash of its current refresh token and of the last tokens
  * it replaced (a bounded history). Rotation is one atomic single-document update; presenting a
  * replaced token is reuse.
  */
-export interface RefreshFamilyDocument {
-  _id: string;
-  userId: string;
-  currentHash: string;
-  previousHashes: string[];
-  rememberMe: boolean;
-  createdAt: Date;
-  rotatedAt: Date;
-  /** When the current token stops working: a rotation moves it, never past absoluteExpiresAt. */
-  expiresAt: Date;
-  /** The sign-in's hard end, fixed when it began (absent on sign-ins from before it existed). */
-  absoluteExpiresAt?: Date;
-  revokedAt: Date | null;
-  revokedReason: string | null;
-  /** The access tokens issued by this sign-in, by jti: revoked with it when a refresh token is reused. */
-  accessTokens: IssuedAccessToken[];
-}
-
-export interface IssuedAccessToken {
-  /** Absent from entries recorded before jti (they held a fingerprint; those tokens are refused now). */
-  jti?: string;
-  /** The token's exp claim (seconds). */
-  exp: number;
-}
+export type RefreshFamilyDocument = Omit<RefreshFamily, 'id'> & { _id: string };
 
 const familySchema = new Schema<RefreshFamilyDocument>(
   {
@@ -52,14 +30,16 @@ const familyModel = (connection: Connection): Model<RefreshFamilyDocument> =>
   (connection.models.RefreshFamily as Model<RefreshFamilyDocument> | undefined) ??
   connection.model<RefreshFamilyDocument>('RefreshFamily', familySchema);
 
-export type RefreshFamily = Omit<RefreshFamilyDocument, '_id'> & { id: string };
 const toFamily = ({ _id, ...rest }: RefreshFamilyDocument): RefreshFamily => ({ id: _id, ...rest });
 
 /**
  * `historyLimit`: how many replaced token hashes and issued access tokens a family keeps (the newest);
  * each rotation pushes one of each and drops the oldest beyond it, so the document stays bounded.
  */
-export function refreshFamilyRepository(connection: Connection, options: { historyLimit: number }) {
+export function refreshFamilyRepository(
+  connection: Connection,
+  options: { historyLimit: number },
+): RefreshFamilyRepository {
   const Families = familyModel(connection);
   const keepNewest = <T>(item: T) => ({ $each: [item], $slice: -options.historyLimit });
   return {
@@ -137,4 +117,4 @@ export function refreshFamilyRepository(connection: Connection, options: { histo
     },
   };
 }
-export type RefreshFamilyRepository = ReturnType<typeof refreshFamilyRepository>;
+export type { IssuedAccessToken, RefreshFamily, RefreshFamilyRepository };

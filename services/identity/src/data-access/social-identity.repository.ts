@@ -1,7 +1,6 @@
+import type { SocialIdentityRepository, SocialProvider } from '../domain/ports';
 import { type Connection, type Model, Schema } from 'mongoose';
 import { isDuplicateKeyError } from '@lingua/mongo';
-
-export type SocialProvider = 'apple' | 'google';
 
 /** Provider subject → user: `_id` is `<provider>:<sub>`, so one subject links to exactly one user. */
 interface SocialIdentityDocument {
@@ -30,7 +29,7 @@ const identityModel = (connection: Connection): Model<SocialIdentityDocument> =>
   (connection.models.SocialIdentity as Model<SocialIdentityDocument> | undefined) ??
   connection.model<SocialIdentityDocument>('SocialIdentity', identitySchema);
 
-export function socialIdentityRepository(connection: Connection) {
+export function socialIdentityRepository(connection: Connection): SocialIdentityRepository {
   const Identities = identityModel(connection);
   const key = (provider: SocialProvider, subject: string) => `${provider}:${subject}`;
   return {
@@ -64,4 +63,4 @@ export function socialIdentityRepository(connection: Connection) {
     },
   };
 }
-export type SocialIdentityRepository = ReturnType<typeof socialIdentityRepository>;
+export type { SocialProvider, SocialIdentityRepository };

@@ -1,3 +1,4 @@
+import type { NewUser, UserRepository } from '../domain/ports';
 import type { Connection } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
@@ -35,17 +36,6 @@ const toUser = (d: UserDocument): User => ({
   updatedAt: d.updatedAt,
 });
 
-export interface NewUser {
-  id: string;
-  email: string;
-  username: string;
-  passwordHash: string | null;
-  emailVerified: boolean;
-  authProvider: User['authProvider'];
-  profile: Partial<UserProfile>;
-  lastLoginAt: Date | null;
-}
-
 const live = { deletedAt: null };
 const DUPLICATES = { email: 'EMAIL_EXISTS', username: 'USERNAME_EXISTS' } as const;
 
@@ -54,7 +44,7 @@ const DUPLICATES = { email: 'EMAIL_EXISTS', username: 'USERNAME_EXISTS' } as con
  * atomic single-document update (libs/mongo/README.md, "Database guarantees we rely on"): the outbox
  * relay's `$pull` of a published event and a concurrent change to the same user never undo each other.
  */
-export function userRepository(connection: Connection) {
+export function userRepository(connection: Connection): UserRepository {
   const Users = userModel(connection);
 
   /** One write that applies the change and returns the user as it now is (no read-back, no window). */
@@ -193,4 +183,4 @@ export function userRepository(connection: Connection) {
     },
   };
 }
-export type UserRepository = ReturnType<typeof userRepository>;
+export type { NewUser, UserRepository };

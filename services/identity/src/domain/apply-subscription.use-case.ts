@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@lingua/contracts';
-import type { UserRepository } from '../data-access/user.repository';
+import type { UserRepository } from './ports';
 
 /**
  * subscription.created / subscription.updated → the user's role and subscriptionStatus; the next

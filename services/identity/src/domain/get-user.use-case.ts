@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
-import type { UserRepository } from '../data-access/user.repository';
+import { AppError } from '@lingua/errors';
+import type { UserRepository } from './ports';
 import type { User } from './user';
 
 export const GetUserInput = z.union([
@@ -10,8 +10,10 @@ export const GetUserInput = z.union([
 export type GetUserInput = z.infer<typeof GetUserInput>;
 
 /** Looks a user up by id or e-mail, for services that only hold one of them. */
-export async function getUser(raw: unknown, deps: { users: UserRepository }): Promise<User> {
-  const input = parseInput(GetUserInput, raw, 'A user id or an e-mail is required');
+export async function getUser(
+  input: z.output<typeof GetUserInput>,
+  deps: { users: UserRepository },
+): Promise<User> {
   const user =
     'userId' in input ? await deps.users.findById(input.userId) : await deps.users.findByEmail(input.email);
   if (!user) throw new AppError('NOT_FOUND', 'User not found');

@@ -1,13 +1,15 @@
 import type { AccessTokens, AssertionVerifier, Clock, TokenBlacklist } from '@lingua/auth';
 import type { Logger } from '@lingua/logger';
 import type { IdentityFeatureConfig } from '../config';
-import type { LoginAttemptsStore } from '../data-access/login-attempts.store';
-import type { OneTimeTokenRepository } from '../data-access/one-time-token.repository';
-import type { RefreshFamilyRepository } from '../data-access/refresh-family.repository';
-import type { SocialIdentityRepository } from '../data-access/social-identity.repository';
-import type { UserRepository } from '../data-access/user.repository';
-import type { IdentityProviders } from '../data-access/identity-providers';
-import type { AppleTokens } from '../data-access/apple-tokens.client';
+import type {
+  AppleTokens,
+  IdentityProviders,
+  LoginAttemptsStore,
+  OneTimeTokenRepository,
+  RefreshFamilyRepository,
+  SocialIdentityRepository,
+  UserRepository,
+} from './ports';
 import type { AvatarStore } from './avatar-store';
 import type { PasswordHasher } from './password-hasher';
 import type { CardStatsSource } from './profile.use-case';

@@ -176,3 +176,25 @@ export async function revokeRefreshToken(
   await revokeIssuedAccess(family, deps);
   return true;
 }
+
+/**
+ * Logs out: the access token is blacklisted, then either every sign-in of the user ends
+ * (`allDevices`) or the sign-ins of the refresh tokens given (body, cookie) that belong to the user.
+ * Returns how many sign-ins ended.
+ */
+export async function logOut(
+  cmd: {
+    userId: string;
+    accessToken: { jti: string; exp: number };
+    allDevices?: boolean | undefined;
+    refreshTokens: (string | undefined)[];
+  },
+  deps: Pick<IdentityDeps, 'families' | 'clock' | 'blacklist'>,
+): Promise<number> {
+  await deps.blacklist.revoke(cmd.accessToken.jti, cmd.accessToken.exp);
+  if (cmd.allDevices) return deps.families.revokeAllOfUser(cmd.userId, 'logout-all', deps.clock.now());
+  let ended = 0;
+  for (const token of cmd.refreshTokens)
+    if (token && (await revokeRefreshToken(token, cmd.userId, deps))) ended++;
+  return ended;
+}

@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
-import type { VerifiedIdentity } from '../data-access/identity-providers';
-import type { SocialProvider } from '../data-access/social-identity.repository';
+import type { SocialProvider, VerifiedIdentity } from './ports';
 import type { IdentityDeps } from './identity-deps';
 import { type IssuedSession, issueSession } from './sessions';
 import type { User } from './user';

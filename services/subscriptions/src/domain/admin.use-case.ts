@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
+import { AppError } from '@lingua/errors';
 import { planById } from './catalogue';
 import type { SubscriptionsContext } from './ports';
 import {
@@ -38,8 +38,11 @@ export function adminView(s: Subscription, now: Date) {
   };
 }
 
-export async function adminListSubscriptions(raw: unknown, ctx: SubscriptionsContext) {
-  const q = parseInput(AdminListInput, raw);
+export async function adminListSubscriptions(
+  input: z.output<typeof AdminListInput>,
+  ctx: SubscriptionsContext,
+) {
+  const q = input;
   const { items, total } = await ctx.subscriptions.list(
     { userId: q.userId, deviceId: q.deviceId },
     { status: q.status },
@@ -58,8 +61,13 @@ export async function adminListSubscriptions(raw: unknown, ctx: SubscriptionsCon
   };
 }
 
-export async function adminGetSubscription(raw: unknown, ctx: SubscriptionsContext) {
-  const { subscriptionId } = parseInput(z.object({ subscriptionId: id }), raw);
+export const SubscriptionIdInput = z.object({ subscriptionId: id });
+
+export async function adminGetSubscription(
+  input: z.output<typeof SubscriptionIdInput>,
+  ctx: SubscriptionsContext,
+) {
+  const { subscriptionId } = input;
   const sub = await ctx.subscriptions.findById(subscriptionId);
   if (!sub) throw new AppError('SUBSCRIPTION_NOT_FOUND', 'No subscription found');
   return adminView(sub, ctx.clock.now());
@@ -73,8 +81,11 @@ export const GrantInput = z.object({
 });
 
 /** Grants a complimentary subscription (no store); 409 when the user already has access. */
-export async function adminGrantSubscription(raw: unknown, adminId: string, ctx: SubscriptionsContext) {
-  const input = parseInput(GrantInput, raw);
+export async function adminGrantSubscription(
+  input: z.output<typeof GrantInput>,
+  adminId: string,
+  ctx: SubscriptionsContext,
+) {
   const plan = planById(ctx.catalogue, input.planId);
   if (!plan)
     throw new AppError('VALIDATION_ERROR', 'Unknown plan', { details: { plan_id: ['Unknown plan'] } });
@@ -118,8 +129,11 @@ export async function adminGrantSubscription(raw: unknown, adminId: string, ctx:
 export const RevokeInput = z.object({ subscriptionId: id, reason: z.string().min(1).max(500) });
 
 /** Ends a subscription's access now (support cases, fraud); the store is not contacted. */
-export async function adminRevokeSubscription(raw: unknown, adminId: string, ctx: SubscriptionsContext) {
-  const input = parseInput(RevokeInput, raw);
+export async function adminRevokeSubscription(
+  input: z.output<typeof RevokeInput>,
+  adminId: string,
+  ctx: SubscriptionsContext,
+) {
   const now = ctx.clock.now();
   const sub = await ctx.subscriptions.mutate(input.subscriptionId, (current) => {
     if (!hasAccess(current, now) && current.status !== 'pending') return undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
+import { AppError } from '@lingua/errors';
 import { retentionOffer } from './catalogue';
 import type { Caller } from './owner';
 import { ownerOf } from './owner';
@@ -35,8 +35,11 @@ export async function currentSubscriptionOrFail(
  * effective date = expiry). Immediately: access ends now. For store-billed subscriptions the user
  * must also stop the renewal in the store; the store's notification then confirms it.
  */
-export async function cancelSubscription(raw: unknown, caller: Caller, ctx: SubscriptionsContext) {
-  const input = parseInput(CancelInput, raw);
+export async function cancelSubscription(
+  input: z.output<typeof CancelInput>,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+) {
   const found = await currentSubscriptionOrFail(caller, ctx);
   const now = ctx.clock.now();
   if (found.status === 'cancelled' && !(input.immediateCancellation && hasAccess(found, now)))

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseInput } from '@lingua/errors';
 
 import { FREE_FEATURES, KNOWN_FEATURES, PREMIUM_FEATURES } from './subscription';
 
@@ -34,10 +33,9 @@ export interface Entitlements {
 
 /** Premium while a subscription is active, or cancelled but not yet past its paid period. */
 export async function getEntitlements(
-  raw: unknown,
+  owner: z.output<typeof EntitlementsInput>,
   deps: { subscriptions: SubscriptionLookup; now: () => Date },
 ): Promise<Entitlements> {
-  const owner = parseInput(EntitlementsInput, raw);
   const sub = await deps.subscriptions.latestFor(owner);
   const paidUp =
     !!sub && sub.expiresAt > deps.now() && (sub.status === 'active' || sub.status === 'cancelled');
@@ -57,10 +55,10 @@ export interface FeatureAccessAnswer {
 
 /** Whether another service may open a feature to the owner; unknown features are a VALIDATION_ERROR. */
 export async function checkFeatureAccess(
-  raw: unknown,
+  input: z.output<typeof FeatureAccessInput>,
   deps: { subscriptions: SubscriptionLookup; now: () => Date },
 ): Promise<FeatureAccessAnswer> {
-  const { featureId, ...owner } = parseInput(FeatureAccessInput, raw);
+  const { featureId, ...owner } = input;
   const e = await getEntitlements(owner, deps);
   if ((FREE_FEATURES as readonly string[]).includes(featureId))
     return { hasAccess: true, accessReason: 'free_feature', currentStatus: e.subscriptionStatus };

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseInput } from '@lingua/errors';
 import type { Offer } from './catalogue';
 import { type Caller } from './owner';
 import type { SubscriptionsContext } from './ports';
@@ -61,8 +60,12 @@ export function offerIneligibility(
 }
 
 /** GET /offers: current offers and which of them the caller may take. */
-export async function listOffers(raw: unknown, caller: Caller, ctx: SubscriptionsContext) {
-  const { region } = parseInput(OffersInput, raw);
+export async function listOffers(
+  input: z.output<typeof OffersInput>,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+) {
+  const { region } = input;
   const now = ctx.clock.now();
   const offers = ctx.catalogue.offers.filter((o) => !o.retention && new Date(o.valid_until) > now);
   const h = await history(caller, ctx);

@@ -86,3 +86,28 @@ export interface SubscriptionsContext {
   eventsStaged(): void;
   settings: { gracePeriodDays: number; freeDialoguesPerDay: number };
 }
+
+/** Verified App Store server notifications (implemented by the Apple verifier in data-access). */
+export interface AppleNotifications {
+  /** Checks the signature; throws AppError RECEIPT_VERIFICATION_FAILED when it does not hold. */
+  decodeNotification(signedPayload: string): Promise<{
+    notificationUUID?: string | undefined;
+    notificationType?: string | undefined;
+    data?: { signedTransactionInfo?: string | undefined; signedRenewalInfo?: string | undefined } | undefined;
+  }>;
+  /** A signed transaction (and its renewal info) as a store-neutral purchase. */
+  purchaseOf(
+    signedTransaction: string,
+    signedRenewal: string | undefined,
+  ): Promise<{ purchase: StorePurchase; revocationDate: number | undefined }>;
+}
+
+/** The Play Developer API's current view of a purchase token (the Google verifier in data-access). */
+export interface GooglePurchases {
+  purchaseFor(purchaseToken: string, productId: string | undefined): Promise<StorePurchase>;
+}
+
+/** Authenticates a Pub/Sub push (shared token in the query, or Google's OIDC bearer token). */
+export interface PushAuthenticator {
+  verify(input: { queryToken?: string | undefined; authorization?: string | undefined }): Promise<void>;
+}

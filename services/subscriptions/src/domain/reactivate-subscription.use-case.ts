@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
+import { AppError } from '@lingua/errors';
 import type { Offer } from './catalogue';
 import type { Caller } from './owner';
 import type { SubscriptionsContext } from './ports';
@@ -26,8 +26,11 @@ export const ReactivateInput = z.object({
  * paid up gets auto-renewal back. One whose access has ended needs a new store purchase
  * (payment_method_update.new_receipt_data), verified like verify-receipt; without it: SUBSCRIPTION_EXPIRED.
  */
-export async function reactivateSubscription(raw: unknown, caller: Caller, ctx: SubscriptionsContext) {
-  const input = parseInput(ReactivateInput, raw);
+export async function reactivateSubscription(
+  input: z.output<typeof ReactivateInput>,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+) {
   const now = ctx.clock.now();
   let offer: Offer | undefined;
   if (input.offerId) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
+import { AppError } from '@lingua/errors';
 import { planById } from './catalogue';
 import { type Caller, ownerOf } from './owner';
 import type { SubscriptionsContext } from './ports';
@@ -22,8 +22,12 @@ export const HistoryInput = z
 const SUMMARY_CAP = 1_000;
 
 /** GET /history: the caller's subscriptions, newest first, with a summary over the whole filter. */
-export async function subscriptionHistory(raw: unknown, caller: Caller, ctx: SubscriptionsContext) {
-  const q = parseInput(HistoryInput, raw);
+export async function subscriptionHistory(
+  input: z.output<typeof HistoryInput>,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+) {
+  const q = input;
   const owner = ownerOf(caller);
   // an end date without a time covers that whole day
   const to =

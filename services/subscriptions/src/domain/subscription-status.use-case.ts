@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
+import { AppError } from '@lingua/errors';
 import { acknowledgeGranted } from './acknowledge-purchase';
 import { planById } from './catalogue';
 import { accessLevel, accessPermissions, featureAccess, isPremiumFeature } from './access';
@@ -33,8 +33,11 @@ async function refreshFromStore(sub: Subscription, ctx: SubscriptionsContext) {
 }
 
 /** GET /status: the caller's subscription, what it unlocks and the free-tier usage. */
-export async function getSubscriptionStatus(raw: unknown, caller: Caller, ctx: SubscriptionsContext) {
-  const input = parseInput(StatusInput, raw);
+export async function getSubscriptionStatus(
+  input: z.output<typeof StatusInput>,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+) {
   const owner = ownerOf(caller);
   let sub = await ctx.subscriptions.latestFor(owner);
   let renewalChecked = false;
@@ -88,8 +91,12 @@ export async function getSubscriptionStatus(raw: unknown, caller: Caller, ctx: S
 export const FeatureIdInput = z.object({ featureId: z.enum(KNOWN_FEATURES) });
 
 /** GET /check-access/{feature_id}. */
-export async function checkFeatureAccess(raw: unknown, caller: Caller, ctx: SubscriptionsContext) {
-  const { featureId } = parseInput(FeatureIdInput, raw);
+export async function checkFeatureAccess(
+  input: z.output<typeof FeatureIdInput>,
+  caller: Caller,
+  ctx: SubscriptionsContext,
+) {
+  const { featureId } = input;
   const sub = await ctx.subscriptions.latestFor(ownerOf(caller));
   const now = ctx.clock.now();
   const today = await ctx.usage.dialoguesToday(usageKey(caller), now);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, parseInput } from '@lingua/errors';
+import { AppError } from '@lingua/errors';
 import { acknowledgeGranted } from './acknowledge-purchase';
 import { isStrongDeviceId } from './device-id';
 import { type Plan, planForProduct } from './catalogue';
@@ -108,11 +108,10 @@ const mayClaim = (s: Subscription, caller: Caller) =>
  * replacing a recorded one (Google plan change) takes that one's owner and ends it.
  */
 export async function verifyReceipt(
-  raw: unknown,
+  input: z.output<typeof VerifyReceiptInput>,
   caller: Caller,
   ctx: SubscriptionsContext,
 ): Promise<VerifyReceiptResult> {
-  const input = parseInput(VerifyReceiptInput, raw);
   ownerOf(caller); // guests must name their device
   const plan = planForProduct(ctx.catalogue, input.productId);
   if (!plan)

@@ -1,4 +1,5 @@
 import type { AnyDomainEvent } from '@lingua/contracts';
+import type { LearningProfileRepository, ReviewRepository } from '../ports';
 import type { LearnerProgress } from './achievement-rules';
 
 export interface StoredUnlock {
@@ -35,4 +36,28 @@ export interface AchievementDeps {
   now(): Date;
   /** Publishes staged events right away instead of at the next relay poll. */
   kickOutbox(): void;
+}
+
+/** The achievement use cases' dependencies, over the learning data of the same service. */
+export function achievementDepsOver(ports: {
+  store: AchievementStore;
+  profiles: Pick<LearningProfileRepository, 'get'>;
+  reviews: Pick<ReviewRepository, 'totals'>;
+  now(): Date;
+  kickOutbox(): void;
+}): AchievementDeps {
+  return {
+    store: ports.store,
+    async progressOf(userId: string): Promise<LearnerProgress> {
+      const [profile, totals] = await Promise.all([ports.profiles.get(userId), ports.reviews.totals(userId)]);
+      return {
+        streakDays: Math.max(profile.longestStreak, profile.currentStreak),
+        totalReviews: totals.reviews,
+        cardsLearned: totals.firstReviews,
+      };
+    },
+    studyXpOf: async (userId) => (await ports.profiles.get(userId)).xp,
+    now: ports.now,
+    kickOutbox: ports.kickOutbox,
+  };
 }

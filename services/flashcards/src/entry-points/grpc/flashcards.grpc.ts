@@ -1,6 +1,12 @@
+import { parseInput } from '@lingua/errors';
 import type { GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
-import { type CardCountsStore, type DueCounter, getCardStats } from '../../domain/card-stats.use-case';
+import {
+  CardStatsInput,
+  type CardCountsStore,
+  type DueCounter,
+  getCardStats,
+} from '../../domain/card-stats.use-case';
 
 export function registerFlashcardsGrpc(
   server: GrpcServer,
@@ -8,7 +14,7 @@ export function registerFlashcardsGrpc(
 ): void {
   server.addService(loadPackage().lingua.flashcards.v1.FlashcardsService.service, {
     GetCardStats: async (req) => {
-      const s = await getCardStats({ userId: req.user_id }, deps);
+      const s = await getCardStats(parseInput(CardStatsInput, { userId: req.user_id }), deps);
       return {
         total_cards: s.totalCards,
         due_cards: s.dueCards,

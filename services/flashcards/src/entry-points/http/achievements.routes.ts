@@ -1,14 +1,9 @@
 import type { Express } from 'express';
 import { parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { RouteDoc } from '@lingua/openapi';
-import { achievementRepository } from '../../data-access/achievement.repository';
-import type { LearnerProgress } from '../../domain/achievements/achievement-rules';
-import type { AchievementDeps } from '../../domain/achievements/achievement-store';
+import type { ApiDocs, RouteDoc } from '@lingua/openapi';
 import { claimAchievement } from '../../domain/achievements/claim-achievement.use-case';
-import { evaluateAchievements } from '../../domain/achievements/evaluate-achievements.use-case';
 import { getAchievements } from '../../domain/achievements/get-achievements.use-case';
-import { reviewModel } from '../../data-access/review.model';
 import {
   AchievementBoardResponse,
   ClaimAchievementParams,
@@ -37,41 +32,9 @@ export const ACHIEVEMENT_ROUTE_DOCS: RouteDoc[] = [
   },
 ];
 
-/** The achievement use cases' dependencies, over the learning data of the same service. */
-export function achievementDeps(deps: FlashcardsDeps): AchievementDeps {
-  const store = achievementRepository(deps.connection);
-  const reviews = reviewModel(deps.connection);
-  return {
-    store,
-    async progressOf(userId: string): Promise<LearnerProgress> {
-      const [profile, totalReviews, cardsLearned] = await Promise.all([
-        deps.profiles.get(userId),
-        reviews.countDocuments({ userId }),
-        reviews.countDocuments({ userId, firstReview: true }),
-      ]);
-      return {
-        streakDays: Math.max(profile.longestStreak, profile.currentStreak),
-        totalReviews,
-        cardsLearned,
-      };
-    },
-    studyXpOf: async (userId) => (await deps.profiles.get(userId)).xp,
-    now: () => deps.clock.now(),
-    kickOutbox: () => deps.outbox.kick(),
-  };
-}
-
-/** GET /api/achievements and the claim; also installs the achievement hook called after reviews. */
-export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps): void {
-  const achievements = achievementDeps(deps);
-  const store = achievementRepository(deps.connection);
-
-  deps.achievements = { onActivity: (userId) => evaluateAchievements(userId, achievements) };
-  const previousErase = deps.eraseUserExtras;
-  deps.eraseUserExtras = async (userId) => {
-    await previousErase?.(userId);
-    await store.deleteAllOfUser(userId);
-  };
+/** GET /api/achievements and the claim (the hook evaluated after reviews is wired in start.ts). */
+export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps, docs: ApiDocs): void {
+  const achievements = deps.achievementDeps;
 
   app.get('/api/achievements', deps.requireUser, async (_req, res) => {
     const userId = deps.userIdOf(res);
@@ -85,5 +48,5 @@ export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps): v
     sendSuccess(res, await claimAchievement(deps.userIdOf(res), achievementId, achievements));
   });
 
-  for (const doc of ACHIEVEMENT_ROUTE_DOCS) deps.docs?.route(doc);
+  for (const doc of ACHIEVEMENT_ROUTE_DOCS) docs.route(doc);
 }

@@ -2,7 +2,7 @@ import express from 'express';
 import { createLogger } from '@lingua/logger';
 import { createApp, finishApp, sendSuccess, startHttpServer } from '@lingua/http';
 import { Writable } from 'node:stream';
-import type { Card } from '../../data-access/card.repository';
+import type { Card } from '../../domain/ports';
 import { reviewStatus } from '../../domain/cards/review-status';
 import { dueCardJson, flashcardFull, flashcardFullJson } from './card.presenter';
 import { sendSuccessJson } from './send-json';

@@ -1,4 +1,4 @@
-import type { Card } from '../../data-access/card.repository';
+import type { Card } from '../../domain/ports';
 import { synonymsFromText } from '../../domain/cards/card-fields';
 import { reviewStatusIn, utcDayDiff } from '../../domain/cards/review-status';
 import type { CatalogueCard, FlashcardFull, FlashcardPublic } from './card.responses';

@@ -1,9 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppError, catalogueCodeOf, fieldErrors } from '@lingua/errors';
-import type { Card } from '../../data-access/card.repository';
-import { type CardContent, contentUpdate, newCard } from '../../domain/cards/card-fields';
-import { MASTERED_AT } from '../../domain/scheduling/mastery';
+import type { CardContent } from '../../domain/cards/card-fields';
+import {
+  changeCards,
+  createCatalogueCard,
+  listCatalogueCards,
+  requireCardSet,
+  updateCatalogueCard,
+} from '../../domain/cards/catalogue-cards.use-case';
+import type { Card } from '../../domain/ports';
 import { catalogueCard, flashcardPublic } from './card.presenter';
 import { sendData } from '@lingua/openapi';
 import {
@@ -66,47 +71,10 @@ function toContent(input: CatalogueInput): Partial<CardContent> {
 export function catalogueCardRoutes(deps: FlashcardsDeps) {
   const userId = (res: Response) => deps.userIdOf(res);
 
-  const requireSet = async (uid: string, setId: string) => {
-    if (!(await deps.sets.find(uid, setId))) throw new AppError('NOT_FOUND', 'Flashcard set not found');
-  };
-  const requireNoDuplicate = async (uid: string, word: string, setId: string | null, exceptId?: string) => {
-    const dup = await deps.cards.findDuplicate(uid, word, exceptId);
-    if (dup && dup.setId === setId)
-      throw new AppError('CONFLICT', `A card for "${dup.word}" already exists in this set`, {
-        details: { existingCardId: dup.id },
-      });
-  };
-
-  const createOne = async (
-    uid: string,
-    input: CatalogueInput & { word: string; translation: string },
-    setId: string,
-  ) => {
-    await requireNoDuplicate(uid, input.word, setId);
-    return deps.cards.insert(
-      newCard(toContent(input) as CardContent, { id: randomUUID(), userId: uid, setId }, deps.clock.now()),
-    );
-  };
-
   return {
     async list(req: Request, res: Response) {
       const q = validate(CatalogueListQuery, req.query);
-      const now = deps.clock.now();
-      const { items, total } = await deps.cards.list(
-        userId(res),
-        {
-          ...(q.setId && { setId: q.setId }),
-          ...(q.search && { search: q.search, caseSensitive: false }),
-          ...(q.tags && { tags: q.tags }),
-          ...(q.difficulty && { difficulty: q.difficulty }),
-          ...(q.mastered !== undefined && { mastered: q.mastered }),
-          ...(q.favorite !== undefined && { favorite: q.favorite }),
-          ...(q.dueForReview === true && { dueBefore: now }),
-          ...(q.dueForReview === false && { notDueBefore: now }),
-          masteredAt: MASTERED_AT,
-        },
-        { skip: (q.page - 1) * q.limit, limit: q.limit },
-      );
+      const { items, total } = await listCatalogueCards(userId(res), q, deps);
       // both faces (see FlashcardList): a Group B client reading a filtered list gets its fields too
       sendData(res, FlashcardList, {
         flashcards: items.map(flashcardPublic),
@@ -118,43 +86,26 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
 
     async create(req: Request, res: Response) {
       const body = validate(CatalogueCreateBody, req.body);
-      const uid = userId(res);
-      await requireSet(uid, body.setId);
-      const card = await createOne(uid, body, body.setId);
+      const card = await createCatalogueCard(userId(res), asNewContent(body), body.setId, deps);
       sendData(res, CatalogueCardResult, { card: catalogueCard(card) }, { status: 201 });
     },
 
-    /**
-     * Group C rules of an update: a new setId must be the caller's, and a word must not repeat in
-     * the card's (new) set. The body is the shared PUT body (FlashcardUpdateBody).
-     */
+    /** A Group C update; the body is the shared PUT body (FlashcardUpdateBody). */
     async update(uid: string, id: string, body: FlashcardUpdateBody): Promise<Card> {
-      const card = await deps.cards.findActive(uid, id);
-      if (!card) throw new AppError('NOT_FOUND', 'Flashcard not found');
-      if (body.setId && body.setId !== card.setId) await requireSet(uid, body.setId);
-      if (body.word !== undefined || body.setId !== undefined)
-        await requireNoDuplicate(uid, body.word ?? card.word, body.setId ?? card.setId, id);
-      const updated = await deps.cards.update(uid, id, {
-        ...(contentUpdate(toContent(body)) as object),
-        ...(body.setId && { setId: body.setId }),
-        updatedAt: deps.clock.now(),
-      });
-      if (!updated) throw new AppError('NOT_FOUND', 'Flashcard not found');
-      return updated;
+      return updateCatalogueCard(uid, id, { content: toContent(body), setId: body.setId }, deps);
     },
 
     /** Per-item results: one failing item never fails the others. */
     batch: async (req: Request, res: Response) => {
       const body = validate(BatchBody, req.body);
       const uid = userId(res);
-      const now = deps.clock.now();
       const errors: { index: number; cardId?: string; code: string; message: string; details?: unknown }[] =
         [];
       let success = 0;
       const created: Card[] = [];
 
       if (body.operation === 'create') {
-        if (body.targetSetId) await requireSet(uid, body.targetSetId);
+        if (body.targetSetId) await requireCardSet(uid, body.targetSetId, deps);
         for (const [index, raw] of body.data.entries()) {
           try {
             const parsed = BatchCreateItem.safeParse(raw);
@@ -167,31 +118,27 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
               throw new AppError('VALIDATION_ERROR', 'Validation failed', {
                 details: { setId: ['is required (or give targetSetId)'] },
               });
-            if (setId !== body.targetSetId) await requireSet(uid, setId);
-            created.push(await createOne(uid, parsed.data, setId));
+            const content = asNewContent(parsed.data);
+            created.push(await createCatalogueCard(uid, content, setId, deps, setId === body.targetSetId));
             success++;
           } catch (err) {
             errors.push({ index, ...itemError(err) });
           }
         }
       } else {
-        const found = new Map((await deps.cards.findActiveMany(uid, body.cardIds)).map((c) => [c.id, c]));
-        if (body.operation === 'move') await requireSet(uid, body.targetSetId);
-        for (const [index, cardId] of body.cardIds.entries()) {
-          try {
-            if (!found.has(cardId)) throw new AppError('NOT_FOUND', 'Flashcard not found');
-            let set: Record<string, unknown>;
-            if (body.operation === 'delete') set = { isArchived: true };
-            else if (body.operation === 'move') {
-              await requireNoDuplicate(uid, found.get(cardId)!.word, body.targetSetId, cardId);
-              set = { setId: body.targetSetId };
-            } else set = contentUpdate(toContent(body.data));
-            const updated = await deps.cards.update(uid, cardId, { ...set, updatedAt: now });
-            if (!updated) throw new AppError('NOT_FOUND', 'Flashcard not found');
-            success++;
-          } catch (err) {
-            errors.push({ index, cardId, ...itemError(err) });
-          }
+        const outcomes = await changeCards(
+          uid,
+          body.operation === 'update'
+            ? { operation: 'update', content: toContent(body.data) }
+            : body.operation === 'move'
+              ? { operation: 'move', targetSetId: body.targetSetId }
+              : { operation: 'delete' },
+          body.cardIds,
+          deps,
+        );
+        for (const [index, failure] of outcomes.entries()) {
+          if (failure) errors.push({ index, cardId: body.cardIds[index]!, ...itemError(failure) });
+          else success++;
         }
       }
       sendData(res, BatchResult, {
@@ -204,6 +151,10 @@ export function catalogueCardRoutes(deps: FlashcardsDeps) {
     },
   };
 }
+
+/** A new card's content in the card's field names (word and translation are required by the schemas). */
+const asNewContent = (input: CatalogueInput & { word: string; translation: string }) =>
+  toContent(input) as Partial<CardContent> & Pick<CardContent, 'word' | 'translation'>;
 
 /** The catalogue code and message of an item's failure; unexpected failures are rethrown (500). */
 function itemError(err: unknown) {

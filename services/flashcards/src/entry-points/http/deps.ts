@@ -1,37 +1,34 @@
 import type { RequestHandler, Response } from 'express';
-import type { Connection } from 'mongoose';
 import type { Clock } from '@lingua/auth';
-import type { EventPublisher, OutboxRelay } from '@lingua/events';
 import type { Logger } from '@lingua/logger';
-import type { ApiDocs } from '@lingua/openapi';
-import type { RedisHandle } from '@lingua/redis';
 import type { FlashcardsConfig } from '../../config';
-import type { CardCounters } from '../../data-access/card-counters.repository';
-import type { CardRepository } from '../../data-access/card.repository';
-import type { LearningProfileRepository } from '../../data-access/learning-profile.repository';
-import type { ReviewRepository } from '../../data-access/review.repository';
-import type { SessionRepository } from '../../data-access/session.repository';
-import type { SetRepository } from '../../data-access/set.repository';
-import type { StudyTestRepository } from '../../data-access/study-test.repository';
-
 import type { AchievementHook } from '../../domain/achievement-hook';
+import type { AchievementDeps } from '../../domain/achievements/achievement-store';
+import type {
+  CardCounters,
+  CardRepository,
+  ExportQuotaStore,
+  LearningProfileRepository,
+  OutboxKick,
+  PortabilityStore,
+  ReviewRepository,
+  SessionRepository,
+  SetRepository,
+  StudyTestRepository,
+} from '../../domain/ports';
 
 export type { AchievementHook };
 
 /**
- * What the flashcards routes, consumers and hooks get. One object per running service: the
- * achievements/export module (part 2) may set `achievements` and `eraseUserExtras` on it from its
- * `registerAchievementRoutes` / `registerExportImportRoutes`, which run before the consumers start.
+ * What the flashcards routes, consumers and hooks get: the domain's ports, implemented and wired
+ * once per running service in start.ts (flashcardsDeps). Nothing sets a field of it afterwards.
  */
 export interface FlashcardsDeps {
   config: FlashcardsConfig;
   logger: Logger;
   clock: Clock;
-  connection: Connection;
-  redis: RedisHandle | undefined;
-  publisher: EventPublisher;
-  /** kick() after a write that staged events. */
-  outbox: OutboxRelay;
+  /** After a write that staged events. */
+  outbox: OutboxKick;
   cards: CardRepository;
   /** The per-user card counters the card repository keeps (read by GetCardStats, erased with the user). */
   cardCounts: CardCounters;
@@ -40,15 +37,20 @@ export interface FlashcardsDeps {
   sessions: SessionRepository;
   studyTests: StudyTestRepository;
   profiles: LearningProfileRepository;
+  /** Card reads and writes of export and import. */
+  portability: PortabilityStore;
+  /** Free users' daily export counters; absent without Redis (exports by free users then answer 503). */
+  exportQuota: ExportQuotaStore | undefined;
+  /** The achievement use cases' dependencies (GET /api/achievements, the claim). */
+  achievementDeps: AchievementDeps;
+  /** Evaluated after reviews and sessions. */
+  achievements: AchievementHook;
   /** Group C: a valid, non-revoked bearer token is required (401 otherwise). */
   requireUser: RequestHandler;
   /** Group B: like requireUser, but when dev anonymous mode is on a caller without a token acts as the dev user. */
   groupBUser: RequestHandler;
   /** The caller's user id, set by requireUser / groupBUser. */
   userIdOf(res: Response): string;
-  achievements?: AchievementHook;
-  /** The service's OpenAPI fragment: every router registers its routes here (served at /internal/openapi.json). */
-  docs?: ApiDocs;
-  /** Erases what part 2 keeps for a user (achievements, export counters) on user.deleted. */
-  eraseUserExtras?: (userId: string) => Promise<void>;
+  /** Erases what the achievements and export counters keep for a user, on user.deleted. */
+  eraseUserExtras(userId: string): Promise<void>;
 }

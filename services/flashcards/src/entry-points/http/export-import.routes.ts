@@ -2,8 +2,7 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from 'e
 import multer from 'multer';
 import { AppError, parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { RouteDoc } from '@lingua/openapi';
-import { exportQuota } from '../../data-access/export-quota.repository';
+import type { ApiDocs, RouteDoc } from '@lingua/openapi';
 import { exportCards } from '../../domain/portability/export-cards.use-case';
 import {
   IMPORT_FORMATS,
@@ -20,7 +19,6 @@ import {
   ImportCardsMultipart,
   ImportCardsResponse,
 } from './export-import.schemas';
-import { portabilityStore } from './export-import.store';
 
 export const EXPORT_IMPORT_ROUTE_DOCS: RouteDoc[] = [
   {
@@ -117,18 +115,12 @@ const claimsOf = (res: Response) =>
   res.locals.user as { role?: string; subscription_status?: string } | undefined;
 
 /** GET /api/export/cards and POST /api/import/cards. */
-export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps): void {
-  const store = portabilityStore(deps);
+export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps, docs: ApiDocs): void {
+  const store = deps.portability;
   const now = () => deps.clock.now();
-  const quota = deps.redis ? exportQuota(deps.redis.client) : undefined;
+  const quota = deps.exportQuota;
   const unavailable = async (): Promise<never> => {
     throw new AppError('SERVICE_UNAVAILABLE', 'Export counters are unavailable');
-  };
-
-  const previousErase = deps.eraseUserExtras;
-  deps.eraseUserExtras = async (userId) => {
-    await previousErase?.(userId);
-    await quota?.eraseUser(userId);
   };
 
   app.get('/api/export/cards', deps.requireUser, async (req, res) => {
@@ -188,5 +180,5 @@ export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps): 
     },
   );
 
-  for (const doc of EXPORT_IMPORT_ROUTE_DOCS) deps.docs?.route(doc);
+  for (const doc of EXPORT_IMPORT_ROUTE_DOCS) docs.route(doc);
 }

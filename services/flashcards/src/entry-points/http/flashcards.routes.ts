@@ -1,13 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
-import { AppError } from '@lingua/errors';
 import { sendData } from '@lingua/openapi';
-import { newCard, contentUpdate } from '../../domain/cards/card-fields';
 import { levelInfo } from '../../domain/cards/cefr';
-import { dueWindow, reviewStatus } from '../../domain/cards/review-status';
-import { buildQuestion } from '../../domain/questions/build-question';
-import { fillInBlankText } from '../../domain/questions/fill-in-blank';
-import { optimalReviewMode } from '../../domain/questions/question-types';
+import {
+  archiveCard,
+  cardReviewMode,
+  createCard,
+  dueCards,
+  getCard,
+  listCards,
+  nextCardToReview,
+  questionFor,
+  toggleFavorite,
+  updateCard,
+} from '../../domain/cards/manage-cards.use-case';
+import { reviewStatus } from '../../domain/cards/review-status';
 import { reviewCard } from '../../domain/review-card.use-case';
 import { gradeFromConfidence } from '../../domain/scheduling/grade';
 import {
@@ -45,8 +51,6 @@ import { validate } from './validate';
 /** Group B lists are not paginated by the spec: the newest cards up to this many are returned. */
 export const GROUP_B_LIST_CAP = 1000;
 
-const notFound = () => new AppError('NOT_FOUND', 'Flashcard not found');
-
 /**
  * `/api/flashcards`: Group B exactly as the spec, with the Group C face on the same paths. A request
  * that uses a Group C-only feature is answered by the Group C handlers in the catalogue envelope.
@@ -70,16 +74,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
   router.get('/', async (req, res) => {
     if (isCatalogueRequest(req)) return catalogue.list(req, res);
     const q = validate(ListFlashcardsQuery, req.query);
-    const { items, total } = await deps.cards.list(
-      userId(res),
-      {
-        setId: undefined,
-        ...(q.search && { search: q.search, caseSensitive: true }),
-        ...(q.favoritesOnly && { favorite: true }),
-        masteredAt: 0,
-      },
-      { skip: 0, limit: GROUP_B_LIST_CAP },
-    );
+    const { items, total } = await listCards(userId(res), q, GROUP_B_LIST_CAP, deps);
     // both faces on one path: Group B's flashcards/count and Group C's cards/pagination (one page of
     // up to GROUP_B_LIST_CAP newest cards)
     sendData(res, FlashcardList, {
@@ -97,19 +92,14 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
 
   router.get('/due', async (req, res) => {
     const q = validate(DueQuery, req.query);
-    const now = deps.clock.now();
-    const window = dueWindow(now, q);
-    const cards = window
-      ? await deps.cards.due(userId(res), { ...window, favoritesOnly: q.favoritesOnly, limit: q.limit })
-      : [];
+    const { cards, now } = await dueCards(userId(res), q, deps);
     // assembled from the cards' remembered JSON (the hot path of a study app), same bytes as sendSuccess
     const flashcards = cards.map((c) => dueCardJson(c, now)).join(',');
     sendSuccessJson(res, `{"flashcards":[${flashcards}],"count":${cards.length}}`);
   });
 
   router.get('/next-review', async (_req, res) => {
-    const now = deps.clock.now();
-    const [card] = await deps.cards.due(userId(res), { to: new Date(8.64e15), limit: 1 });
+    const { card, now } = await nextCardToReview(userId(res), deps);
     if (!card) return sendData(res, NextReview, null, { message: 'No flashcards to review' });
     const status = reviewStatus(card.nextReviewDate, now);
     sendData(res, NextReview, {
@@ -123,33 +113,23 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
   });
 
   router.get('/:id', async (req, res) => {
-    const card = await deps.cards.findActive(userId(res), cardIdOf(req));
-    if (!card) throw notFound();
-    sendData(res, FlashcardFull, flashcardFull(card));
+    sendData(res, FlashcardFull, flashcardFull(await getCard(userId(res), cardIdOf(req), deps)));
   });
 
   router.post('/', async (req, res) => {
     if (isCatalogueRequest(req)) return catalogue.create(req, res);
     const body = validate(FlashcardBody, req.body);
-    const uid = userId(res);
-    const existing = await deps.cards.findDuplicate(uid, body.word);
-    if (existing) {
+    const { card, duplicate } = await createCard(userId(res), body, deps);
+    if (duplicate) {
       // spec: a duplicate is 200 with success false, isDuplicate and the existing card
       res.status(200).json({
         success: false,
-        error: `A flashcard for "${existing.word}" already exists`,
+        error: `A flashcard for "${card.word}" already exists`,
         isDuplicate: true,
-        existingCard: flashcardFull(existing),
+        existingCard: flashcardFull(card),
       });
       return;
     }
-    const card = await deps.cards.insert(
-      newCard(
-        { ...body, setId: null } as never,
-        { id: randomUUID(), userId: uid, setId: null },
-        deps.clock.now(),
-      ),
-    );
     sendData(res, FlashcardFull, flashcardFull(card), { message: 'Flashcard created successfully' });
   });
 
@@ -162,49 +142,29 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
     let card;
     if (isCatalogueRequest(req)) card = await catalogue.update(uid, id, body);
     else {
-      if (!(await deps.cards.findActive(uid, id))) throw notFound();
-      if (body.word !== undefined && (await deps.cards.findDuplicate(uid, body.word, id)))
-        throw new AppError('CONFLICT', `Another flashcard for "${body.word}" already exists`);
       const { example, exampleSentence, setId: _setId, ...rest } = body;
-      card = await deps.cards.update(uid, id, {
-        ...contentUpdate({
+      card = await updateCard(
+        uid,
+        id,
+        {
           ...rest,
           ...((example ?? exampleSentence) !== undefined && { example: example ?? exampleSentence }),
-        }),
-        updatedAt: deps.clock.now(),
-      });
-      if (!card) throw notFound();
+        },
+        deps,
+      );
     }
     sendData(res, FlashcardWritten, flashcardWritten(card), { message: 'Flashcard updated successfully' });
   });
 
   router.delete('/:id', async (req, res) => {
-    const card = await deps.cards.update(userId(res), cardIdOf(req), {
-      isArchived: true,
-      updatedAt: deps.clock.now(),
-    });
-    if (!card) throw notFound();
+    await archiveCard(userId(res), cardIdOf(req), deps);
     res.status(200).json({ success: true, message: 'Flashcard deleted successfully' });
   });
 
   router.post('/:id/favorite', async (req, res) => {
-    const id = cardIdOf(req);
-    const uid = userId(res);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const card = await deps.cards.findActive(uid, id);
-      if (!card) throw notFound();
-      const updated = await deps.cards.update(
-        uid,
-        id,
-        { isFavorite: !card.isFavorite, updatedAt: deps.clock.now() },
-        { where: { isFavorite: card.isFavorite } },
-      );
-      if (updated) {
-        const message = updated.isFavorite ? 'Added to favorites' : 'Removed from favorites';
-        return sendData(res, FavoriteResult, { isFavorite: updated.isFavorite }, { message });
-      }
-    }
-    throw new AppError('CONFLICT', 'The card changed concurrently; try again');
+    const isFavorite = await toggleFavorite(userId(res), cardIdOf(req), deps);
+    const message = isFavorite ? 'Added to favorites' : 'Removed from favorites';
+    sendData(res, FavoriteResult, { isFavorite }, { message });
   });
 
   router.post('/:id/review', async (req, res) => {
@@ -240,34 +200,15 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
   router.post('/:id/optimal-review-mode', async (req, res) => {
     const id = cardIdOf(req);
     const { learnerLevel } = validate(OptimalReviewModeBody, req.body);
-    const card = await deps.cards.findActive(userId(res), id);
-    if (!card) throw notFound();
-    sendData(res, ReviewModeDecision, optimalReviewMode(learnerLevel, card));
+    sendData(res, ReviewModeDecision, await cardReviewMode(userId(res), id, learnerLevel, deps));
   });
 
   router.post('/:id/question', async (req, res) => {
     const id = cardIdOf(req);
     const body = validate(QuestionBody, req.body);
-    const uid = userId(res);
-    let card = await deps.cards.findActive(uid, id);
-    if (!card) throw notFound();
-    const mode = body.learnerLevel ? optimalReviewMode(body.learnerLevel, card) : undefined;
-    const type = body.questionType ?? mode?.questionType ?? 'flashcard';
-    if (mode && !mode.availableTypes.includes(type))
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `Question type ${type} is not available for a ${mode.learnerLevel} learner on this word`,
-        {
-          details: { questionType: [`must be one of ${mode.availableTypes.join(', ')}`] },
-        },
-      );
-    if (type === 'fill_in_blank' && !card.filledQuestionText) {
-      // spec: generated by the service when empty, and stored
-      card = (await deps.cards.update(uid, id, { filledQuestionText: fillInBlankText(card).text })) ?? card;
-    }
-    const distractors = type === 'multiple_choice' ? await deps.cards.otherTranslations(uid, id, 10) : [];
+    const { question, mode } = await questionFor(userId(res), id, body, deps);
     sendData(res, QuestionResult, {
-      question: buildQuestion(type, card, distractors),
+      question,
       ...(mode && { situation: mode.situation, availableTypes: mode.availableTypes }),
     });
   });

@@ -13,14 +13,13 @@ export type { FlashcardsDeps, AchievementHook } from './deps';
 
 /** Every HTTP route of the flashcards service (the gateway proxies these prefixes here). */
 export function registerHttpRoutes(app: Express, deps: FlashcardsDeps): void {
-  deps.docs ??= createApiDocs('flashcards');
-  for (const doc of FLASHCARDS_ROUTE_DOCS) deps.docs.route(doc);
-  // part 2 (achievements, export/import) first: it may set deps.achievements / deps.eraseUserExtras
-  registerAchievementRoutes(app, deps);
-  registerExportImportRoutes(app, deps);
+  const docs = createApiDocs('flashcards');
+  for (const doc of FLASHCARDS_ROUTE_DOCS) docs.route(doc);
+  registerAchievementRoutes(app, deps, docs);
+  registerExportImportRoutes(app, deps, docs);
   app.use('/api/flashcards', flashcardsRouter(deps));
   app.use('/api/study', studyRouter(deps));
   app.use('/api/flashcard-sets', flashcardSetsRouter(deps));
   app.use('/api/learning', learningRouter(deps));
-  serveApiDocs(app, deps.docs);
+  serveApiDocs(app, docs);
 }

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { AppError } from '@lingua/errors';
 import { sendData } from '@lingua/openapi';
-import { utcDay } from '../../domain/learning/streak';
+import { completedTests, recordTest } from '../../domain/study-tests.use-case';
 import type { FlashcardsDeps } from './deps';
 import { CompletedTestsQuery, RecordTestBody } from './study.schemas';
 import { CompletedTests, StudyTest } from './sets-study.responses';
@@ -34,26 +32,13 @@ export function studyRouter(deps: FlashcardsDeps): Router {
 
   router.get('/completed-tests', async (req, res) => {
     const q = validate(CompletedTestsQuery, req.query);
-    const studyDate = q.studyDate ?? utcDay(deps.clock.now());
-    const tests = await deps.studyTests.forDay(deps.userIdOf(res), studyDate);
+    const { studyDate, tests } = await completedTests(deps.userIdOf(res), q.studyDate, deps);
     sendData(res, CompletedTests, { studyDate, tests: tests.map(presentTest), count: tests.length });
   });
 
   router.post('/record-test', async (req, res) => {
     const body = validate(RecordTestBody, req.body);
-    const uid = deps.userIdOf(res);
-    if (!(await deps.cards.findActive(uid, body.flashcardId)))
-      throw new AppError('NOT_FOUND', 'Flashcard not found');
-    const now = deps.clock.now();
-    const test = await deps.studyTests.insert({
-      id: randomUUID(),
-      userId: uid,
-      flashcardId: body.flashcardId,
-      testType: body.testType,
-      isCorrect: body.isCorrect,
-      studyDate: body.studyDate ?? utcDay(now),
-      completedAt: now,
-    });
+    const test = await recordTest(deps.userIdOf(res), body, deps);
     sendData(res, StudyTest, presentTest(test), { status: 201, message: 'Test recorded' });
   });
 

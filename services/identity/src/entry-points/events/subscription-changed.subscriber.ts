@@ -1,6 +1,6 @@
 import type { ConsumerDefinition } from '@lingua/bootstrap';
 import type { DomainEvent } from '@lingua/contracts';
-import type { UserRepository } from '../../data-access/user.repository';
+import type { UserRepository } from '../../domain/ports';
 import { applySubscriptionChange } from '../../domain/apply-subscription.use-case';
 
 /** Durable consumer shared by every identity replica: role and subscriptionStatus follow subscriptions. */

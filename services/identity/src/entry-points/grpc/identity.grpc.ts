@@ -1,7 +1,8 @@
+import { parseInput } from '@lingua/errors';
 import type { GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
-import type { UserRepository } from '../../data-access/user.repository';
-import { getUser } from '../../domain/get-user.use-case';
+import type { UserRepository } from '../../domain/ports';
+import { GetUserInput, getUser } from '../../domain/get-user.use-case';
 import type { User } from '../../domain/user';
 
 const toProto = (u: User) => ({
@@ -16,10 +17,24 @@ const toProto = (u: User) => ({
 /** IdentityService: proto ↔ domain mapping only. */
 export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepository }): void {
   server.addService(loadPackage().lingua.identity.v1.IdentityService.service, {
-    GetUser: async (req) => ({ user: toProto(await getUser({ userId: req.user_id }, deps)) }),
+    GetUser: async (req) => ({
+      user: toProto(
+        await getUser(
+          parseInput(GetUserInput, { userId: req.user_id }, 'A user id or an e-mail is required'),
+          deps,
+        ),
+      ),
+    }),
     ResolveUser: async (req) => ({
       user: toProto(
-        await getUser(req.key === 'email' ? { email: req.email } : { userId: req.user_id }, deps),
+        await getUser(
+          parseInput(
+            GetUserInput,
+            req.key === 'email' ? { email: req.email } : { userId: req.user_id },
+            'A user id or an e-mail is required',
+          ),
+          deps,
+        ),
       ),
     }),
   });

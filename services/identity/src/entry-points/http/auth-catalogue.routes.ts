@@ -7,7 +7,7 @@ import type { ApiDocs } from '@lingua/openapi';
 import type { IdentityDeps } from '../../domain/identity-deps';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset.use-case';
 import { registerUser } from '../../domain/register-user.use-case';
-import { refreshSession, revokeRefreshToken } from '../../domain/sessions';
+import { logOut, refreshSession } from '../../domain/sessions';
 import { measuredSignIn } from './sign-in.metrics';
 import { socialSignIn } from '../../domain/social-sign-in.use-case';
 import { verifyEmail } from '../../domain/verify-email.use-case';
@@ -103,15 +103,16 @@ export function authCatalogueRoutes(
   router.post(`${P}/logout`, authenticated, async (req, res) => {
     const user = currentUser(res);
     const body = parseInput(CatalogueLogoutBody, req.body ?? {});
-    await deps.blacklist.revoke(user.jti, user.exp);
-    const now = deps.clock.now();
-    let sessionsEnded = 0;
-    if (body.allDevices) sessionsEnded = await deps.families.revokeAllOfUser(user.sub, 'logout-all', now);
-    else {
-      const cookieToken = (req.cookies as Record<string, unknown> | undefined)?.lingua_refresh;
-      for (const token of [body.refreshToken, typeof cookieToken === 'string' ? cookieToken : undefined])
-        if (token && (await revokeRefreshToken(token, user.sub, deps))) sessionsEnded++;
-    }
+    const cookieToken = (req.cookies as Record<string, unknown> | undefined)?.lingua_refresh;
+    const sessionsEnded = await logOut(
+      {
+        userId: user.sub,
+        accessToken: user,
+        allDevices: body.allDevices,
+        refreshTokens: [body.refreshToken, typeof cookieToken === 'string' ? cookieToken : undefined],
+      },
+      deps,
+    );
     clearSessionCookies(res, secure);
     sendSuccess(res, {
       message: body.allDevices ? 'Logged out on all devices' : 'Logged out',

@@ -5,7 +5,7 @@ import { sendSuccess } from '@lingua/http';
 import type { ApiDocs } from '@lingua/openapi';
 import type { IdentityDeps } from '../../domain/identity-deps';
 import { registerUser } from '../../domain/register-user.use-case';
-import { issueSession, refreshSession, revokeRefreshToken } from '../../domain/sessions';
+import { issueSession, logOut, refreshSession } from '../../domain/sessions';
 import { measuredSignIn } from './sign-in.metrics';
 import { socialSignIn, type SocialSignInResult } from '../../domain/social-sign-in.use-case';
 import {
@@ -104,10 +104,16 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
 
   router.post(`${P}/logout`, authenticated, async (req, res) => {
     const user = currentUser(res);
-    await deps.blacklist.revoke(user.jti, user.exp);
     // A web client's refresh cookie ends with its session (no CSRF needed: logging out is harmless).
     const cookieToken = (req.cookies as Record<string, unknown> | undefined)?.lingua_refresh;
-    if (typeof cookieToken === 'string') await revokeRefreshToken(cookieToken, user.sub, deps);
+    await logOut(
+      {
+        userId: user.sub,
+        accessToken: user,
+        refreshTokens: [typeof cookieToken === 'string' ? cookieToken : undefined],
+      },
+      deps,
+    );
     clearSessionCookies(res, secure);
     sendSuccess(res, { loggedOut: true, tokenBlacklisted: true }, { message: 'Logged out' });
   });

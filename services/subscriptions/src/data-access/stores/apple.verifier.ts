@@ -160,7 +160,12 @@ export function appleVerifier(settings: AppleSettings) {
       );
     return purchase;
   }
-  return { ...verifier, decodeTransaction, decodeRenewal, decodeNotification };
+  async function purchaseOf(signedTransaction: string, signedRenewal: string | undefined) {
+    const tx = await decodeTransaction(signedTransaction);
+    const renewal = signedRenewal ? await decodeRenewal(signedRenewal) : undefined;
+    return { purchase: toPurchase(tx, renewal), revocationDate: tx.revocationDate };
+  }
+  return { ...verifier, decodeTransaction, decodeRenewal, decodeNotification, purchaseOf };
 }
 export type AppleVerifier = ReturnType<typeof appleVerifier>;
 

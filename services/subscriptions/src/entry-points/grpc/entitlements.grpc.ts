@@ -1,6 +1,9 @@
+import { parseInput } from '@lingua/errors';
 import type { GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import {
+  EntitlementsInput,
+  FeatureAccessInput,
   checkFeatureAccess,
   getEntitlements,
   type SubscriptionLookup,
@@ -17,7 +20,7 @@ export function registerEntitlementsGrpc(
 ): void {
   server.addService(loadPackage().lingua.subscriptions.v1.EntitlementsService.service, {
     GetEntitlements: async (req) => {
-      const e = await getEntitlements(owner(req), deps);
+      const e = await getEntitlements(parseInput(EntitlementsInput, owner(req)), deps);
       return {
         is_premium: e.isPremium,
         subscription_status: e.subscriptionStatus,
@@ -27,7 +30,10 @@ export function registerEntitlementsGrpc(
     },
     // an unknown or empty feature_id is INVALID_ARGUMENT (VALIDATION_ERROR), never access
     CheckFeatureAccess: async (req) => {
-      const a = await checkFeatureAccess({ ...owner(req), featureId: req.feature_id }, deps);
+      const a = await checkFeatureAccess(
+        parseInput(FeatureAccessInput, { ...owner(req), featureId: req.feature_id }),
+        deps,
+      );
       return { has_access: a.hasAccess, access_reason: a.accessReason, current_status: a.currentStatus };
     },
   });

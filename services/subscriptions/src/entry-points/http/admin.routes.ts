@@ -4,6 +4,10 @@ import { parseInput } from '@lingua/errors';
 import { type ApiDocs, sendData } from '@lingua/openapi';
 import { AdminList, AdminSubscription } from './subscriptions.responses';
 import {
+  AdminListInput,
+  GrantInput,
+  RevokeInput,
+  SubscriptionIdInput,
   adminGetSubscription,
   adminGrantSubscription,
   adminListSubscriptions,
@@ -30,7 +34,13 @@ export function adminRoutes(
       res,
       AdminList,
       await adminListSubscriptions(
-        { userId: q.user_id, deviceId: q.device_id, status: q.status, page: q.page, limit: q.limit },
+        parseInput(AdminListInput, {
+          userId: q.user_id,
+          deviceId: q.device_id,
+          status: q.status,
+          page: q.page,
+          limit: q.limit,
+        }),
         ctx,
       ),
     );
@@ -49,7 +59,12 @@ export function adminRoutes(
   router.post(`${BASE}/grant`, ...admin, async (req, res) => {
     const body = parseInput(GrantBody, req.body);
     const data = await adminGrantSubscription(
-      { userId: body.user_id, planId: body.plan_id, durationDays: body.duration_days, reason: body.reason },
+      parseInput(GrantInput, {
+        userId: body.user_id,
+        planId: body.plan_id,
+        durationDays: body.duration_days,
+        reason: body.reason,
+      }),
       currentUser(res).sub,
       ctx,
     );
@@ -68,7 +83,11 @@ export function adminRoutes(
 
   router.get(`${BASE}/:subscription_id`, ...admin, async (req, res) => {
     const p = parseInput(SubscriptionParams, req.params);
-    sendData(res, AdminSubscription, await adminGetSubscription({ subscriptionId: p.subscription_id }, ctx));
+    sendData(
+      res,
+      AdminSubscription,
+      await adminGetSubscription(parseInput(SubscriptionIdInput, { subscriptionId: p.subscription_id }), ctx),
+    );
   });
   docs.route({
     method: 'get',
@@ -87,7 +106,7 @@ export function adminRoutes(
       res,
       AdminSubscription,
       await adminRevokeSubscription(
-        { subscriptionId: p.subscription_id, reason: body.reason },
+        parseInput(RevokeInput, { subscriptionId: p.subscription_id, reason: body.reason }),
         currentUser(res).sub,
         ctx,
       ),

@@ -2,13 +2,13 @@ import { Router } from 'express';
 import { AppError, parseInput } from '@lingua/errors';
 import { type ApiDocs, sendData } from '@lingua/openapi';
 import { StoreNotificationResult } from './subscriptions.responses';
-import type { NotificationLog } from '../../data-access/notification-log.repository';
-import { type AppleVerifier, toPurchase } from '../../data-access/stores/apple.verifier';
-import type { GooglePushAuth } from '../../data-access/stores/google-push-auth';
-import type { GoogleVerifier } from '../../data-access/stores/google.verifier';
-import type { SubscriptionsContext } from '../../domain/ports';
-import { handleStoreNotification } from '../../domain/store-notification.use-case';
-import type { StorePurchase } from '../../domain/subscription';
+import type {
+  AppleNotifications,
+  GooglePurchases,
+  PushAuthenticator,
+  SubscriptionsContext,
+} from '../../domain/ports';
+import { type NotificationJournal, handleStoreNotification } from '../../domain/store-notification.use-case';
 import {
   AppleNotificationBody,
   DeveloperNotification,
@@ -41,10 +41,10 @@ const GOOGLE_TYPES: Record<number, string> = {
 export function storeNotificationRoutes(
   ctx: SubscriptionsContext,
   deps: {
-    journal: NotificationLog;
-    apple?: AppleVerifier | undefined;
-    google?: GoogleVerifier | undefined;
-    googlePush: GooglePushAuth;
+    journal: NotificationJournal;
+    apple?: AppleNotifications | undefined;
+    google?: GooglePurchases | undefined;
+    googlePush: PushAuthenticator;
     packageName: string;
   },
   docs: ApiDocs,
@@ -65,14 +65,13 @@ export function storeNotificationRoutes(
         verifier: 'apple',
         resolve: async () => {
           if (!n.data?.signedTransactionInfo) return undefined;
-          const tx = await apple.decodeTransaction(n.data.signedTransactionInfo);
-          const renewal = n.data.signedRenewalInfo
-            ? await apple.decodeRenewal(n.data.signedRenewalInfo)
-            : undefined;
-          const purchase: StorePurchase = toPurchase(tx, renewal);
+          const { purchase, revocationDate } = await apple.purchaseOf(
+            n.data.signedTransactionInfo,
+            n.data.signedRenewalInfo,
+          );
           if (type === 'REFUND' || type === 'REVOKE') {
             purchase.state = 'refunded';
-            purchase.revokedAt ??= tx.revocationDate ? new Date(tx.revocationDate) : ctx.clock.now();
+            purchase.revokedAt ??= revocationDate ? new Date(revocationDate) : ctx.clock.now();
           }
           if (type === 'EXPIRED' || type === 'GRACE_PERIOD_EXPIRED') purchase.state = 'expired';
           return { purchase, change: `apple_${type.toLowerCase()}` };

@@ -1,13 +1,18 @@
 import { type RequestHandler, Router } from 'express';
 import { parseInput } from '@lingua/errors';
 import { type ApiDocs, sendData, successEnvelope } from '@lingua/openapi';
-import { cancelSubscription } from '../../domain/cancel-subscription.use-case';
-import { listOffers, listPlans } from '../../domain/plans-offers.use-case';
+import { CancelInput, cancelSubscription } from '../../domain/cancel-subscription.use-case';
+import { OffersInput, listOffers, listPlans } from '../../domain/plans-offers.use-case';
 import type { SubscriptionsContext } from '../../domain/ports';
-import { reactivateSubscription } from '../../domain/reactivate-subscription.use-case';
-import { subscriptionHistory } from '../../domain/subscription-history.use-case';
-import { checkFeatureAccess, getSubscriptionStatus } from '../../domain/subscription-status.use-case';
-import { verifyReceipt, verifyReceiptView } from '../../domain/verify-receipt.use-case';
+import { ReactivateInput, reactivateSubscription } from '../../domain/reactivate-subscription.use-case';
+import { HistoryInput, subscriptionHistory } from '../../domain/subscription-history.use-case';
+import {
+  FeatureIdInput,
+  StatusInput,
+  checkFeatureAccess,
+  getSubscriptionStatus,
+} from '../../domain/subscription-status.use-case';
+import { VerifyReceiptInput, verifyReceipt, verifyReceiptView } from '../../domain/verify-receipt.use-case';
 import { callerOf } from './caller';
 import {
   CancelBody,
@@ -57,7 +62,7 @@ export function subscriptionsRoutes(
   router.get(`${BASE}/offers`, auth.optional, async (req, res) => {
     const q = parseInput(OffersQuery, req.query);
     const caller = callerOf(req, res, q.device_id);
-    sendData(res, OffersResult, await listOffers({ region: q.region }, caller, ctx));
+    sendData(res, OffersResult, await listOffers(parseInput(OffersInput, { region: q.region }), caller, ctx));
   });
   docs.route({
     method: 'get',
@@ -72,13 +77,13 @@ export function subscriptionsRoutes(
     const body = parseInput(VerifyReceiptBody, req.body);
     const caller = callerOf(req, res, body.user_context?.device_id);
     const result = await verifyReceipt(
-      {
+      parseInput(VerifyReceiptInput, {
         platform: body.platform,
         receiptData: body.receipt_data,
         transactionId: body.transaction_id,
         productId: body.product_id,
         subscriptionTrigger: body.user_context?.subscription_trigger,
-      },
+      }),
       caller,
       ctx,
     );
@@ -123,7 +128,7 @@ export function subscriptionsRoutes(
       res,
       StatusResult,
       await getSubscriptionStatus(
-        { includeFeatures: q.include_features, checkRenewal: q.check_renewal },
+        parseInput(StatusInput, { includeFeatures: q.include_features, checkRenewal: q.check_renewal }),
         caller,
         ctx,
       ),
@@ -142,11 +147,11 @@ export function subscriptionsRoutes(
     const body = parseInput(CancelBody, req.body);
     const caller = callerOf(req, res, undefined);
     const data = await cancelSubscription(
-      {
+      parseInput(CancelInput, {
         cancellationReason: body.cancellation_reason,
         feedback: body.feedback,
         immediateCancellation: body.immediate_cancellation,
-      },
+      }),
       caller,
       ctx,
     );
@@ -166,13 +171,13 @@ export function subscriptionsRoutes(
     const body = parseInput(ReactivateBody, req.body);
     const caller = callerOf(req, res, undefined);
     const data = await reactivateSubscription(
-      {
+      parseInput(ReactivateInput, {
         offerId: body.offer_id,
         paymentMethodUpdate: body.payment_method_update && {
           platform: body.payment_method_update.platform,
           newReceiptData: body.payment_method_update.new_receipt_data,
         },
-      },
+      }),
       caller,
       ctx,
     );
@@ -196,7 +201,13 @@ export function subscriptionsRoutes(
     const q = parseInput(HistoryQuery, req.query);
     const caller = callerOf(req, res, undefined);
     const data = await subscriptionHistory(
-      { startDate: q.start_date, endDate: q.end_date, status: q.status, page: q.page, limit: q.limit },
+      parseInput(HistoryInput, {
+        startDate: q.start_date,
+        endDate: q.end_date,
+        status: q.status,
+        page: q.page,
+        limit: q.limit,
+      }),
       caller,
       ctx,
     );
@@ -214,7 +225,11 @@ export function subscriptionsRoutes(
   router.get(`${BASE}/check-access/:feature_id`, auth.required, async (req, res) => {
     const p = parseInput(FeatureParams, req.params);
     const caller = callerOf(req, res, undefined);
-    sendData(res, FeatureAccessResult, await checkFeatureAccess({ featureId: p.feature_id }, caller, ctx));
+    sendData(
+      res,
+      FeatureAccessResult,
+      await checkFeatureAccess(parseInput(FeatureIdInput, { featureId: p.feature_id }), caller, ctx),
+    );
   });
   docs.route({
     method: 'get',

@@ -1,11 +1,10 @@
-import type { AnyBulkWriteOperation } from 'mongoose';
-import type { CardDoc } from '../../data-access/card.model';
-import { CARD_REVISION_INC, wordKeyOf } from '../../data-access/card.repository';
-import { touchesCounts } from '../../domain/cards/card-counts';
-import type { ExportableCard } from '../../domain/portability/card-mapping';
-import type { ExportDeps } from '../../domain/portability/export-cards.use-case';
-import type { ImportDeps } from '../../domain/portability/import-cards.use-case';
-import type { FlashcardsDeps } from './deps';
+import type { AnyBulkWriteOperation, Connection } from 'mongoose';
+import type { Logger } from '@lingua/logger';
+import { touchesCounts } from '../domain/cards/card-counts';
+import type { ExportableCard } from '../domain/portability/card-mapping';
+import type { CardCounters, CardRepository, PortabilityStore, SetRepository } from '../domain/ports';
+import { type CardDoc, cardModel } from './card.model';
+import { CARD_REVISION_INC, wordKeyOf } from './card.repository';
 
 const CHUNK = 500;
 const chunks = <T>(items: readonly T[]): T[][] =>
@@ -33,9 +32,10 @@ const CONTENT_FIELDS = [
  * bulk writes with compensation), which the per-card repository does not offer.
  */
 export function portabilityStore(
-  deps: FlashcardsDeps,
-): Omit<ExportDeps, 'quota' | 'now'> & Omit<ImportDeps, 'now'> {
-  const Cards = deps.cards.model;
+  connection: Connection,
+  deps: { cards: CardRepository; cardCounts: CardCounters; sets: SetRepository; logger: Logger },
+): PortabilityStore {
+  const Cards = cardModel(connection);
   return {
     async setName(userId, setId) {
       return (await deps.sets.find(userId, setId))?.name ?? null;
