@@ -10,8 +10,10 @@ import { bearer, gatewayWith, Stubs, stubServices } from './harness';
 /** An upstream that drops the connection of the first `drops` requests without answering. */
 async function flakyUpstream(drops: number) {
   const seen: string[] = [];
+  const forwarded: (string | undefined)[] = [];
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    forwarded.push(req.headers['x-forwarded-proto'] as string | undefined);
     if (seen.length <= drops) return void req.socket.destroy();
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ success: true, data: { attempt: seen.length } }));
@@ -20,6 +22,7 @@ async function flakyUpstream(drops: number) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
+    forwarded,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -28,15 +31,17 @@ describe('retry of requests that lost their connection', () => {
   const stubs = new Stubs();
   afterAll(() => stubs.close());
 
-  async function through(drops: number, method: string) {
+  async function through(drops: number, method: string, headers: Record<string, string> = {}) {
     const upstream = await flakyUpstream(drops);
     const gateway = await gatewayWith(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url }));
     try {
       const res = await fetch(`${gateway.url}/api/flashcards/due`, {
         method,
-        headers: { authorization: bearer() },
+        headers: { authorization: bearer(), ...headers },
       });
       await res.arrayBuffer();
+      // each attempt forwards the same headers (not appended to by the first one)
+      expect(new Set(upstream.forwarded).size).toBeLessThanOrEqual(1);
       return { status: res.status, attempts: upstream.seen.length };
     } finally {
       await gateway.stop();
@@ -48,6 +53,14 @@ describe('retry of requests that lost their connection', () => {
     'When the connection drops under an idempotent %s, Then the gateway sends it once more and the client gets the answer',
     async (method) => {
       expect(await through(1, method)).toEqual({ status: 200, attempts: 2 });
+    },
+  );
+
+  it.each(['GET', 'PUT'])(
+    'When the connection drops under an idempotent %s with a JSON body type (the express path), Then it is sent once more too',
+    async (method) => {
+      const json = { 'content-type': 'application/json' };
+      expect(await through(1, method, json)).toEqual({ status: 200, attempts: 2 });
     },
   );
 

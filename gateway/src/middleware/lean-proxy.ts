@@ -3,25 +3,15 @@ import { type Dispatcher, Pool } from 'undici';
 import { injectTraceContext } from '@lingua/telemetry';
 import type { ServiceName } from '../routes';
 import { upstreamRetries } from '@lingua/metrics';
-import { answerUpstreamFailure, observeUpstream, stampDeadline, type UpstreamOptions } from './proxy';
+import {
+  answerUpstreamFailure,
+  mayRetry,
+  observeUpstream,
+  stampDeadline,
+  type UpstreamOptions,
+} from './proxy';
 
 const ignore = () => undefined;
-
-/** Methods whose repetition changes nothing more than the first call (RFC 9110 §9.2.2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-/** The connection failed under the request (a replica closing a keep-alive socket, or gone). */
-const CONNECTION_FAILURES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
-
-/**
- * Whether a failed attempt may be sent once more: only before any answer reached the client, only
- * without a streamed body (it cannot be replayed), and only when the request could not have had an
- * effect twice: an idempotent method, or a connection refused (the request was never sent).
- */
-export function mayRetry(method: string | undefined, err: unknown, streamed: boolean): boolean {
-  const code = (err as { code?: string } | undefined)?.code;
-  if (streamed || code === undefined || !CONNECTION_FAILURES.has(code)) return false;
-  return code === 'ECONNREFUSED' || IDEMPOTENT.has(method ?? 'GET');
-}
 
 /** Sends the response of a proxied request, with the gateway's headers on top of the service's. */
 export type ForwardRequest = (

@@ -9,7 +9,13 @@ import {
 import { AppError } from '@lingua/errors';
 import { DEADLINE_HEADER, errorBodyForPath, requestBudgetMs } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
-import { type HistogramSeries, statusClass, upstreamDuration, upstreamErrors } from '@lingua/metrics';
+import {
+  type HistogramSeries,
+  statusClass,
+  upstreamDuration,
+  upstreamErrors,
+  upstreamRetries,
+} from '@lingua/metrics';
 import { injectTraceContext } from '@lingua/telemetry';
 import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
 import { type ServiceName, serviceFor } from '../routes';
@@ -19,6 +25,22 @@ export interface UpstreamOptions {
   timeoutMs: number;
   deadlines: DeadlineBudgets;
   logger: Logger;
+}
+
+/** Methods whose repetition changes nothing more than the first call (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** The connection failed under the request (a replica closing a keep-alive socket, or gone). */
+const CONNECTION_FAILURES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * Whether a failed attempt may be sent once more: only before any answer reached the client, only
+ * without a streamed body (it cannot be replayed), and only when the request could not have had an
+ * effect twice: an idempotent method, or a connection refused (the request was never sent).
+ */
+export function mayRetry(method: string | undefined, err: unknown, streamed: boolean): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  if (streamed || code === undefined || !CONNECTION_FAILURES.has(code)) return false;
+  return code === 'ECONNREFUSED' || IDEMPOTENT.has(method ?? 'GET');
 }
 
 /** A service that let its deadline pass without answering (a blocked process) gets this long more. */
@@ -94,7 +116,7 @@ export function observeUpstream(service: ServiceName, started: number, status: n
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
 function proxyTo(service: ServiceName, target: string, options: UpstreamOptions): RequestHandler {
-  return createProxyMiddleware({
+  const proxy: RequestHandler = createProxyMiddleware({
     target,
     agent: upstreamAgent,
     proxyTimeout: options.timeoutMs,
@@ -106,6 +128,8 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
       proxyReq: (proxyReq, req, res) => {
         // replaces the fixed proxyTimeout by this request's own wait (its deadline, set below)
         proxyReq.setTimeout((res as http.ServerResponse & { locals: { waitMs: number } }).locals.waitMs);
+        // http-proxy aborts a request at its timeout with the same ECONNRESET as a lost connection
+        proxyReq.once('timeout', () => ((req as Attempted).upstreamTimedOut = true));
         injectTraceContext((k, v) => proxyReq.setHeader(k, v));
         // the client address derived with TRUST_PROXY, as the only entry: what a client wrote in
         // X-Forwarded-For itself never reaches a service
@@ -125,17 +149,45 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
           .upstreamStarted;
         if (started !== undefined) observeUpstream(service, started, proxyRes.statusCode ?? 0);
       },
-      error: (err, req, res) =>
-        answerUpstreamFailure(
-          service,
-          err,
-          req as http.IncomingMessage,
-          res as http.ServerResponse,
-          options.logger,
-        ),
+      error: (err, req, res) => {
+        const attempt = req as Attempted;
+        const out = res as http.ServerResponse;
+        // once, on another connection (the agent drops the failed one), as the fast path does
+        if (
+          !attempt.upstreamRetried &&
+          !attempt.upstreamTimedOut &&
+          !out.headersSent &&
+          !out.destroyed &&
+          mayRetry(req.method, err, streamsItsBody(attempt))
+        ) {
+          attempt.upstreamRetried = true;
+          options.logger.debug({ err, service }, 'upstream connection failed; retrying once');
+          upstreamRetries.inc({ upstream: service });
+          return void proxy(
+            attempt as Parameters<RequestHandler>[0],
+            out as Parameters<RequestHandler>[1],
+            () => answerUpstreamFailure(service, err, attempt, out, options.logger),
+          );
+        }
+        answerUpstreamFailure(service, err, attempt, out, options.logger);
+      },
     },
   });
+  return proxy;
 }
+
+type Attempted = http.IncomingMessage & {
+  upstreamRetried?: boolean;
+  upstreamTimedOut?: boolean;
+  /** Set when the edge read the body (JSON): the proxy writes it again, so it can be sent twice. */
+  body?: unknown;
+};
+
+/** A body the proxy streams from the client (an upload) cannot be sent a second time. */
+const streamsItsBody = (req: Attempted) =>
+  req.body === undefined &&
+  ((req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+    req.headers['transfer-encoding'] !== undefined);
 
 /** Sends each request to the service owning its path (longest prefix); other paths fall through (404). */
 export function proxyRoutes(services: Record<ServiceName, string>, options: UpstreamOptions): RequestHandler {
