@@ -19,7 +19,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|http-proxy-middleware|httpxy|is-plain-obj)/)'],
   moduleNameMapper: { [`^@lingua/(${libs.join('|')})(/.*)?$`]: '<rootDir>/libs/$1/src$2' },
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // test/containers: npm run test:containers (its own config; builds images and needs podman)
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/containers/'],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
   // every JSON answer is checked against the OpenAPI document: in the whole suite (a gate in
   // test/global-teardown.js), or with OPENAPI_CONFORMANCE=<dir> (a report)
