@@ -198,7 +198,7 @@ beforeAll(async () => {
   await waitFor(() => podman('info'), { timeoutMs: 30_000, intervalMs: 200 });
 
   // podman 4.3 runs health checks from systemd timers, which these machines lack (health-timer.sh)
-  healthTimer = spawn('bash', [join(root, 'deploy', 'containers', 'health-timer.sh'), project, '2'], {
+  healthTimer = spawn('bash', [join(root, 'deploy', 'containers', 'health-timer.sh'), project], {
     env: { ...process.env, CONTAINERS_CONF: containersConf },
     stdio: 'ignore',
     detached: true,
