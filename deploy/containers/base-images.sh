@@ -81,6 +81,8 @@ EOF
   # the point releases and security updates, as the host's own sources
   as_root sh -c "printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb http://deb.debian.org/debian-security bookworm-security main\n' '$MIRROR' '$MIRROR' >'$dir/etc/apt/sources.list'"
   as_root sh -c "printf 'APT::Install-Recommends \"false\";\nAPT::Install-Suggests \"false\";\n' >'$dir/etc/apt/apt.conf.d/90slim'"
+  # as Debian's official images (docker-clean): no downloaded .debs kept after an install
+  as_root sh -c "printf 'DPkg::Post-Invoke { \"rm -f /var/cache/apt/archives/*.deb /var/cache/apt/*.bin || true\"; };\nAPT::Keep-Downloaded-Packages \"false\";\n' >'$dir/etc/apt/apt.conf.d/docker-clean'"
   as_root sh -c "cd '$dir' && rm -rf var/cache/apt/*.bin var/cache/apt/archives/*.deb var/lib/apt/lists/* usr/share/man/* usr/share/info/* usr/share/locale/* && find usr/share/doc -mindepth 1 -not -name copyright -not -type d -delete"
   as_root tar -C "$dir" -c . | podman import --change 'CMD ["bash"]' - "$BASE" >/dev/null
   as_root rm -rf "$dir"
