@@ -58,6 +58,8 @@ function compose(...args: string[]): Promise<void> {
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
 const report: string[] = [];
+/** Services whose recent logs afterAll prints, when a step through them failed. */
+const logsOnFailure = new Set<string>();
 
 interface ContainerState {
   name: string;
@@ -221,6 +223,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
+    for (const c of (await containers()).filter((c) => logsOnFailure.has(c.service)))
+      report.push(
+        `--- ${c.service}\n${await podman('logs', '--tail', '25', c.name).catch((e: Error) => e.message)}`,
+      );
     if (composeFiles && env) await compose('down', '-v', '--remove-orphans');
   } finally {
     if (healthTimer?.pid) process.kill(-healthTimer.pid);
@@ -280,6 +286,7 @@ describe('docker-compose up with podman', () => {
     expect(created.status).toBe(201);
 
     const who = { email: `c-${randomUUID()}@example.com`, username: `c${randomUUID().slice(0, 8)}` };
+    apps.forEach((a) => logsOnFailure.add(a));
     const journey = await userJourney(gatewayUrl, who);
     expect(journey.steps.map((s) => s.operation)).toContain('flashcards.review');
     expect(journey.correctedSentence).toBe('I have a desk.');
@@ -300,5 +307,6 @@ describe('docker-compose up with podman', () => {
       event: string;
     };
     expect(verified.event).toBe('user.created');
+    logsOnFailure.clear();
   });
 });
