@@ -19,8 +19,9 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|http-proxy-middleware|httpxy|is-plain-obj)/)'],
   moduleNameMapper: { [`^@lingua/(${libs.join('|')})(/.*)?$`]: '<rootDir>/libs/$1/src$2' },
   testMatch: ['<rootDir>/{libs,services,gateway}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-  // the short chaos run has its own configuration (test/chaos/jest.config.js), run after this one
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/chaos/'],
+  // own configurations: the short chaos run (test/chaos, run after this one by npm test) and the
+  // containers test (test/containers, npm run test:containers: builds images, needs podman)
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/chaos/', '<rootDir>/test/containers/'],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.js',
   // every JSON answer is checked against the OpenAPI document: in the whole suite (a gate in
   // test/global-teardown.js), or with OPENAPI_CONFORMANCE=<dir> (a report)

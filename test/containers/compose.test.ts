@@ -1,0 +1,312 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
+import { freePort, signTestToken, waitFor } from '@lingua/testing';
+import { userJourney } from '../client/journey';
+
+// `docker compose up` for real (npm run test:containers): podman + runc behind podman's
+// Docker-compatible API, Debian's docker-compose 1.29, the production docker-compose.yml and
+// Dockerfile, with deploy/containers/docker-compose.local.yml swapping in the local stand-ins
+// (deploy/containers/base-images.sh) for the registry images this machine cannot pull.
+const run = promisify(execFile);
+const root = join(__dirname, '..', '..');
+const project = 'lingua-containers-test';
+const apps = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications', 'gateway'];
+const containersConf = join(root, 'deploy', 'containers', 'containers.conf');
+const IMAGE_SIZE_TARGET_MB = 250;
+
+let dir: string;
+let service: ChildProcess | undefined;
+let healthTimer: ChildProcess | undefined;
+let env: NodeJS.ProcessEnv;
+let secrets: Record<string, string>;
+let gatewayUrl: string;
+let receiverUrl: string;
+let composeFiles: string[];
+
+const podman = async (...args: string[]) =>
+  (
+    await run('podman', args, {
+      env: { ...process.env, CONTAINERS_CONF: containersConf },
+      maxBuffer: 64 << 20,
+    })
+  ).stdout;
+
+/** docker-compose through podman's API; its output goes to the test's output (build progress). */
+function compose(...args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const files = composeFiles.flatMap((f) => ['-f', f]);
+    const child = spawn(
+      'docker-compose',
+      ['--env-file', join(dir, 'env'), '-p', project, ...files, ...args],
+      {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`docker-compose ${args.join(' ')} exited ${code}`)),
+    );
+  });
+}
+
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
+const report: string[] = [];
+/** Services whose recent logs afterAll prints, when a step through them failed. */
+const logsOnFailure = new Set<string>();
+
+interface ContainerState {
+  name: string;
+  service: string;
+  status: string;
+  health: string;
+}
+
+async function containers(): Promise<ContainerState[]> {
+  const ids = (await podman('ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${project}`))
+    .split('\n')
+    .filter(Boolean);
+  if (ids.length === 0) return [];
+  const inspected = JSON.parse(await podman('inspect', ...ids)) as {
+    Name: string;
+    Config: { Labels: Record<string, string> };
+    State: { Status: string; Health?: { Status: string }; Healthcheck?: { Status: string } };
+  }[];
+  return inspected.map((c) => ({
+    name: c.Name,
+    service: c.Config.Labels['com.docker.compose.service'],
+    status: c.State.Status,
+    health: (c.State.Health ?? c.State.Healthcheck)?.Status ?? 'none',
+  }));
+}
+
+/** Every container healthy within the deadline; an unhealthy or exited one fails at once, with its log. */
+async function allHealthy(expected: string[], timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = await containers();
+    const broken = states.find((c) => c.health === 'unhealthy' || c.status === 'exited');
+    if (broken) {
+      const logs = await podman('logs', '--tail', '40', broken.name).catch((e: Error) => e.message);
+      throw new Error(`${broken.service} is ${broken.health}/${broken.status}:\n${logs}`);
+    }
+    const waiting = expected.filter((s) => !states.some((c) => c.service === s && c.health === 'healthy'));
+    if (waiting.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`not healthy within ${timeoutMs} ms: ${waiting.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+/** Image id of each app's tag, where it exists. */
+async function imageIds(): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const app of apps) {
+    const id = await podman('image', 'inspect', '--format', '{{.Id}}', `lingua/${app}:local`).catch(() => '');
+    if (id.trim()) ids[app] = id.trim();
+  }
+  return ids;
+}
+
+function writeSecrets() {
+  // placeholders with the shapes the services check at boot (production refuses loopback URLs,
+  // missing keys and missing store credentials)
+  secrets = {
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    EMAIL_LINK_KEY: randomBytes(32).toString('base64'),
+    ...Object.fromEntries(
+      ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS'].map((s) => [
+        `${s}_ASSERTION_KEY`,
+        randomBytes(32).toString('hex'),
+      ]),
+    ),
+  };
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  writeFileSync(
+    join(dir, 'google-service-account.json'),
+    JSON.stringify({
+      type: 'service_account',
+      client_email: 'containers-test@example.iam.gserviceaccount.com',
+      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    }),
+  );
+  // any X.509 root in PEM: the test buys nothing from Apple
+  return run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(dir, 'apple-key.pem'),
+    '-subj',
+    '/CN=containers test root',
+    '-days',
+    '2',
+    '-out',
+    join(dir, 'AppleRootCA-G3.cer'),
+  ]);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'lingua-containers-'));
+  chmodSync(dir, 0o755);
+  composeFiles = ['docker-compose.yml', 'deploy/containers/docker-compose.local.yml'];
+
+  let started = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('bash', [join(root, 'deploy', 'containers', 'base-images.sh')], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`base-images.sh exited ${code}`))));
+  });
+  report.push(`stand-in base images ready in ${seconds(started)}`);
+
+  const socket = join(dir, 'podman.sock');
+  service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], {
+    env: { ...process.env, CONTAINERS_CONF: containersConf },
+    stdio: 'ignore',
+  });
+  await writeSecrets();
+  const gatewayPort = await freePort();
+  const receiverPort = await freePort();
+  gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  receiverUrl = `http://127.0.0.1:${receiverPort}/received`;
+  writeFileSync(
+    join(dir, 'env'),
+    Object.entries({
+      ...secrets,
+      IDENTITY_PUBLIC_BASE_URL: 'https://app.example.com',
+      GOOGLE_AUDIENCES: 'containers-test.apps.googleusercontent.com',
+      // nothing listens there: notifications' e-mails fail and are retried, which the journey does not read
+      SMTP_HOST: 'smtp.invalid',
+      MAIL_FROM: 'Lingua <no-reply@example.com>',
+      APPLE_ROOT_CERTS_FILE: join(dir, 'AppleRootCA-G3.cer'),
+      GOOGLE_SERVICE_ACCOUNT_FILE: join(dir, 'google-service-account.json'),
+      LINGUA_GATEWAY_PORT: String(gatewayPort),
+      LINGUA_RECEIVER_PORT: String(receiverPort),
+    })
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n',
+  );
+  for (const f of ['google-service-account.json', 'AppleRootCA-G3.cer']) chmodSync(join(dir, f), 0o644);
+  env = { ...process.env, DOCKER_HOST: `unix://${socket}`, COMPOSE_HTTP_TIMEOUT: '600' };
+  await waitFor(() => run('docker-compose', ['version'], { env }), { timeoutMs: 30_000, intervalMs: 200 });
+  await waitFor(() => podman('info'), { timeoutMs: 30_000, intervalMs: 200 });
+
+  // podman 4.3 runs health checks from systemd timers, which these machines lack (health-timer.sh)
+  healthTimer = spawn('bash', [join(root, 'deploy', 'containers', 'health-timer.sh'), project], {
+    env: { ...process.env, CONTAINERS_CONF: containersConf },
+    stdio: 'ignore',
+    detached: true,
+  });
+
+  const before = await imageIds();
+  started = Date.now();
+  // one build at a time: the six images share their first stages, and the machine's cores
+  for (const app of apps) await compose('build', app);
+  report.push(`six app images built in ${seconds(started)}`);
+  // the images these builds replaced (their layers shared with the new ones stay)
+  const after = await imageIds();
+  const replaced = Object.keys(before).filter((app) => before[app] !== after[app]);
+  for (const app of replaced) await podman('rmi', before[app]!).catch(() => undefined);
+  started = Date.now();
+  await compose('up', '-d');
+  await allHealthy([...apps, 'mongo', 'nats', 'redis', 'webhook-receiver'], 240_000);
+  report.push(`stack up and every container healthy in ${seconds(started)}`);
+}, 45 * 60_000);
+
+afterAll(async () => {
+  try {
+    for (const c of (await containers()).filter((c) => logsOnFailure.has(c.service)))
+      report.push(
+        `--- ${c.service}\n${await podman('logs', '--tail', '25', c.name).catch((e: Error) => e.message)}`,
+      );
+    if (composeFiles && env) await compose('down', '-v', '--remove-orphans');
+  } finally {
+    if (healthTimer?.pid) process.kill(-healthTimer.pid);
+    service?.kill();
+    // the images and their untagged intermediate layers stay: the next run's build cache
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    process.stdout.write(`\n${report.join('\n')}\n`);
+  }
+}, 5 * 60_000);
+
+describe('docker-compose up with podman', () => {
+  // the target is reported, not enforced: most of each image is the base (Node alone is 127 MB)
+  it('builds every deployable image and reports its size against the target', async () => {
+    const sizes: string[] = [];
+    const over: string[] = [];
+    for (const app of apps) {
+      const [image] = JSON.parse(await podman('image', 'inspect', `lingua/${app}:local`)) as {
+        Size: number;
+      }[];
+      const mb = Math.round(image.Size / 1e6);
+      sizes.push(`lingua/${app}:local ${mb} MB`);
+      if (mb >= IMAGE_SIZE_TARGET_MB) over.push(app);
+      expect(mb).toBeGreaterThan(0);
+    }
+    report.push(`image sizes: ${sizes.join(', ')}`);
+    if (over.length) report.push(`over the ${IMAGE_SIZE_TARGET_MB} MB target: ${over.join(', ')}`);
+  });
+
+  it('runs every app container as uid 1000 on a read-only root filesystem', async () => {
+    const states = await containers();
+    for (const app of apps) {
+      const c = states.find((s) => s.service === app)!;
+      const [inspected] = JSON.parse(await podman('inspect', c.name)) as {
+        HostConfig: { ReadonlyRootfs: boolean };
+      }[];
+      expect({ app, readOnly: inspected.HostConfig.ReadonlyRootfs }).toEqual({ app, readOnly: true });
+      const id = (await podman('exec', c.name, 'id', '-u')).trim();
+      expect({ app, uid: id }).toEqual({ app, uid: '1000' });
+      await expect(podman('exec', c.name, 'touch', '/app/written')).rejects.toThrow(/Read-only file system/);
+    }
+  });
+
+  it('serves a journey through the published gateway port, and a webhook container receives a signed user.created', async () => {
+    // an operator's admin token (signed with the deployment's JWT secret) subscribes the receiver
+    // container to every account's user.created
+    const admin = signTestToken(secrets.JWT_SECRET!, { role: 'admin' });
+    const created = await fetch(`${gatewayUrl}/api/webhooks`, {
+      method: 'POST',
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: 'http://webhook-receiver:8080/hooks',
+        events: ['user.created'],
+        scope: 'all',
+      }),
+    });
+    const endpoint = (await created.json()) as { data: { secret: string } };
+    expect(created.status).toBe(201);
+
+    const who = { email: `c-${randomUUID()}@example.com`, username: `c${randomUUID().slice(0, 8)}` };
+    apps.forEach((a) => logsOnFailure.add(a));
+    const journey = await userJourney(gatewayUrl, who);
+    expect(journey.steps.map((s) => s.operation)).toContain('flashcards.review');
+    expect(journey.correctedSentence).toBe('I have a desk.');
+
+    const delivery = await waitFor(
+      async () => {
+        const received = (await (await fetch(receiverUrl)).json()) as {
+          headers: Record<string, string>;
+          body: string;
+        }[];
+        const hit = received.find((r) => r.body.includes(who.email));
+        if (!hit) throw new Error(`no user.created for ${who.email} yet (${received.length} deliveries)`);
+        return hit;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    const verified = new Webhook(endpoint.data.secret).verify(delivery.body, delivery.headers) as {
+      event: string;
+    };
+    expect(verified.event).toBe('user.created');
+    logsOnFailure.clear();
+  });
+});
