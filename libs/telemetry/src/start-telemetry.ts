@@ -2,13 +2,15 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { PropagatingTracerProvider } from './propagating-tracer';
 
 /**
- * Starts OpenTelemetry for a service process. Spans are always recorded and trace context always
- * propagated (so ids reach logs and other services); they are exported over OTLP/HTTP only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set (the SDK reads the standard OTEL_* variables). Our libs create
- * the HTTP, gRPC and NATS spans themselves, so no monkey-patching instrumentations are loaded.
+ * Starts OpenTelemetry for a service process. Every span has its ids and trace context is always
+ * propagated (so ids reach logs and other services); spans are recorded by the SDK and exported over
+ * OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER) is set (the SDK reads the
+ * standard OTEL_* variables), and otherwise not recorded at all (propagating-tracer.ts), since they
+ * would go nowhere. Our libs create the HTTP, gRPC and NATS spans themselves, so no monkey-patching
+ * instrumentations are loaded.
  */
 export function startTelemetry(serviceName: string): { shutdown(): Promise<void> } {
   process.env.OTEL_SERVICE_NAME ??= serviceName;
@@ -20,9 +22,8 @@ export function startTelemetry(serviceName: string): { shutdown(): Promise<void>
     sdk.start();
     return { shutdown: () => sdk.shutdown() };
   }
-  const provider = new TracerProvider();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
-  return { shutdown: () => provider.shutdown() };
+  trace.setGlobalTracerProvider(new PropagatingTracerProvider());
+  return { shutdown: () => Promise.resolve() };
 }
