@@ -1,6 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { type accessLogger, errorHandler, requestIdMiddleware, tracingMiddleware } from '@lingua/http';
+import {
+  type accessLogger,
+  clientAddressFor,
+  errorHandler,
+  requestIdMiddleware,
+  inServerSpan,
+  type TrustProxy,
+} from '@lingua/http';
 import type { Logger } from '@lingua/logger';
 import { checkConventions, defaultCacheControl } from './middleware/conventions';
 import { type Admit, admitThen } from './middleware/edge-auth';
@@ -23,6 +30,8 @@ export interface FastPathDeps {
   securityHeaders: RequestHandler;
   compress: RequestHandler;
   corsOrigins: string[];
+  /** TRUST_PROXY, as the express app has it (`trust proxy`). */
+  trustProxy: TrustProxy;
 }
 
 /** The headers a middleware sets on every response, captured once (helmet's are static here: no nonces). */
@@ -51,11 +60,9 @@ function staticHeadersOf(middleware: RequestHandler): [string, string | number |
  * docs, JSON and multipart bodies, CORS requests when origins are configured, 404s) goes to express.
  */
 export function fastPathListener(deps: FastPathDeps): RequestListener {
-  // the client address exactly as express's req.ip computes it, with the app's `trust proxy` setting
-  const expressIp = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
-  const clientIp = (req: IncomingMessage): string =>
-    expressIp.call({ app: deps.app, headers: req.headers, socket: req.socket, connection: req.socket }) ??
-    'unknown';
+  // the client address as express's req.ip derives it (proxy-addr, the same `trust proxy` value)
+  const clientAddress = clientAddressFor(deps.trustProxy);
+  const clientIp = (req: IncomingMessage): string => clientAddress(req) ?? 'unknown';
   const securityHeaders = staticHeadersOf(deps.securityHeaders);
   const corsActive = deps.corsOrigins.length > 0;
   const pendingError = new WeakMap<IncomingMessage, unknown>();
@@ -117,15 +124,8 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
       if (req.headers['accept-encoding']) deps.compress(req as Request, res as Response, admitAndForward);
       else admitAndForward();
     };
-    // the tracing middleware reads only method, path and headers
-    const traced = {
-      method: req.method,
-      path,
-      headers: req.headers,
-      header: (name: string) => req.headers[name.toLowerCase()],
-    };
     try {
-      tracingMiddleware(traced as unknown as Request, res as Response, () =>
+      inServerSpan(req.method, path, req.headers, res, () =>
         requestIdMiddleware(req as Request, res as Response, afterIds),
       );
     } catch (err) {

@@ -180,6 +180,7 @@ export async function startGateway(
         securityHeaders: apiSecurityHeaders,
         compress,
         corsOrigins: config.corsOrigins,
+        trustProxy: config.TRUST_PROXY,
       })
     : app;
   const shedder =

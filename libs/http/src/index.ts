@@ -9,10 +9,10 @@ export { toAppError, errorHandler, notFoundHandler, isDependencyOutage } from '.
 export { requestIdMiddleware, REQUEST_ID_HEADER, CORRELATION_ID_HEADER } from './request-id';
 export { startHttpServer } from './start-http-server';
 export { bootingListener } from './booting-listener';
-export { trustProxyEnv } from './trust-proxy';
+export { clientAddressFor, trustProxyEnv } from './trust-proxy';
 export type { TrustProxy } from './trust-proxy';
 export type { RunningHttpServer } from './start-http-server';
-export { tracingMiddleware } from './tracing-middleware';
+export { inServerSpan, tracingMiddleware } from './tracing-middleware';
 export {
   deadlineMiddleware,
   DEADLINE_HEADER,

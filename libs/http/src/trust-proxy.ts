@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 
@@ -33,3 +34,14 @@ export const trustProxyEnv = (fallback = 'loopback') =>
       }
       return list;
     });
+
+/**
+ * The client's address as express's `req.ip` derives it with the same `trust proxy` value
+ * (proxy-addr over the socket's peer and X-Forwarded-For), compiled once, for requests served
+ * outside express. Undefined when the socket is already gone.
+ */
+export function clientAddressFor(trust: TrustProxy): (req: IncomingMessage) => string | undefined {
+  const trusted: (addr: string, hop: number) => boolean =
+    typeof trust === 'number' ? (_addr, hop) => hop < trust : proxyAddr.compile(trust);
+  return (req) => proxyAddr(req, trusted);
+}
