@@ -38,7 +38,8 @@ async function main(kind, upstream, sampleRate, fastPath) {
   // The real gateway, logging at info into /dev/null (the cost of writing the lines is measured,
   // not the terminal), with budgets large enough that the load is never rate limited.
   const dist = process.env.BENCH_GATEWAY_DIST ?? '../gateway/dist'; // to compare two builds
-  require(`${dist}/v8-flags`); // as gateway/dist/main.js does first
+  require(`${dist}/v8-flags`); // as gateway/dist/main.js does first, then telemetry (spans recorded)
+  if (process.env.BENCH_TELEMETRY !== 'off') require('../libs/telemetry/dist/register');
   const { loadGatewayConfig } = require(`${dist}/config`);
   const { startGateway } = require(`${dist}/server`);
   const config = loadGatewayConfig({

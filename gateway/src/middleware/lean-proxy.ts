@@ -89,13 +89,13 @@ export function leanForwarder(
       if (!res.headersSent) beforeHead(res);
       answerUpstreamFailure(service, err, req, res, options.logger);
     };
-    req.on('error', (err) => controller?.abort(err));
+    // a body-less request's socket errors end the response too ('close' below)
+    if (streamed) req.on('error', (err) => controller?.abort(err));
     res.on('close', () => {
       if (!res.writableFinished) controller?.abort(new Error('client closed the connection'));
     });
     // as http-proxy-middleware's error plugin: an error on a client socket that is already gone must not crash the gateway
     res.on('error', ignore);
-    res.on('drain', () => controller?.resume());
 
     // upstream latency from the first attempt: what the gateway waited, a retry included
     const started = performance.now();
@@ -132,7 +132,11 @@ export function leanForwarder(
             beforeHead(res);
           },
           onResponseData(c, chunk) {
-            if (!res.write(chunk)) c.pause(); // resumed on 'drain'
+            // resumed on 'drain' (listened for only then: most answers fit the socket's buffer)
+            if (!res.write(chunk)) {
+              c.pause();
+              res.once('drain', () => c.resume());
+            }
           },
           onResponseEnd() {
             res.end();

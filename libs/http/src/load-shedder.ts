@@ -130,12 +130,15 @@ export function priorityOf(req: IncomingMessage): Priority {
 
 const RETRY_AFTER_S = '1';
 
+/** Built once: under overload every shed answer counts, and an error's stack capture is its dearest part. */
+const BUSY = new AppError('SERVICE_UNAVAILABLE', 'The server is busy; try again shortly', {
+  headers: { 'Retry-After': RETRY_AFTER_S },
+});
+const SHED_HEADERS = { 'retry-after': RETRY_AFTER_S };
+
 /** The answer to a shed request: 503 SRV002 in the path's envelope, with Retry-After, and nothing else done. */
 export function answerShed(req: IncomingMessage, res: ServerResponse): void {
-  const err = new AppError('SERVICE_UNAVAILABLE', 'The server is busy; try again shortly', {
-    headers: { 'Retry-After': RETRY_AFTER_S },
-  });
-  answerJson(res, 503, errorBodyForPath(req.url ?? '/', err), { 'retry-after': RETRY_AFTER_S });
+  answerJson(res, 503, errorBodyForPath(req.url ?? '/', BUSY), SHED_HEADERS);
   // the request's body, if any, is not read: let the socket drain it
   req.resume();
 }
@@ -150,7 +153,7 @@ export function sheddingListener(listener: RequestListener, shedder: LoadShedder
     const release = shedder.tryAcquire(priorityOf(req));
     if (!release) return answerShed(req, res);
     const started = performance.now();
-    res.once('close', () =>
+    res.on('close', () =>
       release(performance.now() - started, res.statusCode === 503 || res.statusCode === 504),
     );
     listener(req, res);

@@ -66,7 +66,8 @@ export function instrumentHttp(
   return (req, res) => {
     const started = performance.now();
     inFlight.value++;
-    res.once('close', () => {
+    // on, not once: a response closes once, and once's wrapper and removal cost on every request
+    res.on('close', () => {
       inFlight.value--;
       // a response never finished (the client went away) is its own class, not a 2xx or a 5xx
       const status = res.writableFinished ? statusClass(res.statusCode) : 'aborted';
