@@ -1,27 +1,10 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePortRun } from '@lingua/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** Ports the topology takes from its base (deploy/local/start-cluster.js portPlan). */
 const PORTS = 64;
-
-const bindable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-
-/** A run of free ports below the kernel's ephemeral range, for the whole topology. */
-async function freePortRun(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 10_000);
-    const free = await Promise.all(Array.from({ length: PORTS }, (_, i) => bindable(base + i)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error(`no run of ${PORTS} free ports found`);
-}
 
 function runChaos(portBase: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -39,7 +22,7 @@ function runChaos(portBase: number): Promise<{ code: number | null; output: stri
 
 describe('chaos, short variant (bench/chaos.js against deploy/local/start-cluster.js)', () => {
   it('When replicas are restarted, killed, and NATS, Redis and the database restarted under load, Then nothing acknowledged is lost, no event is lost or applied twice, and the rolling restart costs no request', async () => {
-    const { code, output } = await runChaos(await freePortRun());
+    const { code, output } = await runChaos(await freePortRun(PORTS));
     // the table and figures, for whoever reads the test log
     process.stdout.write(`${output}\n`);
 

@@ -3,7 +3,13 @@ export { waitFor } from './wait-for';
 export { TestClock } from './test-clock';
 export { startNatsServer } from './nats-server';
 export { startFerretDb, ferretDbBinary } from './ferretdb-server';
-export { freePort, waitForPort, startRestartableProcess, startPrivateRedis } from './restartable-process';
+export {
+  freePort,
+  freePortRun,
+  waitForPort,
+  startRestartableProcess,
+  startPrivateRedis,
+} from './restartable-process';
 export { isolatedServiceEnv } from './service-env';
 export { httpCall } from './http-call';
 export type { HttpReply, HttpCallOptions } from './http-call';

@@ -48,6 +48,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The first of `count` consecutive free ports, below the ephemeral range (see freePort). */
+export async function freePortRun(count: number): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  const high = Math.max(low + 1000, ephemeralLow - count);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = low + Math.floor(Math.random() * (high - low));
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => bindable(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error(`no run of ${count} free ports found`);
+}
+
 export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
