@@ -22,7 +22,7 @@
 // (the outbox relay's first safety-net scan reads all 111k cards on FerretDB v1, ~15 s of a core) would
 // otherwise run inside the measurement. The scan repeats every ~150 s and can still overlap a window.
 // The service runs with LOG_LEVEL=warn; its own variables (e.g. FLASHCARDS_ACCESS_LOG_SAMPLE_RATE) pass through.
-// Last measured 2026-11-22 on the shared 2-core machine (figures in services/flashcards/README.md): before the
+// Last measured 2026-11-22 on the shared 2-core machine (figures in bench/README.md, "Flashcards due reads"): before the
 // hot-path work 1556-1839 req/s, p95 44-58 ms, 0.50-0.53 CPU ms/req (busy machine); on a quiet machine, with
 // FLASHCARDS_ACCESS_LOG_SAMPLE_RATE=0.01: 4322-4811 req/s, p95 16.5-19.0 ms, 0.18-0.20 CPU ms/req; ratio 0.93-0.98x.
 // Since the access log change (no pino-http), the default (every request): 4721-5083 req/s, p95 16.2-18.0 ms.

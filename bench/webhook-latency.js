@@ -7,7 +7,7 @@
 // Collections and indexes exist before the load starts. Prints p50/p95/p99/max and the sustained
 // delivery rate. Needs `npx tsc -b` and the local NATS and Redis (deploy/local/infra.sh up).
 // What the measured path does, and the figures before and after the hot path (send first, then one
-// grouped insert): services/notifications/README.md, "Benchmark". 22 Nov 2026, load average ~3:
+// grouped insert): bench/README.md, "Webhook latency", and ADR 0012. 22 Nov 2026, load average ~3:
 // 200/s → p50 3.0–3.9 ms, p95 21–44 ms, p99 40–74 ms (previous design: 11 deliveries/s, p50 25 s);
 // the machine is shared, so run "before" and "after" alternately and note the load average.
 //   flock /tmp/bench.lock node bench/webhook-latency.js     BENCH_RATE=200 BENCH_SECONDS=10
