@@ -7,7 +7,13 @@
 // reads the compose services too. It prints one JSON document on stdout and exits 1 when it found
 // a problem (the problems are listed in the document and on stderr).
 //
+// With -release the render is what a cluster is to run (the overlay deploy/release/pin-digests.sh
+// writes): every container image must then be pinned by digest (name@sha256:...), since a tag can be
+// moved to other bytes after the release was checked (docs/adr/0010-release-pins-image-digests.md).
+// The base, deploy/k8s, names tags and is refused in this mode.
+//
 //	deploy-contract -k8s deploy/k8s -secret-example deploy/k8s/secret.example.yaml [-compose rendered.yml]
+//	deploy-contract -release -k8s deploy/k8s/overlays/production -secret-example deploy/k8s/secret.example.yaml
 package main
 
 import (
@@ -20,6 +26,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,6 +154,7 @@ func main() {
 	k8sDir := flag.String("k8s", "deploy/k8s", "kustomization directory")
 	secretExample := flag.String("secret-example", "deploy/k8s/secret.example.yaml", "Secret template (not in the kustomization)")
 	composeFile := flag.String("compose", "", "output of `docker-compose config` (optional)")
+	release := flag.Bool("release", false, "the render is a release: every container image must be pinned by digest")
 	flag.Parse()
 
 	c := &checker{}
@@ -182,6 +190,9 @@ func main() {
 	}
 	for _, d := range deployments {
 		out.Kubernetes.Deployments = append(out.Kubernetes.Deployments, c.describeDeployment(d, configMaps, examples)...)
+		if *release {
+			c.requireDigests(d)
+		}
 	}
 	for _, s := range services {
 		out.Kubernetes.Services[s.Name] = c.describeService(s, deployments)
@@ -475,6 +486,21 @@ func (c *checker) describeDeployment(d *appsv1.Deployment, configMaps map[string
 		workloads = append(workloads, w)
 	}
 	return workloads
+}
+
+// pinnedImage matches an image reference that names its bytes: a digest, with or without a tag
+// before it (kustomize's `digest:` writes name@sha256:<64 hex>).
+var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[0-9a-f]{64}$`)
+
+// requireDigests reports each container (init containers too) whose image is not pinned by digest.
+func (c *checker) requireDigests(d *appsv1.Deployment) {
+	spec := d.Spec.Template.Spec
+	for _, ctr := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		if !pinnedImage.MatchString(ctr.Image) {
+			c.problem("Deployment/%s container %s: image %q is not pinned by digest (a release names name@sha256:...; deploy/release/pin-digests.sh writes them)",
+				d.Name, ctr.Name, ctr.Image)
+		}
+	}
 }
 
 func security(pod *corev1.PodSecurityContext, ctr *corev1.SecurityContext) Security {
