@@ -6,6 +6,9 @@
 #
 #   bash deploy/containers/base-images.sh            build what is missing
 #   bash deploy/containers/base-images.sh --rebuild  build all again
+#   bash deploy/containers/base-images.sh --packages install the Debian packages only (podman, runc, ...;
+#                                                    deploy/local/infra.sh up --test-tools: the release
+#                                                    digest test pushes tiny images with podman)
 #
 # Images (podman storage, root):
 #   docker.io/library/node:24-bookworm-slim  Debian bookworm minbase + Node 24 (npm package
@@ -33,6 +36,8 @@ DB=localhost/lingua/ferretdb-documentdb:local
 
 REBUILD=0
 [ "${1:-}" = --rebuild ] && REBUILD=1
+PACKAGES_ONLY=0
+[ "${1:-}" = --packages ] && PACKAGES_ONLY=1
 
 log() { printf '[base-images] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -147,6 +152,7 @@ build_db() {
 main() {
   mkdir -p "$CACHE"
   ensure_packages
+  [ "$PACKAGES_ONLY" = 0 ] || return 0
   build_base
   build_node
   build_simple "$NATS" nats.Containerfile

@@ -95,7 +95,9 @@ ensure_redis() {
 # chain, nginx as the ingress in front of the gateway (trusted-proxy tests), Prometheus (prometheus
 # and promtool) for the metrics, rules and alert tests, docker-compose to render docker-compose.yml
 # and the deployment contract check built from deploy/contract (Go; its modules come from the Go
-# module proxy once, here, so the test itself downloads nothing).
+# module proxy once, here, so the test itself downloads nothing). The release digest test
+# (test/platform/release-digests.test.ts) pushes tiny images with podman to Debian's docker-registry:
+# podman and its helpers are installed the way the containers test installs them (base-images.sh).
 ensure_test_tools() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
@@ -105,7 +107,13 @@ ensure_test_tools() {
   [ -n "$(find_bin haproxy)" ] || missing+=(haproxy)
   { [ -n "$(find_bin prometheus)" ] && [ -n "$(find_bin promtool)" ]; } || missing+=(prometheus)
   [ -n "$(find_bin docker-compose)" ] || missing+=(docker-compose)
+  [ -x /usr/bin/docker-registry ] || missing+=(docker-registry)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  # the package enables a registry service on :5000, all interfaces; the test starts its own on loopback
+  if [[ " ${missing[*]} " == *" docker-registry "* ]] && [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now docker-registry >/dev/null 2>&1 || true
+  fi
+  bash "$ROOT/deploy/containers/base-images.sh" --packages
   local go started
   go="$(go_bin)" || return 1
   started=$(date +%s)
