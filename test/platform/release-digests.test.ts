@@ -271,5 +271,29 @@ describeWithRegistry(
       const written = fs.readFileSync(path.join(out, 'kustomization.yaml'), 'utf8');
       expect(written).toContain(`  - ${path.relative(out, BASE)}\n`);
     }, 90_000);
+
+    it('When a local image is missing, Then the script fails and writes no overlay', async () => {
+      const out = path.join(dir, 'overlays', 'incomplete');
+      const failed = await run(
+        'bash',
+        [
+          SCRIPT,
+          '--registry',
+          host,
+          '--source-tag',
+          `${sourceTag}-absent`,
+          '--out',
+          out,
+          '--tls-verify=false',
+        ],
+        { cwd: ROOT, env: podmanEnv, timeout: 60_000 },
+      ).then(
+        () => undefined,
+        (err: { code?: number; stderr?: string }) => err,
+      );
+      expect(failed?.code).toBeGreaterThan(0);
+      expect(failed?.stderr).toContain(`lingua/ai:${sourceTag}-absent`);
+      expect(fs.existsSync(path.join(out, 'kustomization.yaml'))).toBe(false);
+    }, 60_000);
   },
 );
