@@ -9,7 +9,7 @@
 //
 // With -release the render is what a cluster is to run (the overlay deploy/release/pin-digests.sh
 // writes): every container image must then be pinned by digest (name@sha256:...), since a tag can be
-// moved to other bytes after the release was checked (docs/adr/0010-release-pins-image-digests.md).
+// moved to other bytes after the release was checked (docs/adr/0014-release-pins-image-digests.md).
 // The base, deploy/k8s, names tags and is refused in this mode.
 //
 //	deploy-contract -k8s deploy/k8s -secret-example deploy/k8s/secret.example.yaml [-compose rendered.yml]

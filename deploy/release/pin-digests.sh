@@ -2,7 +2,7 @@
 # Release step: pushes each deployable's locally built image to the registry and writes the
 # production overlay that names every image by the digest the registry stored, so the cluster runs
 # exactly the bytes that were pushed (a tag can be moved later; a digest cannot). See
-# docs/adr/0010-release-pins-image-digests.md and deploy/README.md ("Release: pin digests").
+# docs/adr/0014-release-pins-image-digests.md and deploy/README.md ("Release: pin digests").
 #
 #   deploy/release/pin-digests.sh --registry registry.example.com [--tag 0.1.0] [--source-tag local]
 #                                 [--out deploy/k8s/overlays/production] [--tls-verify=false]

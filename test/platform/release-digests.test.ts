@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { startRestartableProcess } from '@lingua/testing';
 import { ROOT } from './config-variables';
 
-// The release step pins every image by digest (docs/adr/0010-release-pins-image-digests.md):
+// The release step pins every image by digest (docs/adr/0014-release-pins-image-digests.md):
 // deploy/release/pin-digests.sh pushes the local images and writes the production overlay, and the
 // deployment contract check in release mode (deploy/contract -release) refuses a render in which a
 // Deployment's image is given by tag alone. The first part checks the check on overlays written
