@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { RunningGateway } from '../src/server';
 import { bearer, gatewayWith, Stubs, stubServices } from './harness';
 
@@ -71,6 +71,66 @@ describe('retry of requests that lost their connection', () => {
   it('When the connection drops under a POST, Then it is not repeated (it may have had its effect)', async () => {
     expect(await through(1, 'POST')).toEqual({ status: 503, attempts: 1 });
   });
+});
+
+/**
+ * A replica behind a TCP balancer, killed: every connection opened to it before the kill fails its
+ * next request, while new connections reach a live replica. `warm` requests are held until all
+ * arrived, so the gateway's pool keeps that many idle connections.
+ */
+async function killedReplica(warm: number) {
+  const before = new Set<Socket>();
+  let killed = false;
+  let held: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    if (killed && before.has(req.socket)) return void req.socket.destroy();
+    const answer = () => res.end(JSON.stringify({ success: true, data: {} }));
+    if (killed) return answer();
+    held.push(answer);
+    if (held.length < warm) return;
+    for (const a of held) a();
+    held = [];
+  });
+  server.on('connection', (socket) => {
+    if (!killed) before.add(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    kill: () => (killed = true),
+    close: () =>
+      new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+describe('retry after a replica was killed', () => {
+  const stubs = new Stubs();
+  afterAll(() => stubs.close());
+
+  it.each([
+    ['the fast path', {}],
+    ['the express path', { 'content-type': 'application/json' }],
+  ])(
+    'When the pool holds other idle connections to the killed replica (%s), Then the retry goes on a new connection and the client gets the answer',
+    async (_path, headers: Record<string, string>) => {
+      const upstream = await killedReplica(4);
+      const gateway = await gatewayWith(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url }));
+      const get = () =>
+        fetch(`${gateway.url}/api/flashcards/due`, { headers: { authorization: bearer(), ...headers } });
+      try {
+        const warm = await Promise.all([get(), get(), get(), get()]);
+        expect(warm.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+        await Promise.all(warm.map((r) => r.arrayBuffer()));
+        upstream.kill();
+        const res = await get();
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+      } finally {
+        await gateway.stop();
+        await upstream.close();
+      }
+    },
+  );
 });
 
 describe('drain on stop', () => {

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { type Dispatcher, Pool } from 'undici';
+import { Client, type Dispatcher, Pool } from 'undici';
 import { injectTraceContext } from '@lingua/telemetry';
 import type { ServiceName } from '../routes';
 import { upstreamRetries } from '@lingua/metrics';
@@ -50,9 +50,9 @@ export function leanForwarder(
     (Object.keys(services) as ServiceName[]).map((s) => {
       const url = new URL(services[s]);
       const pool = new Pool(url.origin, { connections: 256, keepAliveTimeout: 4_000 });
-      return [s, { pool, host: url.host }];
+      return [s, { pool, host: url.host, origin: url.origin }];
     }),
-  ) as Record<ServiceName, { pool: Pool; host: string }>;
+  ) as Record<ServiceName, { pool: Pool; host: string; origin: string }>;
 
   const forward: ForwardRequest = (req, res, service, beforeHead) => {
     const incoming = req.headers;
@@ -99,8 +99,12 @@ export function leanForwarder(
 
     // upstream latency from the first attempt: what the gateway waited, a retry included
     const started = performance.now();
+    // The retry opens a connection of its own: the pool's other idle connections may lead to the same
+    // lost replica (a TCP balancer keeps each connection on one replica) and fail alike.
+    let retryClient: Client | undefined;
+    const closeRetryClient = () => void retryClient?.close().catch(ignore);
     const send = (attempt: number) =>
-      target.pool.dispatch(
+      (attempt === 0 ? target.pool : (retryClient = new Client(target.origin))).dispatch(
         {
           origin: undefined,
           path: url,
@@ -139,11 +143,13 @@ export function leanForwarder(
             }
           },
           onResponseEnd() {
+            closeRetryClient();
             res.end();
             // the service answered before the body was sent (413, 401…): drop the rest
             if (streamed && !req.readableEnded) req.resume();
           },
           onResponseError(_c, err) {
+            closeRetryClient();
             if (streamed && !req.readableEnded) req.resume();
             if (res.headersSent) return void res.destroy(err);
             // once, on another connection (the pool drops the failed one); counted in the log

@@ -114,11 +114,29 @@ export function observeUpstream(service: ServiceName, started: number, status: n
   upstreamDuration.observe(series, (performance.now() - started) / 1000);
 }
 
+/**
+ * A retry's connection is a new one, closed after its answer: the agent's other idle sockets may
+ * lead to the same lost replica (a TCP balancer keeps each connection on one replica) and fail alike.
+ */
+const retryAgent = new http.Agent({ keepAlive: false });
+
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
 function proxyTo(service: ServiceName, target: string, options: UpstreamOptions): RequestHandler {
-  const proxy: RequestHandler = createProxyMiddleware({
+  const proxy = proxyWith(service, target, options, upstreamAgent, () => retry);
+  const retry = proxyWith(service, target, options, retryAgent, () => undefined);
+  return proxy;
+}
+
+function proxyWith(
+  service: ServiceName,
+  target: string,
+  options: UpstreamOptions,
+  agent: http.Agent,
+  retryProxy: () => RequestHandler | undefined,
+): RequestHandler {
+  return createProxyMiddleware({
     target,
-    agent: upstreamAgent,
+    agent,
     proxyTimeout: options.timeoutMs,
     xfwd: true,
     // without HPM's logger plugin, which builds a URL and a log string for every response
@@ -152,8 +170,10 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
       error: (err, req, res) => {
         const attempt = req as Attempted;
         const out = res as http.ServerResponse;
-        // once, on another connection (the agent drops the failed one), as the fast path does
+        // once, on a new connection, as the fast path does
+        const retry = retryProxy();
         if (
+          retry !== undefined &&
           !attempt.upstreamRetried &&
           !attempt.upstreamTimedOut &&
           !out.headersSent &&
@@ -163,7 +183,7 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
           attempt.upstreamRetried = true;
           options.logger.debug({ err, service }, 'upstream connection failed; retrying once');
           upstreamRetries.inc({ upstream: service });
-          return void proxy(
+          return void retry(
             attempt as Parameters<RequestHandler>[0],
             out as Parameters<RequestHandler>[1],
             () => answerUpstreamFailure(service, err, attempt, out, options.logger),
@@ -173,7 +193,6 @@ function proxyTo(service: ServiceName, target: string, options: UpstreamOptions)
       },
     },
   });
-  return proxy;
 }
 
 type Attempted = http.IncomingMessage & {

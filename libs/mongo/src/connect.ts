@@ -2,6 +2,10 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from '@lingua/logger';
 import { deadlinePlugin } from './deadline-plugin';
+import { watchMonitors } from './monitor-watchdog';
+
+/** A heartbeat in flight this long on a destroyed socket is a wedged monitor (see watchMonitors). */
+const MONITOR_STUCK_AFTER_MS = 5_000;
 
 export interface MongoHandle {
   connection: Connection;
@@ -67,6 +71,10 @@ export async function connectMongo(
     await connection.close().catch(() => undefined);
     throw err;
   }
+  const watchdog = watchMonitors(connection.getClient(), {
+    stuckAfterMs: MONITOR_STUCK_AFTER_MS,
+    ...(options.logger && { logger: options.logger }),
+  });
   return {
     connection,
     // bounded by the caller: HealthRegistry times every check out
@@ -75,6 +83,6 @@ export async function connectMongo(
       if (!db || connection.readyState !== 1) throw new Error('mongo: not connected');
       await db.admin().command({ ping: 1 });
     },
-    close: () => connection.close(),
+    close: () => (watchdog.stop(), connection.close()),
   };
 }

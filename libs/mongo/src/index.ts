@@ -1,4 +1,6 @@
 export { connectMongo, describeMongoUrl } from './connect';
+export { watchMonitors } from './monitor-watchdog';
+export type { MonitorWatchdog, MonitorWatchdogOptions } from './monitor-watchdog';
 export type { MongoHandle } from './connect';
 export { isDuplicateKeyError, mapDuplicateKeyError } from './duplicate-key';
 export { findPage } from './find-page';
