@@ -17,6 +17,7 @@
 //   CHAOS_SOAK_SECONDS=0 npm run chaos          (without the soak)
 //   CHAOS_SHORT=1 npm run chaos                 (fewer users, shorter phases, one replica of each
 //                                                restarted, no soak: what the test suite runs)
+//   CHAOS_KILL_ROUNDS=5                         (the SIGKILL phase repeated: more kills, more evidence)
 //   CHAOS_PORT_BASE=21000                       (consecutive ports from there, own databases)
 // Exits 1 when a check fails. All traffic goes to 127.0.0.0/8 and stops by itself.
 const http = require('node:http');
@@ -32,6 +33,10 @@ const SHORT = process.env.CHAOS_SHORT === '1';
 const USERS = Number(process.env.CHAOS_USERS ?? (SHORT ? 6 : 12));
 const PHASE_MS = 1000 * Number(process.env.CHAOS_PHASE_SECONDS ?? (SHORT ? 5 : 20));
 const SOAK_MS = 1000 * Number(process.env.CHAOS_SOAK_SECONDS ?? (SHORT ? 0 : 600));
+/** Rounds of the SIGKILL phase (each kills one replica of every service): more rounds, more kills seen. */
+const KILL_ROUNDS = Number(process.env.CHAOS_KILL_ROUNDS ?? 1);
+/** In the soak each user keeps at most this many cards, so memory that grows is not more data. */
+const SOAK_CARDS_PER_USER = 150;
 const PORT_BASE = process.env.CHAOS_PORT_BASE ? Number(process.env.CHAOS_PORT_BASE) : undefined;
 /** How long events may take to reach the receiver once the traffic has stopped. */
 const DELIVERY_DEADLINE_MS = 90_000;
@@ -48,12 +53,18 @@ const records = []; // { phase, method, path, status, ms, idempotent }
 const users = [];
 const cards = []; // { user, id, word, reviews }
 const errorSamples = new Map(); // "METHOD route status" -> the first error body
+const failedRequests = []; // { phase, at, method, path, status, requestId }: found in the services' logs by id
+let phaseStarted = Date.now();
+const steady = { on: false }; // set for the soak
+let requestSeq = 0;
 
 async function call(user, method, path, body, { form } = {}) {
   const started = performance.now();
   let status;
   let json;
+  const requestId = `chaos-${process.pid}-${++requestSeq}`;
   const headers = {
+    'x-request-id': requestId,
     ...(!form && { 'content-type': 'application/json' }),
     ...(user.token && { authorization: `Bearer ${user.token}` }),
   };
@@ -101,6 +112,15 @@ async function call(user, method, path, body, { form } = {}) {
     ms: performance.now() - started,
     idempotent: IDEMPOTENT.has(method),
   });
+  if (failed(status))
+    failedRequests.push({
+      phase,
+      'at (s)': (Date.now() - phaseStarted) / 1000,
+      method,
+      path: route,
+      status,
+      requestId,
+    });
   if (status === 401 && user.token) user.token = undefined; // signs in again
   return { status, json };
 }
@@ -155,7 +175,12 @@ async function virtualUser(base, receiverUrl, control) {
       continue;
     }
     const roll = Math.random();
-    if (roll < 0.3 || user.cards.length === 0) {
+    if (steady.on && roll < 0.3 && user.cards.length >= SOAK_CARDS_PER_USER) {
+      // the soak holds the data steady: the oldest card goes as a new one would come
+      const card = user.cards.shift();
+      const gone = await call(user, 'DELETE', `/api/flashcards/${card.id}`);
+      card.archived = gone.status === 200 ? true : 'unknown';
+    } else if (roll < 0.3 || user.cards.length === 0) {
       const word = `w${Math.random().toString(36).slice(2, 10)}`;
       const made = await call(user, 'POST', '/api/flashcards', {
         word,
@@ -280,6 +305,13 @@ async function main() {
     ...(process.env.CHAOS_LOG_DIR && { logDir: process.env.CHAOS_LOG_DIR }),
   });
   const { services, restart } = cluster;
+  // interrupted (Ctrl-C, a timeout): the cluster stops with it, nothing is left running
+  const interrupted = async () => {
+    await cluster.stop({ dropData: PORT_BASE !== undefined }).catch(() => undefined);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const replicas = SHORT ? [1] : [1, 2];
   const phases = [
     ['warm-up', async () => sleep(PHASE_MS)],
@@ -293,7 +325,8 @@ async function main() {
     [
       'SIGKILL one replica of each service',
       async () => {
-        for (const [name] of services) await restart(`${name}-2`, 'SIGKILL');
+        for (let round = 0; round < KILL_ROUNDS; round++)
+          for (const [name] of services) await restart(`${name}-2`, 'SIGKILL');
       },
     ],
     [
@@ -314,13 +347,21 @@ async function main() {
   let rss;
   if (SOAK_MS > 0)
     phases.push([
-      `soak (${SOAK_MS / 1000} s)`,
+      `soak (warm-up, then ${SOAK_MS / 1000} s)`,
       async () => {
-        const warm = Math.min(60_000, SOAK_MS / 5);
-        await sleep(warm);
+        // warm-up: the data reaches its steady size and every process its working set (the SIGKILL
+        // phase restarted some minutes ago); then SOAK_MS of the same load
+        steady.on = true;
+        await sleep(Math.min(120_000, SOAK_MS / 5));
         const before = rssOf(cluster.processes);
-        await sleep(SOAK_MS - warm);
-        rss = { before, after: rssOf(cluster.processes) };
+        const peak = { ...before };
+        const until = Date.now() + SOAK_MS;
+        while (Date.now() < until) {
+          await sleep(Math.min(30_000, until - Date.now()));
+          for (const [label, kb] of Object.entries(rssOf(cluster.processes)))
+            peak[label] = Math.max(peak[label] ?? 0, kb);
+        }
+        rss = { before, peak, after: rssOf(cluster.processes) };
       },
     ]);
   const control = { running: true };
@@ -331,6 +372,7 @@ async function main() {
     for (const [name, run] of phases) {
       phase = name;
       const started = Date.now();
+      phaseStarted = started;
       await run();
       // each phase lasts at least PHASE_MS of traffic
       const left = PHASE_MS - (Date.now() - started);
@@ -374,13 +416,16 @@ async function reconcile(receiver) {
   let reviewsLost = 0;
   let importsLost = 0;
   let subscriptionsLost = 0;
+  let archivedBack = 0;
   const unreadable = new Map();
   const note = (status) => unreadable.set(status, (unreadable.get(status) ?? 0) + 1);
   for (const user of users) if (!user.token) await signIn(user);
   await inParallel(cards, async (card) => {
+    if (card.archived === 'unknown') return; // its delete got no answer: either state is right
     const got = await read(card.user, `/api/flashcards/${card.id}`);
     const stored = got.json?.data;
     if (failed(got.status)) return note(got.status); // unknown, not lost: reported as unreadable
+    if (card.archived) return void (got.status === 404 || archivedBack++); // deleted stays deleted
     if (got.status !== 200 || stored?.word !== card.word) lost++;
     else if ((stored.timesReviewed ?? 0) < card.reviews) reviewsLost++;
   });
@@ -432,6 +477,7 @@ async function reconcile(receiver) {
   const delivered = [...receiver.deliveries.values()].reduce((n, l) => n + l.length, 0);
   return {
     lost,
+    archivedBack,
     reviewsLost,
     importsLost,
     subscriptionsLost,
@@ -473,6 +519,8 @@ function report(phases, timings, r, rss) {
       failedBy.set(key, (failedBy.get(key) ?? 0) + 1);
     }
   if (failedBy.size) console.log('failures:', Object.fromEntries([...failedBy].sort((a, b) => b[1] - a[1])));
+  // each failed request with its X-Request-ID, which every service logs (CHAOS_LOG_DIR keeps the logs)
+  if (failedRequests.length) console.table(failedRequests.slice(0, 40));
   if (errorSamples.size) console.log('first error answer of each kind:', Object.fromEntries(errorSamples));
   const acknowledgedReviews = cards.reduce((n, c) => n + c.reviews, 0);
   const imported = users.reduce((n, u) => n + u.imported.length, 0);
@@ -480,6 +528,7 @@ function report(phases, timings, r, rss) {
   console.log(
     [
       `reconciliation: ${cards.length} cards acknowledged, ${r.lost} lost;`,
+      `${cards.filter((c) => c.archived === true).length} deletes acknowledged, ${r.archivedBack} undone;`,
       `${acknowledgedReviews} reviews acknowledged, ${r.reviewsLost} cards missing acknowledged reviews;`,
       `${imported} imported words acknowledged, ${r.importsLost} lost;`,
       `${purchased} subscriptions acknowledged, ${r.subscriptionsLost} not active.`,
@@ -501,6 +550,7 @@ function report(phases, timings, r, rss) {
     const table = Object.keys(rss.after).map((label) => ({
       process: label,
       'RSS after warm-up (MB)': Math.round((rss.before[label] ?? 0) / 1024),
+      'peak in the soak (MB)': Math.round((rss.peak[label] ?? 0) / 1024),
       'RSS after soak (MB)': Math.round(rss.after[label] / 1024),
       ratio: rss.before[label] ? +(rss.after[label] / rss.before[label]).toFixed(2) : null,
     }));
@@ -510,6 +560,7 @@ function report(phases, timings, r, rss) {
       failures.push(`RSS grew more than 20 % in the soak: ${grown.map((t) => t.process).join(', ')}`);
   }
   if (r.lost) failures.push(`${r.lost} acknowledged cards lost`);
+  if (r.archivedBack) failures.push(`${r.archivedBack} acknowledged deletes undone (the card is back)`);
   if (r.reviewsLost) failures.push(`${r.reviewsLost} cards lost acknowledged reviews`);
   if (r.importsLost) failures.push(`${r.importsLost} acknowledged imported words lost`);
   if (r.subscriptionsLost) failures.push(`${r.subscriptionsLost} acknowledged subscriptions not active`);
