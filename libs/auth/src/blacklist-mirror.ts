@@ -20,8 +20,17 @@ export interface BlacklistMirror extends TokenBlacklist {
   stop(): Promise<void>;
 }
 
+/**
+ * How long after losing Redis the mirror still answers from memory. No revocation can be written
+ * while Redis is down for everyone, so what the mirror held when it lost Redis is still complete;
+ * only a process cut off alone from Redis could miss one, for at most this long (docs/adr/0015).
+ */
+export const STALE_ANSWERS_MS = 30_000;
+
 export interface BlacklistMirrorOptions {
   clock?: Clock;
+  /** How long after losing Redis memory still answers (STALE_ANSWERS_MS); 0: never. */
+  staleForMs?: number;
   /** How often expired entries are forgotten. */
   sweepMs?: number;
   onError?: (err: unknown) => void;
@@ -31,9 +40,10 @@ export interface BlacklistMirrorOptions {
  * The revoked tokens kept in memory, for a process that checks a token on every request (the
  * gateway): no Redis round trip per request. Correctness rests on the order of the (re)sync:
  * subscribe to the revocation channel first, then load the index, and only then answer from
- * memory; a revocation published in between arrives by one way or the other. Whenever the
- * subscription is not known to be intact (connecting, dropped, reloading), every check asks Redis
- * itself, so an outage still refuses (the caller turns the failure into 503), never passes.
+ * memory; a revocation published in between arrives by one way or the other. When the
+ * subscription drops, memory still answers for `staleForMs` (a Redis restart costs no sign-ins);
+ * after that, and before the mirror was ever complete, every check asks Redis itself, so a long
+ * outage refuses (the caller turns the failure into 503), never passes.
  */
 export async function createBlacklistMirror(
   redis: RedisClient,
@@ -43,7 +53,10 @@ export async function createBlacklistMirror(
   const direct = createTokenBlacklist(redis, clock);
   const revoked = new Map<string, number>(); // jti → expiry (ms)
   const subscriber = redis.duplicate();
+  const staleForMs = options.staleForMs ?? STALE_ANSWERS_MS;
   let live = false;
+  /** When the mirror stopped being known complete (it was live until then). */
+  let lostAt: number | undefined;
   let subscribed = false;
   let generation = 0;
   let stopped = false;
@@ -56,14 +69,22 @@ export async function createBlacklistMirror(
     if (jti && Number.isFinite(Number(expiry))) remember(jti, Number(expiry));
   };
 
+  const lose = () => {
+    if (live) lostAt = clock.now().getTime();
+    live = false;
+  };
+
   async function load() {
     const mine = ++generation;
-    live = false;
+    lose();
     try {
       const entries = await redis.zRangeByScoreWithScores(BLACKLIST_INDEX_KEY, clock.now().getTime(), '+inf');
       for (const { value, score } of entries) remember(value, score);
       // still the same connection, still subscribed: memory is complete from here on
-      if (mine === generation && subscriber.isReady && !stopped) live = true;
+      if (mine === generation && subscriber.isReady && !stopped) {
+        live = true;
+        lostAt = undefined;
+      }
     } catch (err) {
       // the main connection may come back after the subscriber: try again while nothing changed
       options.onError?.(err);
@@ -74,7 +95,7 @@ export async function createBlacklistMirror(
 
   const drop = () => {
     generation++;
-    live = false;
+    lose();
   };
   subscriber.on('error', (err) => {
     drop();
@@ -91,9 +112,11 @@ export async function createBlacklistMirror(
   await load();
 
   function revokedNow(jti: string): boolean | undefined {
-    if (!live || !subscriber.isReady) return undefined;
+    const now = clock.now().getTime();
+    if (live && !subscriber.isReady) lose(); // dropped before its event arrived
+    if (!live && (lostAt === undefined || now - lostAt > staleForMs)) return undefined;
     const expiry = revoked.get(jti);
-    return expiry !== undefined && expiry > clock.now().getTime();
+    return expiry !== undefined && expiry > now;
   }
 
   const sweep = setInterval(() => {
@@ -112,6 +135,7 @@ export async function createBlacklistMirror(
     async stop() {
       stopped = true;
       live = false;
+      lostAt = undefined;
       clearInterval(sweep);
       if (subscriber.isOpen) await subscriber.close();
     },
