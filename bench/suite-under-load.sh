@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole suite (the README's test command) run several times in a row while a busy loop per core
+# takes CPU from it: a slow CI machine, on purpose. Prints each run's result and its failed tests,
+# then the flake count (distinct tests that failed in some run).
+#   bash bench/suite-under-load.sh            3 runs, one busy loop per core
+#   RUNS=2 BUSY=1 bash bench/suite-under-load.sh
+# The loops stop with the script (also on Ctrl-C); logs go to $LOG_DIR (default /tmp/suite-under-load).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+BUSY=${BUSY:-$(nproc)}
+LOG_DIR=${LOG_DIR:-/tmp/suite-under-load}
+mkdir -p "$LOG_DIR"
+
+loops=()
+stop_loops() { [ ${#loops[@]} -eq 0 ] || kill "${loops[@]}" 2>/dev/null; }
+trap stop_loops EXIT
+for _ in $(seq "$BUSY"); do
+  bash -c 'while :; do :; done' &
+  loops+=($!)
+done
+echo "[under-load] $BUSY busy loops: ${loops[*]}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+failed_runs=0
+for run in $(seq "$RUNS"); do
+  started=$(date +%s)
+  npm test >"$LOG_DIR/run-$run.log" 2>&1
+  rc=$?
+  took=$(($(date +%s) - started))
+  [ $rc -eq 0 ] || failed_runs=$((failed_runs + 1))
+  echo "[under-load] run $run: exit $rc in ${took}s; $(grep -E '^Tests:' "$LOG_DIR/run-$run.log" | tr '\n' ' ')"
+  grep -E '^\s+✕' "$LOG_DIR/run-$run.log" | sed 's/^/[under-load]   failed: /'
+done
+flaky=$(cat "$LOG_DIR"/run-*.log | grep -E '^\s+✕' | sed -E 's/ \([0-9.]+ m?s\)$//' | sort -u | wc -l)
+echo "[under-load] $RUNS runs, $failed_runs failed; distinct failing tests (flakes): $flaky"
+[ "$failed_runs" -eq 0 ]
