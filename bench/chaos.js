@@ -528,10 +528,10 @@ function report(phases, timings, r, rss) {
   console.log(
     [
       `reconciliation: ${cards.length} cards acknowledged, ${r.lost} lost;`,
-      `${cards.filter((c) => c.archived === true).length} deletes acknowledged, ${r.archivedBack} undone;`,
       `${acknowledgedReviews} reviews acknowledged, ${r.reviewsLost} cards missing acknowledged reviews;`,
       `${imported} imported words acknowledged, ${r.importsLost} lost;`,
-      `${purchased} subscriptions acknowledged, ${r.subscriptionsLost} not active.`,
+      `${purchased} subscriptions acknowledged, ${r.subscriptionsLost} not active;`,
+      `${cards.filter((c) => c.archived === true).length} deletes acknowledged, ${r.archivedBack} undone.`,
     ].join(' '),
   );
   const e = r.events;
@@ -574,16 +574,8 @@ function report(phases, timings, r, rss) {
     failures.push(`${rolling['failed (5xx/network)']} requests failed during the rolling restart`);
   const kill = rows.find((x) => x.phase.startsWith('SIGKILL'));
   const idempotentKilled = kill['failed (5xx/network)'] - kill['of them non-idempotent'];
-  if (idempotentKilled > 0) {
-    // Enforced in the full run. Not yet in the short one (npm test): an idempotent request whose
-    // service was waiting on the killed replica's gRPC answer still fails now and then (1 in about
-    // 2,000 requests), and the test suite must not be flaky while that is open.
-    if (SHORT)
-      console.log(
-        `note: ${idempotentKilled} idempotent requests failed in the SIGKILL phase (enforced in the full run)`,
-      );
-    else failures.push(`${idempotentKilled} idempotent requests failed in the SIGKILL phase`);
-  }
+  if (idempotentKilled > 0)
+    failures.push(`${idempotentKilled} idempotent requests failed in the SIGKILL phase`);
   if (failures.length) {
     console.error(`chaos: FAILED: ${failures.join('; ')}`);
     process.exitCode = 1;
