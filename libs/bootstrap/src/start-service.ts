@@ -252,7 +252,13 @@ export async function startService<C extends ServiceEnv>(
     const processed = mongoProcessedEvents(mongoHandle.connection);
     for (const c of def.consumers?.(deps) ?? []) {
       const options: ConsumerOptions = { ...c, logger, processed, service: config.service };
-      const running: RunningConsumer = await startDurableConsumer(nats, bus, options);
+      // a JetStream cluster still electing its leaders answers "temporarily unavailable": wait, as
+      // for the streams, instead of exiting (seen when a 3-node cluster and the services started together)
+      const running: RunningConsumer = await untilAvailable(
+        `event consumer ${c.durable}`,
+        () => startDurableConsumer(nats, bus, options),
+        retry,
+      );
       stack.push(() => running.stop());
     }
     for (const worker of def.workers?.(deps) ?? []) stack.push(() => worker.stop());
