@@ -306,9 +306,9 @@ async function main() {
   });
   const { services, restart } = cluster;
   // interrupted (Ctrl-C, a timeout): the cluster stops with it, nothing is left running
-  const interrupted = async () => {
+  const interrupted = async (signal) => {
     await cluster.stop({ dropData: PORT_BASE !== undefined }).catch(() => undefined);
-    process.exit(130);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);

@@ -117,10 +117,13 @@ export function leanForwarder(
         {
           onRequestStart(c) {
             controller = c;
+            // the client left while this attempt was connecting (a retry opens its own connection)
+            if (res.destroyed && !res.writableFinished) c.abort(new Error('client closed the connection'));
           },
-          onResponseStart(_c, status, out, statusMessage) {
+          onResponseStart(c, status, out, statusMessage) {
             observeUpstream(service, started, status);
-            if (res.headersSent || res.destroyed) return;
+            if (res.destroyed) return void c.abort(new Error('client closed the connection'));
+            if (res.headersSent) return;
             for (const name in out) {
               const value = out[name];
               if (value === undefined || HOP_BY_HOP.has(name)) continue;

@@ -55,7 +55,9 @@ export function watchMonitors(client: mongo.MongoClient, options: MonitorWatchdo
       if (now - since < options.stuckAfterMs) continue;
       const servers = (client as unknown as WedgedMonitorView).topology?.s?.servers;
       const socket = servers?.get(address)?.monitor?.connection?.socket;
-      if (!socket?.destroyed) continue; // a slow check on a live socket: the driver's own timeout applies
+      // wedged: destroyed, and the driver waiting for it to drain; a slow check on a live socket, or
+      // a new connection still being opened, is left to the driver's own timeouts
+      if (!socket?.destroyed || socket.listenerCount('drain') === 0) continue;
       inFlight.delete(address);
       rescued++;
       options.logger?.warn(
