@@ -92,7 +92,10 @@ it('When a service is told to stop, Then it is not ready at once, still serves w
   );
   const base = `http://127.0.0.1:${port}`;
   try {
-    expect((await json(`${base}/health/ready`)).status).toBe(200);
+    // started, and ready once its checks answer (on a loaded machine a check can outlast its timeout)
+    await waitFor(async () => expect((await json(`${base}/health/ready`)).status).toBe(200), {
+      timeoutMs: 20_000,
+    });
     const stopped = service.stop();
     expect(await json(`${base}/health/ready`)).toMatchObject({
       status: 503,

@@ -83,7 +83,7 @@ it('When one client spends its sign-in attempts, Then it alone is limited; anoth
   expect(statuses.length).toBeGreaterThanOrEqual(6);
   expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
   expect(await login(b)).toBe(401);
-});
+}, 90_000); // up to 12 sign-ins, each a bcrypt comparison: seconds apiece on a loaded machine
 
 it('When a client writes its own X-Forwarded-For, Then the limit does not move', async () => {
   const c = clientAt();
@@ -91,7 +91,7 @@ it('When a client writes its own X-Forwarded-For, Then the limit does not move',
   expect(statuses.at(-1)).toBe(429);
   expect(statuses.length).toBeGreaterThanOrEqual(6);
   expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
-});
+}, 90_000);
 
 it('When guests share the ingress, Then each has its own hourly budget, whatever it claims to be', async () => {
   const d = clientAt();
