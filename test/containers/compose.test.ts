@@ -216,7 +216,18 @@ beforeAll(async () => {
   const replaced = Object.keys(before).filter((app) => before[app] !== after[app]);
   for (const app of replaced) await podman('rmi', before[app]!).catch(() => undefined);
   started = Date.now();
-  await compose('up', '-d');
+  await compose('up', '-d').catch(async (err: Error) => {
+    // compose stops at the first dependency that turned unhealthy: say which, with its logs
+    const states = await containers();
+    const sick = states.filter((c) => c.health !== 'healthy');
+    const logs = await Promise.all(
+      sick.map(
+        async (c) =>
+          `--- ${c.service} (${c.health}/${c.status})\n${await podman('logs', '--tail', '30', c.name).catch((e: Error) => e.message)}`,
+      ),
+    );
+    throw new Error(`${err.message}\n${logs.join('\n')}`);
+  });
   await allHealthy([...apps, 'mongo', 'nats', 'redis', 'webhook-receiver'], 240_000);
   report.push(`stack up and every container healthy in ${seconds(started)}`);
 }, 45 * 60_000);
