@@ -234,24 +234,17 @@ describeWithRegistry(
       };
     }
 
+    /** The release script against the test registry, writing its overlay to `out`. */
+    const pinDigests = (out: string, ...args: string[]) =>
+      run('bash', [SCRIPT, '--registry', host, ...args, '--out', out, '--tls-verify=false'], {
+        cwd: ROOT,
+        env: podmanEnv,
+        timeout: 60_000,
+      });
+
     it('When the script pushes the six local images, Then the overlay it writes names each as <registry>/lingua/<svc>@<the digest the registry reports>, and the release check passes', async () => {
       const out = path.join(dir, 'overlays', 'production');
-      const script = await run(
-        'bash',
-        [
-          SCRIPT,
-          '--registry',
-          host,
-          '--tag',
-          releaseTag,
-          '--source-tag',
-          sourceTag,
-          '--out',
-          out,
-          '--tls-verify=false',
-        ],
-        { cwd: ROOT, env: podmanEnv, timeout: 60_000 },
-      );
+      const script = await pinDigests(out, '--tag', releaseTag, '--source-tag', sourceTag);
       expect(script.stderr).toContain('the contract check accepts the overlay');
 
       const result = check(out);
@@ -274,20 +267,7 @@ describeWithRegistry(
 
     it('When a local image is missing, Then the script fails and writes no overlay', async () => {
       const out = path.join(dir, 'overlays', 'incomplete');
-      const failed = await run(
-        'bash',
-        [
-          SCRIPT,
-          '--registry',
-          host,
-          '--source-tag',
-          `${sourceTag}-absent`,
-          '--out',
-          out,
-          '--tls-verify=false',
-        ],
-        { cwd: ROOT, env: podmanEnv, timeout: 60_000 },
-      ).then(
+      const failed = await pinDigests(out, '--source-tag', `${sourceTag}-absent`).then(
         () => undefined,
         (err: { code?: number; stderr?: string }) => err,
       );
