@@ -3,6 +3,7 @@
 // services and the gateway as child processes with prefixed logs. Ctrl-C stops everything it started.
 // Used by `npm start`, and by the end-to-end test through startStack().
 const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -25,9 +26,9 @@ function prefixLines(stream, label, color, out) {
     .on('line', (line) => out.write(`\x1b[${color}m[${label}]\x1b[0m ${line}\n`));
 }
 
-async function waitReady(url, timeoutMs) {
+async function waitReady(url, timeoutMs, until) {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !until.gaveUp) {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -77,14 +78,19 @@ async function startStack({
       : undefined;
   if (mailSink && !sink && !quiet)
     console.log('[mail] SMTP port in use: e-mails go to the server already there');
+  // quiet: each process writes its log straight to a file of its own, so the caller (the overload
+  // bench's load generator, whose clock times every answer) spends no CPU on them, and a process
+  // that exits during start-up is reported with its last lines; removed by stop()
+  const logDir = quiet ? fs.mkdtempSync(path.join(os.tmpdir(), 'lingua-stack-')) : undefined;
+  const logFile = (name) => path.join(logDir, `${name}.log`);
   const children = DEPLOYABLES.map(([name, dir], i) => {
+    const log = logDir && fs.openSync(logFile(name), 'a');
     const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: path.join(ROOT, dir),
       env: fullEnv,
-      // quiet: straight to /dev/null, so the caller (the overload bench's load generator, whose clock
-      // times every answer) does not spend its CPU reading the whole stack's logs only to drop them
-      stdio: quiet ? 'ignore' : ['ignore', 'pipe', 'pipe'],
+      stdio: log === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', log, log],
     });
+    if (log !== undefined) fs.closeSync(log);
     // The edge keeps its CPU: on one machine the services (and the database, see infra.sh) run at a
     // lower priority, as separate pods with their own CPU would, so that under overload the gateway
     // still answers the excess at once instead of waiting behind the work it admitted.
@@ -111,20 +117,33 @@ async function startStack({
       ),
     );
     await sink?.close(); // after the services: notifications may still be sending
+    if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
+  };
+  const lastLines = (name) => {
+    try {
+      return `; its last log lines:\n${fs.readFileSync(logFile(name), 'utf8').trimEnd().split('\n').slice(-20).join('\n')}`;
+    } catch {
+      return '';
+    }
   };
   const crashed = new Promise((_, reject) => {
     for (const { name, child } of children)
       child.once(
         'exit',
         (code, signal) =>
-          !stopping && reject(new Error(`${name} exited (${signal ?? code}) during start-up`)),
+          !stopping &&
+          reject(
+            new Error(`${name} exited (${signal ?? code}) during start-up${logDir ? lastLines(name) : ''}`),
+          ),
       );
   });
   crashed.catch(() => undefined);
   const url = `http://127.0.0.1:${fullEnv.GATEWAY_PORT ?? 8080}`;
+  const wait = { gaveUp: false };
   try {
-    await Promise.race([waitReady(`${url}/health`, readyTimeoutMs), crashed]);
+    await Promise.race([waitReady(`${url}/health`, readyTimeoutMs, wait), crashed]);
   } catch (err) {
+    wait.gaveUp = true; // a crash ends the wait for readiness too
     await stop();
     throw err;
   }

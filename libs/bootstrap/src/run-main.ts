@@ -38,6 +38,11 @@ export async function runMain<C extends ServiceEnv>(
   } catch (err) {
     if (starting.signal.aborted) process.exit(0);
     logger.fatal({ err }, `${def.config.service} failed to start`);
+    // even with logging off (LOG_LEVEL=silent, as in tests), the reason for exit code 1 is said once
+    if (!logger.isLevelEnabled('fatal'))
+      process.stderr.write(
+        `${def.config.service} failed to start: ${(err as Error)?.stack ?? String(err)}\n`,
+      );
     process.exit(1);
   }
   if (stopping) void stop(running);

@@ -13,6 +13,9 @@ export function isolatedServiceEnv(overrides: Record<string, string> = {}): Reco
     EVENTS_SUBJECT_PREFIX: tag.toLowerCase(),
     SHUTDOWN_GRACE_MS: '1000',
     GATEWAY_METRICS_PORT: '0',
+    // a stack started by start-stack.js runs its services at the gateway's priority in tests: on a
+    // machine busy with other work (CI, two busy loops) niced services miss their deadlines (504)
+    LINGUA_BACKEND_NICE: '0',
   };
   for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS']) {
     env[`${svc}_HTTP_PORT`] = '0';
