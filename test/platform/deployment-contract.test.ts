@@ -563,6 +563,12 @@ describe('docker-compose.yml', () => {
         plan(w, secrets, path.join(workdir, 'compose'), isolated, freeByService.get(w.name)!),
       );
       expect(plans.flatMap((p) => resolvePeers(p, resolve))).toEqual([]);
+      // compose leaves the metrics ports at their defaults (9400-9405), which another process on this
+      // machine may hold (seen once: EADDRINUSE 9401 under load); the healthchecks do not read them
+      for (const p of plans) {
+        const name = p.name === 'gateway' ? 'GATEWAY_METRICS_PORT' : `${p.name.toUpperCase()}_METRICS_PORT`;
+        p.env[name] ??= String(await freePort());
+      }
       await bootAll('docker-compose.yml', plans, (p, i) => {
         // the healthcheck command itself, with the image's /app as this checkout and the port mapped
         const [, ...command] = services()[i]!.probes.healthcheck!.command!;

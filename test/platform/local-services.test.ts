@@ -40,8 +40,9 @@ describe("the local cluster's Services (HAProxy, as start-cluster.js configures 
         http.createServer((_req, res) => res.writeHead(200).end('ready')),
         replica.http,
       );
+    // HAProxy resets the server side of a connection its client dropped (waitForPort's probe)
     await listen(
-      net.createServer((socket) => socket.end('alive\n')),
+      net.createServer((socket) => socket.on('error', () => undefined).end('alive\n')),
       alive.grpc,
     );
 
