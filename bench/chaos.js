@@ -574,16 +574,8 @@ function report(phases, timings, r, rss) {
     failures.push(`${rolling['failed (5xx/network)']} requests failed during the rolling restart`);
   const kill = rows.find((x) => x.phase.startsWith('SIGKILL'));
   const idempotentKilled = kill['failed (5xx/network)'] - kill['of them non-idempotent'];
-  if (idempotentKilled > 0) {
-    // Enforced in the full run. Only reported in the short one (npm test): under heavy CPU load an
-    // idempotent read can still time out (504) when its replica is killed (1 in 2,622 with two busy
-    // loops), and the suite must not be flaky while that is open.
-    if (SHORT)
-      console.log(
-        `note: ${idempotentKilled} idempotent requests failed in the SIGKILL phase (enforced in the full run)`,
-      );
-    else failures.push(`${idempotentKilled} idempotent requests failed in the SIGKILL phase`);
-  }
+  if (idempotentKilled > 0)
+    failures.push(`${idempotentKilled} idempotent requests failed in the SIGKILL phase`);
   if (failures.length) {
     console.error(`chaos: FAILED: ${failures.join('; ')}`);
     process.exitCode = 1;

@@ -50,23 +50,32 @@ describe('retry of requests that lost their connection', () => {
   }
 
   it.each(['GET', 'DELETE'])(
-    'When the connection drops under an idempotent %s, Then the gateway sends it once more and the client gets the answer',
+    'When the connection drops under an idempotent %s, Then the gateway sends it again and the client gets the answer',
     async (method) => {
       expect(await through(1, method)).toEqual({ status: 200, attempts: 2 });
     },
   );
 
   it.each(['GET', 'PUT'])(
-    'When the connection drops under an idempotent %s with a JSON body type (the express path), Then it is sent once more too',
+    'When the connection drops under an idempotent %s with a JSON body type (the express path), Then it is sent again too',
     async (method) => {
       const json = { 'content-type': 'application/json' };
       expect(await through(1, method, json)).toEqual({ status: 200, attempts: 2 });
     },
   );
 
-  it('When it drops twice, Then the client gets the 503 after one retry only', async () => {
-    expect(await through(2, 'GET')).toEqual({ status: 503, attempts: 2 });
-  });
+  // a replica killed mid-request still accepts connections for a moment, so the first retry can be
+  // lost the same way; the second one, after a pause, finds the replica gone
+  it.each([
+    ['the fast path', {}],
+    ['the express path', { 'content-type': 'application/json' }],
+  ])(
+    'When it drops twice (%s), Then the second retry gets the answer, and after a third drop the client gets the 503',
+    async (_path, headers: Record<string, string>) => {
+      expect(await through(2, 'GET', headers)).toEqual({ status: 200, attempts: 3 });
+      expect(await through(3, 'GET', headers)).toEqual({ status: 503, attempts: 3 });
+    },
+  );
 
   it('When the connection drops under a POST, Then it is not repeated (it may have had its effect)', async () => {
     expect(await through(1, 'POST')).toEqual({ status: 503, attempts: 1 });

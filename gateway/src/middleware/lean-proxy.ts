@@ -7,7 +7,9 @@ import {
   answerUpstreamFailure,
   mayRetry,
   observeUpstream,
+  retryPauseMs,
   stampDeadline,
+  UPSTREAM_RETRIES,
   type UpstreamOptions,
 } from './proxy';
 
@@ -97,9 +99,9 @@ export function leanForwarder(
     // as http-proxy-middleware's error plugin: an error on a client socket that is already gone must not crash the gateway
     res.on('error', ignore);
 
-    // upstream latency from the first attempt: what the gateway waited, a retry included
+    // upstream latency from the first attempt: what the gateway waited, retries included
     const started = performance.now();
-    // The retry opens a connection of its own: the pool's other idle connections may lead to the same
+    // A retry opens a connection of its own: the pool's other idle connections may lead to the same
     // lost replica (a TCP balancer keeps each connection on one replica) and fail alike.
     let retryClient: Client | undefined;
     const closeRetryClient = () => void retryClient?.close().catch(ignore);
@@ -155,11 +157,17 @@ export function leanForwarder(
             closeRetryClient();
             if (streamed && !req.readableEnded) req.resume();
             if (res.headersSent) return void res.destroy(err);
-            // once, on another connection (the pool drops the failed one); counted in the log
-            if (attempt === 0 && !res.destroyed && mayRetry(req.method, err, streamed)) {
-              options.logger.debug({ err, service }, 'upstream connection failed; retrying once');
+            // again, each time on a connection of its own (the pool drops the failed one)
+            if (attempt < UPSTREAM_RETRIES && !res.destroyed && mayRetry(req.method, err, streamed)) {
+              options.logger.debug(
+                { err, service, retry: attempt + 1 },
+                'upstream connection failed; retrying',
+              );
               upstreamRetries.inc({ upstream: service });
-              return void send(1);
+              const pause = retryPauseMs(attempt + 1);
+              // the client may have left during the pause
+              const again = () => (res.destroyed ? undefined : send(attempt + 1));
+              return void (pause > 0 ? setTimeout(again, pause) : again());
             }
             fail(err);
           },

@@ -33,7 +33,20 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const CONNECTION_FAILURES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /**
- * Whether a failed attempt may be sent once more: only before any answer reached the client, only
+ * Retries of a request whose connection failed, each on a new connection. The second waits
+ * RETRY_PAUSE_MS first: a replica killed mid-request still accepts connections until its process is
+ * gone (about 0.1 s, measured with a 600 MB process on a loaded machine), and a TCP balancer that has
+ * not yet seen it down can send the first retry, made at once, to it again (seen in the chaos runs:
+ * a GET answered 504 after both attempts got "socket hang up" within 150 ms).
+ */
+export const UPSTREAM_RETRIES = 2;
+const RETRY_PAUSE_MS = 200;
+
+/** How long to wait before retry number `retry` (1-based). */
+export const retryPauseMs = (retry: number): number => (retry <= 1 ? 0 : RETRY_PAUSE_MS);
+
+/**
+ * Whether a failed attempt may be sent again: only before any answer reached the client, only
  * without a streamed body (it cannot be replayed), and only when the request could not have had an
  * effect twice: an idempotent method, or a connection refused (the request was never sent).
  */
@@ -81,11 +94,15 @@ export function answerUpstreamFailure(
   req: http.IncomingMessage,
   out: http.ServerResponse,
   logger: Logger,
+  /** Whether the gateway itself ended the wait, when the caller knows (see ECONNRESET below). */
+  abortedAtDeadline?: boolean,
 ): void {
   const code = (err as NodeJS.ErrnoException).code;
-  // http-proxy aborts a request at its timeout with ECONNRESET ("socket hang up"); undici's lost
-  // connection (UND_ERR_SOCKET: a replica closing or killed) is an unavailable service, not a timeout
-  const timedOut = code === 'ECONNRESET' || code === 'ETIMEDOUT' || /timeout/i.test(err.message);
+  // http-proxy aborts a request at its timeout with ECONNRESET ("socket hang up"), the code of a
+  // lost connection too: the express path says which it was; undici's lost connection
+  // (UND_ERR_SOCKET: a replica closing or killed) is an unavailable service, not a timeout
+  const timedOut =
+    code === 'ETIMEDOUT' || /timeout/i.test(err.message) || (abortedAtDeadline ?? code === 'ECONNRESET');
   upstreamErrors.inc({ upstream: service, reason: upstreamErrorReason(code, timedOut) });
   const appError = timedOut
     ? new AppError('UPSTREAM_TIMEOUT', `The ${service} service did not answer in time`)
@@ -122,9 +139,14 @@ const retryAgent = new http.Agent({ keepAlive: false });
 
 /** One streaming proxy per service; an unreachable service is 503, a slow one 504, in the path's envelope. */
 function proxyTo(service: ServiceName, target: string, options: UpstreamOptions): RequestHandler {
-  const proxy = proxyWith(service, target, options, upstreamAgent, () => retry);
-  const retry = proxyWith(service, target, options, retryAgent, () => undefined);
-  return proxy;
+  // the first attempt on the pool, then UPSTREAM_RETRIES attempts each on a connection of its own
+  let next: RequestHandler | undefined;
+  for (let retry = UPSTREAM_RETRIES; retry >= 1; retry--) {
+    const after = next;
+    next = proxyWith(service, target, options, retryAgent, () => after);
+  }
+  const first = next;
+  return proxyWith(service, target, options, upstreamAgent, () => first);
 }
 
 function proxyWith(
@@ -170,33 +192,46 @@ function proxyWith(
       error: (err, req, res) => {
         const attempt = req as Attempted;
         const out = res as http.ServerResponse;
-        // once, on a new connection, as the fast path does
+        // on a new connection, as the fast path does (retryProxy is undefined after the last retry)
         const retry = retryProxy();
         if (
           retry !== undefined &&
-          !attempt.upstreamRetried &&
           !attempt.upstreamTimedOut &&
           !out.headersSent &&
           !out.destroyed &&
           mayRetry(req.method, err, streamsItsBody(attempt))
         ) {
-          attempt.upstreamRetried = true;
-          options.logger.debug({ err, service }, 'upstream connection failed; retrying once');
-          upstreamRetries.inc({ upstream: service });
-          return void retry(
-            attempt as Parameters<RequestHandler>[0],
-            out as Parameters<RequestHandler>[1],
-            () => answerUpstreamFailure(service, err, attempt, out, options.logger),
+          attempt.upstreamRetries = (attempt.upstreamRetries ?? 0) + 1;
+          options.logger.debug(
+            { err, service, retry: attempt.upstreamRetries },
+            'upstream connection failed; retrying',
           );
+          upstreamRetries.inc({ upstream: service });
+          const send = () =>
+            // the client may have left during the pause
+            out.destroyed
+              ? undefined
+              : retry(attempt as Parameters<RequestHandler>[0], out as Parameters<RequestHandler>[1], () =>
+                  answerUpstreamFailure(
+                    service,
+                    err,
+                    attempt,
+                    out,
+                    options.logger,
+                    attempt.upstreamTimedOut === true,
+                  ),
+                );
+          const pause = retryPauseMs(attempt.upstreamRetries);
+          return void (pause > 0 ? setTimeout(send, pause) : send());
         }
-        answerUpstreamFailure(service, err, attempt, out, options.logger);
+        answerUpstreamFailure(service, err, attempt, out, options.logger, attempt.upstreamTimedOut === true);
       },
     },
   });
 }
 
 type Attempted = http.IncomingMessage & {
-  upstreamRetried?: boolean;
+  upstreamRetries?: number;
   upstreamTimedOut?: boolean;
   /** Set when the edge read the body (JSON): the proxy writes it again, so it can be sent twice. */
   body?: unknown;
