@@ -9,6 +9,9 @@
 #   bash deploy/containers/base-images.sh --packages install the Debian packages only (podman, runc, ...;
 #                                                    deploy/local/infra.sh up --test-tools: the release
 #                                                    digest test pushes tiny images with podman)
+#   bash deploy/containers/base-images.sh --observability  also the stand-ins of the observability
+#                                                    overlay's tracing (LINGUA_CONTAINERS_OBSERVABILITY=1
+#                                                    npm run test:containers)
 #
 # Images (podman storage, root):
 #   docker.io/library/node:24-bookworm-slim  Debian bookworm minbase + Node 24 (npm package
@@ -19,6 +22,14 @@
 #   localhost/lingua/ferretdb-documentdb:local  PostgreSQL 15 + DocumentDB + FerretDB 2, the embedded
 #                                            database of deploy/local/infra.sh; used instead of mongo:7
 #                                            through deploy/containers/docker-compose.local.yml
+# With --observability:
+#   docker.io/otel/opentelemetry-collector-contrib:0.144.0  an OpenTelemetry Collector of the components
+#                                            deploy/otel-collector/config.yaml uses, at 0.165.0 (the
+#                                            builder version the proxy serves), built with the Collector
+#                                            Builder from the Go module proxy (otelcol/builder.yaml)
+#   docker.io/jaegertracing/jaeger:2.19.0    NOT Jaeger (not packaged for Debian, not built here):
+#                                            the same collector as a trace sink on
+#                                            Jaeger's OTLP ports, printing every span (otelcol/trace-sink.yaml)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -33,11 +44,16 @@ NODE=docker.io/library/node:24-bookworm-slim
 NATS=docker.io/library/nats:2-alpine
 REDIS=docker.io/library/redis:7
 DB=localhost/lingua/ferretdb-documentdb:local
+COLLECTOR=docker.io/otel/opentelemetry-collector-contrib:0.144.0
+TRACE_SINK=docker.io/jaegertracing/jaeger:2.19.0
+OTELCOL_BUILDER=go.opentelemetry.io/collector/cmd/builder@v0.165.0
 
 REBUILD=0
 [ "${1:-}" = --rebuild ] && REBUILD=1
 PACKAGES_ONLY=0
 [ "${1:-}" = --packages ] && PACKAGES_ONLY=1
+OBSERVABILITY=0
+[ "${1:-}" = --observability ] && OBSERVABILITY=1
 
 log() { printf '[base-images] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -149,6 +165,33 @@ build_db() {
   built "$DB" "$started"
 }
 
+# The collector is built once per machine (a few minutes: Go modules from the proxy, then go build),
+# kept under $TOOLS_DIR; both images are that binary on the Debian base.
+build_observability() {
+  have "$COLLECTOR" && have "$TRACE_SINK" && return
+  local started bin work go
+  started=$(date +%s)
+  bin="$TOOLS_DIR/otelcol-contrib-0.165.0"
+  if [ ! -x "$bin" ]; then
+    go="$(command -v go || echo /usr/local/go/bin/go)"
+    [ -x "$go" ] || { log "Go is needed once to build the OpenTelemetry Collector"; return 1; }
+    log "building the OpenTelemetry Collector with the Collector Builder (first run only, minutes)"
+    work="$(mktemp -d)"
+    GOBIN="$work/bin" "$go" install "$OTELCOL_BUILDER"
+    sed "/^dist:/a\\  output_path: $work/out" "$HERE/otelcol/builder.yaml" >"$work/builder.yaml"
+    PATH="$(dirname "$go"):$PATH" "$work/bin/builder" --config "$work/builder.yaml" --ldflags '-s -w' \
+      >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; rm -rf "$work"; return 1; }
+    mkdir -p "$TOOLS_DIR" && cp "$work/out/otelcol-contrib" "$bin"
+    rm -rf "$work"
+  fi
+  work="$(mktemp -d)"
+  cp "$bin" "$work/otelcol-contrib"
+  cp "$HERE/otelcol/trace-sink.yaml" "$work/config.yaml"
+  podman build -q -f "$HERE/otelcol.Containerfile" -t "$COLLECTOR" -t "$TRACE_SINK" "$work" >/dev/null
+  rm -rf "$work"
+  built "$COLLECTOR" "$started"
+}
+
 main() {
   mkdir -p "$CACHE"
   ensure_packages
@@ -158,6 +201,7 @@ main() {
   build_simple "$NATS" nats.Containerfile
   build_simple "$REDIS" redis.Containerfile
   build_db
+  [ "$OBSERVABILITY" = 0 ] || build_observability
   [ ${#replaced[@]} -eq 0 ] || podman rmi "${replaced[@]}" >/dev/null 2>&1 || true
   # no `podman image prune`: the untagged intermediate images are the build cache of the app images
 }

@@ -18,6 +18,12 @@ const project = 'lingua-containers-test';
 const apps = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications', 'gateway'];
 const containersConf = join(root, 'deploy', 'containers', 'containers.conf');
 const IMAGE_SIZE_TARGET_MB = 250;
+/**
+ * LINGUA_CONTAINERS_OBSERVABILITY=1: the observability overlay's tracing too (stand-in collector and
+ * trace sink, deploy/containers/docker-compose.observability.local.yml). Not in CI: the collector's
+ * first build takes minutes.
+ */
+const observability = process.env.LINGUA_CONTAINERS_OBSERVABILITY === '1';
 
 let dir: string;
 let service: ChildProcess | undefined;
@@ -35,6 +41,15 @@ const podman = async (...args: string[]) =>
       maxBuffer: 64 << 20,
     })
   ).stdout;
+
+/** A container's log, both streams (`podman logs` passes the container's stderr on as its own). */
+async function containerLogs(name: string, tail?: number): Promise<string> {
+  const { stdout, stderr } = await run('podman', ['logs', ...(tail ? ['--tail', String(tail)] : []), name], {
+    env: { ...process.env, CONTAINERS_CONF: containersConf },
+    maxBuffer: 64 << 20,
+  });
+  return stdout + stderr;
+}
 
 /** docker-compose through podman's API; its output goes to the test's output (build progress). */
 function compose(...args: string[]): Promise<void> {
@@ -93,7 +108,7 @@ async function allHealthy(expected: string[], timeoutMs: number) {
     const states = await containers();
     const broken = states.find((c) => c.health === 'unhealthy' || c.status === 'exited');
     if (broken) {
-      const logs = await podman('logs', '--tail', '40', broken.name).catch((e: Error) => e.message);
+      const logs = await containerLogs(broken.name, 40).catch((e: Error) => e.message);
       throw new Error(`${broken.service} is ${broken.health}/${broken.status}:\n${logs}`);
     }
     const waiting = expected.filter((s) => !states.some((c) => c.service === s && c.health === 'healthy'));
@@ -157,10 +172,16 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'lingua-containers-'));
   chmodSync(dir, 0o755);
   composeFiles = ['docker-compose.yml', 'deploy/containers/docker-compose.local.yml'];
+  if (observability)
+    composeFiles.push(
+      'deploy/compose/docker-compose.observability.yml',
+      'deploy/containers/docker-compose.observability.local.yml',
+    );
 
   let started = Date.now();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('bash', [join(root, 'deploy', 'containers', 'base-images.sh')], {
+    const args = observability ? ['--observability'] : [];
+    const child = spawn('bash', [join(root, 'deploy', 'containers', 'base-images.sh'), ...args], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`base-images.sh exited ${code}`))));
@@ -223,21 +244,26 @@ beforeAll(async () => {
     const logs = await Promise.all(
       sick.map(
         async (c) =>
-          `--- ${c.service} (${c.health}/${c.status})\n${await podman('logs', '--tail', '30', c.name).catch((e: Error) => e.message)}`,
+          `--- ${c.service} (${c.health}/${c.status})\n${await containerLogs(c.name, 30).catch((e: Error) => e.message)}`,
       ),
     );
     throw new Error(`${err.message}\n${logs.join('\n')}`);
   });
   await allHealthy([...apps, 'mongo', 'nats', 'redis', 'webhook-receiver'], 240_000);
+  // the collector images have no health check (the official one is distroless): running is enough here
+  if (observability)
+    for (const s of ['otel-collector', 'jaeger'])
+      expect({ s, status: (await containers()).find((c) => c.service === s)?.status }).toEqual({
+        s,
+        status: 'running',
+      });
   report.push(`stack up and every container healthy in ${seconds(started)}`);
 }, 45 * 60_000);
 
 afterAll(async () => {
   try {
     for (const c of (await containers()).filter((c) => logsOnFailure.has(c.service)))
-      report.push(
-        `--- ${c.service}\n${await podman('logs', '--tail', '25', c.name).catch((e: Error) => e.message)}`,
-      );
+      report.push(`--- ${c.service}\n${await containerLogs(c.name, 25).catch((e: Error) => e.message)}`);
     if (composeFiles && env) await compose('down', '-v', '--remove-orphans');
   } finally {
     if (healthTimer?.pid) process.kill(-healthTimer.pid);
@@ -339,4 +365,45 @@ describe('docker-compose up with podman', () => {
     expect(verified.event).toBe('user.created');
     logsOnFailure.clear();
   }, 300_000);
+
+  (observability ? it : it.skip)(
+    "sends a request's trace through the overlay's collector (debug output) to the trace sink in Jaeger's place",
+    async () => {
+      // a client's W3C trace context: the gateway and the services continue its trace
+      const traceId = randomBytes(16).toString('hex');
+      const res = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+        },
+        body: JSON.stringify({
+          email: `t-${randomUUID()}@example.com`,
+          username: `t${randomUUID().slice(0, 8)}`,
+          password: 'Containers-test-1',
+        }),
+      });
+      expect(res.status).toBe(201);
+      // the collector logs to stderr
+      const logsOf = async (service: string) =>
+        containerLogs((await containers()).find((s) => s.service === service)!.name);
+      // batched by the services (5 s) and by the collector: wait for the id in both outputs
+      for (const service of ['otel-collector', 'jaeger'])
+        await waitFor(
+          async () => {
+            const out = await logsOf(service);
+            if (!out.includes(traceId))
+              throw new Error(
+                `trace ${traceId} not in ${service}'s output yet; its last lines:\n${out.trimEnd().split('\n').slice(-15).join('\n')}`,
+              );
+          },
+          { timeoutMs: 60_000, intervalMs: 1000 },
+        );
+      const spans = (await logsOf('jaeger')).split('\n').filter((l) => l.includes(traceId)).length;
+      report.push(
+        `observability overlay: trace ${traceId} reached the collector and the trace sink (${spans} lines)`,
+      );
+    },
+    120_000,
+  );
 });
