@@ -28,6 +28,7 @@ const { Agent, FormData, fetch: undiciFetch, request } = require('undici');
 const { Blob } = require('node:buffer');
 const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
+const { soakMemory } = require('./soak-memory');
 
 const SHORT = process.env.CHAOS_SHORT === '1';
 const USERS = Number(process.env.CHAOS_USERS ?? (SHORT ? 6 : 12));
@@ -37,6 +38,8 @@ const SOAK_MS = 1000 * Number(process.env.CHAOS_SOAK_SECONDS ?? (SHORT ? 0 : 600
 const KILL_ROUNDS = Number(process.env.CHAOS_KILL_ROUNDS ?? 1);
 /** In the soak each user keeps at most this many cards, so memory that grows is not more data. */
 const SOAK_CARDS_PER_USER = 150;
+/** The soak reads every process's RSS this often (bench/soak-memory.js judges the series). */
+const RSS_EVERY_MS = 10_000;
 const PORT_BASE = process.env.CHAOS_PORT_BASE ? Number(process.env.CHAOS_PORT_BASE) : undefined;
 /** How long events may take to reach the receiver once the traffic has stopped. */
 const DELIVERY_DEADLINE_MS = 90_000;
@@ -353,15 +356,20 @@ async function main() {
         // phase restarted some minutes ago); then SOAK_MS of the same load
         steady.on = true;
         await sleep(Math.min(120_000, SOAK_MS / 5));
-        const before = rssOf(cluster.processes);
-        const peak = { ...before };
-        const until = Date.now() + SOAK_MS;
-        while (Date.now() < until) {
-          await sleep(Math.min(30_000, until - Date.now()));
-          for (const [label, kb] of Object.entries(rssOf(cluster.processes)))
-            peak[label] = Math.max(peak[label] ?? 0, kb);
+        // one RSS reading is wherever the garbage collector left the heap (a young generation of
+        // tens of MB fills and empties every few seconds): each side of the soak is the median of
+        // the readings over a window, every RSS_EVERY_MS, and every reading is kept for the report
+        const samples = []; // { at: s since the soak began, rss: { label: kB } }
+        const began = Date.now();
+        const until = began + SOAK_MS;
+        while (true) {
+          samples.push({ at: Math.round((Date.now() - began) / 1000), rss: rssOf(cluster.processes) });
+          if (Date.now() >= until) break;
+          await sleep(Math.min(RSS_EVERY_MS, until - Date.now()));
         }
-        rss = { before, peak, after: rssOf(cluster.processes) };
+        rss = soakMemory(samples);
+        if (process.env.CHAOS_LOG_DIR)
+          fs.writeFileSync(`${process.env.CHAOS_LOG_DIR}/soak-rss.json`, JSON.stringify(samples));
       },
     ]);
   const control = { running: true };
@@ -547,17 +555,25 @@ function report(phases, timings, r, rss) {
     );
   const failures = [];
   if (rss) {
-    const table = Object.keys(rss.after).map((label) => ({
+    const mb = (kb) => (kb === undefined ? null : Math.round(kb / 1024));
+    const table = Object.entries(rss).map(([label, m]) => ({
       process: label,
-      'RSS after warm-up (MB)': Math.round((rss.before[label] ?? 0) / 1024),
-      'peak in the soak (MB)': Math.round((rss.peak[label] ?? 0) / 1024),
-      'RSS after soak (MB)': Math.round(rss.after[label] / 1024),
-      ratio: rss.before[label] ? +(rss.after[label] / rss.before[label]).toFixed(2) : null,
+      'line at start (MB)': mb(m.trend?.start),
+      'line at end (MB)': mb(m.trend?.end),
+      ratio: m.ratio === undefined ? null : +m.ratio.toFixed(2),
+      'median 1st min (MB)': mb(m.firstWindow),
+      'median last min (MB)': mb(m.lastWindow),
+      'peak (MB)': mb(m.peak),
     }));
+    console.log(
+      'RSS in the soak (readings every 10 s; the verdict is the ratio of the line through the medians of its halves):',
+    );
     console.table(table);
     const grown = table.filter((t) => t.ratio !== null && t.ratio > 1.2);
     if (grown.length)
       failures.push(`RSS grew more than 20 % in the soak: ${grown.map((t) => t.process).join(', ')}`);
+    const gone = table.filter((t) => t.ratio === null);
+    if (gone.length) failures.push(`not running through the soak: ${gone.map((t) => t.process).join(', ')}`);
   }
   if (r.lost) failures.push(`${r.lost} acknowledged cards lost`);
   if (r.archivedBack) failures.push(`${r.archivedBack} acknowledged deletes undone (the card is back)`);
