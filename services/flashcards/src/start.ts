@@ -103,7 +103,9 @@ export function flashcardsDeps(
     exportQuota: quota,
     achievementDeps,
     // an explicitly given hook (tests) wins over the achievement rules
-    achievements: achievements ?? { onActivity: (userId) => evaluateAchievements(userId, achievementDeps) },
+    achievements: achievements ?? {
+      onActivity: (userId, known) => evaluateAchievements(userId, achievementDeps, known),
+    },
     async eraseUserExtras(userId) {
       await achievementStore.deleteAllOfUser(userId);
       await quota?.eraseUser(userId);

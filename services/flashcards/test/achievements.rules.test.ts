@@ -1,11 +1,66 @@
 import { ACHIEVEMENTS, findAchievement } from '../src/domain/achievements/achievement-catalogue';
-import { achievementBoard, levelForXp, newlyEarned } from '../src/domain/achievements/achievement-rules';
-import { unlockEventId } from '../src/domain/achievements/evaluate-achievements.use-case';
+import {
+  achievementBoard,
+  levelForXp,
+  newlyEarned,
+  progressNeeded,
+} from '../src/domain/achievements/achievement-rules';
+import type { AchievementDeps } from '../src/domain/achievements/achievement-store';
+import {
+  evaluateAchievements,
+  unlockEventId,
+} from '../src/domain/achievements/evaluate-achievements.use-case';
 
 describe('Achievement rules', () => {
   it('When progress reaches thresholds, Then exactly the earned and not yet unlocked achievements are returned', () => {
     const earned = newlyEarned({ streakDays: 7, cardsLearned: 10, totalReviews: 9 }, new Set(['streak_3']));
     expect(earned.map((a) => a.id)).toEqual(['streak_7', 'cards_learned_1', 'cards_learned_10']);
+  });
+
+  it('When some achievements are unlocked, Then the evaluation needs each category only up to its highest locked threshold', () => {
+    expect(progressNeeded(new Set())).toEqual({ streak: 100, cards_learned: 1000, reviews: 5000 });
+    const allReviews = ACHIEVEMENTS.filter((a) => a.category === 'reviews').map((a) => a.id);
+    expect(progressNeeded(new Set([...allReviews, 'streak_100']))).toEqual({
+      streak: 30,
+      cards_learned: 1000,
+    });
+    expect(progressNeeded(new Set(ACHIEVEMENTS.map((a) => a.id)))).toEqual({});
+  });
+
+  it('When the evaluation runs, Then it reads only what can still unlock something, counts capped, the known streak not read again', async () => {
+    const reads: string[] = [];
+    const unlocked = new Set(ACHIEVEMENTS.filter((a) => a.category === 'reviews').map((a) => a.id));
+    const deps: AchievementDeps = {
+      store: {
+        get: () => Promise.reject(new Error('the board read is not needed')),
+        unlockedIds: async () => (reads.push('unlocks'), new Set(unlocked)),
+        unlock: async (_u, id) => (reads.push(`unlock ${id}`), true),
+        claim: () => Promise.reject(new Error('no claim')),
+      },
+      progressOf: () => Promise.reject(new Error('the uncapped progress is not needed')),
+      progressFor: async (_u, need, known) => {
+        reads.push(`progress ${JSON.stringify(need)} known ${JSON.stringify(known)}`);
+        return { streakDays: known?.streakDays ?? 0, cardsLearned: 12, totalReviews: 0 };
+      },
+      studyXpOf: async () => 0,
+      now: () => new Date('2026-11-27T00:00:00Z'),
+      kickOutbox: () => reads.push('kick'),
+    };
+    const ids = await evaluateAchievements('u1', deps, { streakDays: 3 });
+    expect(ids).toEqual(['streak_3', 'cards_learned_1', 'cards_learned_10']);
+    expect(reads).toEqual([
+      'unlocks',
+      'progress {"streak":100,"cards_learned":1000} known {"streakDays":3}',
+      'unlock streak_3',
+      'unlock cards_learned_1',
+      'unlock cards_learned_10',
+      'kick',
+    ]);
+    // everything unlocked: one read, nothing else
+    for (const a of ACHIEVEMENTS) unlocked.add(a.id);
+    reads.length = 0;
+    expect(await evaluateAchievements('u1', deps)).toEqual([]);
+    expect(reads).toEqual(['unlocks']);
   });
 
   it('When nothing has been done, Then nothing is earned', () => {

@@ -29,6 +29,13 @@ export function achievementRepository(connection: Connection) {
     unlockModel: Unlocks,
     claimModel: Claims,
 
+    async unlockedIds(userId: string): Promise<Set<string>> {
+      const unlocks = await Unlocks.find({ userId })
+        .select({ achievementId: 1 })
+        .lean<AchievementUnlockDoc[]>();
+      return new Set(unlocks.map((u) => u.achievementId));
+    },
+
     async get(userId: string): Promise<{ unlocks: Map<string, StoredUnlock>; claimedXp: number }> {
       const [unlocks, claims] = await Promise.all([
         Unlocks.find({ userId })

@@ -33,18 +33,20 @@ export function learningProfileRepository(connection: Connection): LearningProfi
       return get(userId);
     },
     /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. */
-    async recordStudyDay(userId: string, day: string, now: Date): Promise<void> {
+    async recordStudyDay(userId: string, day: string, now: Date) {
       for (let attempt = 0; attempt < 5; attempt++) {
         const profile = await get(userId);
-        if (profile.lastStudyDay === day) return;
+        if (profile.lastStudyDay === day)
+          return { currentStreak: profile.currentStreak, longestStreak: profile.longestStreak };
         const streak = nextStreak(profile, day);
         const r = await Profiles.updateOne(
           { _id: userId, lastStudyDay: profile.lastStudyDay },
           { $set: { ...streak, lastStudyDay: day, updatedAt: now } },
           { upsert: profile.updatedAt.getTime() === 0 },
         ).catch(() => ({ matchedCount: 0, upsertedCount: 0 }));
-        if (r.matchedCount + (r.upsertedCount ?? 0) > 0) return;
+        if (r.matchedCount + (r.upsertedCount ?? 0) > 0) return streak;
       }
+      return undefined;
     },
     async addXp(userId: string, xp: number, now: Date): Promise<void> {
       if (xp <= 0) return;

@@ -45,6 +45,10 @@ export function reviewRepository(connection: Connection): ReviewRepository {
       ]);
       return { reviews, firstReviews };
     },
+    async countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap: number) {
+      const filter = what === 'reviews' ? { userId } : { userId, firstReview: true };
+      return Reviews.countDocuments(filter, { limit: cap });
+    },
     async deleteAllOfUser(userId: string): Promise<number> {
       return (await Reviews.deleteMany({ userId })).deletedCount;
     },

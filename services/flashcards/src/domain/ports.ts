@@ -241,6 +241,8 @@ export interface ReviewRepository {
   >;
   /** How many reviews the user answered, and how many of them were a card's first (cards learned). */
   totals(userId: string): Promise<{ reviews: number; firstReviews: number }>;
+  /** One of those counts, stopping at `cap` (an index range read no longer than the cap). */
+  countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap: number): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
 }
 
@@ -266,8 +268,15 @@ export interface LearningProfileRepository {
     settings: Partial<Pick<LearningProfile, 'algorithm' | 'dailyGoal'>>,
     now: Date,
   ): Promise<LearningProfile>;
-  /** Counts a study day towards the streak (compare-and-set on lastStudyDay). */
-  recordStudyDay(userId: string, day: string, now: Date): Promise<void>;
+  /**
+   * Counts a study day towards the streak (compare-and-set on lastStudyDay); returns the streak as
+   * stored after it, or undefined when concurrent writers kept it from knowing.
+   */
+  recordStudyDay(
+    userId: string,
+    day: string,
+    now: Date,
+  ): Promise<{ currentStreak: number; longestStreak: number } | undefined>;
   addXp(userId: string, xp: number, now: Date): Promise<void>;
   deleteAllOfUser(userId: string): Promise<number>;
 }

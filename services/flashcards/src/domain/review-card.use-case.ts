@@ -82,8 +82,12 @@ export async function reviewCard(
       becameMastered: outcome.becameMastered,
       reviewedAt: now,
     });
-    await deps.profiles.recordStudyDay(cmd.userId, utcDay(now), now);
-    const achievements = await unlockAchievements(cmd.userId, deps);
+    const streak = await deps.profiles.recordStudyDay(cmd.userId, utcDay(now), now);
+    const achievements = await unlockAchievements(
+      cmd.userId,
+      deps,
+      streak && { streakDays: Math.max(streak.longestStreak, streak.currentStreak) },
+    );
     return { card: updated, outcome, achievements };
   }
   throw new AppError('CONFLICT', 'The card is being reviewed concurrently; try again');
@@ -93,10 +97,11 @@ export async function reviewCard(
 export async function unlockAchievements(
   userId: string,
   deps: Pick<ReviewCardDeps, 'achievements' | 'logger'>,
+  known?: { streakDays?: number },
 ): Promise<string[]> {
   if (!deps.achievements) return [];
   try {
-    return await deps.achievements.onActivity(userId);
+    return await deps.achievements.onActivity(userId, known);
   } catch (err) {
     deps.logger.warn({ err, userId }, 'achievement evaluation failed');
     return [];

@@ -21,6 +21,23 @@ export function progressFor(category: AchievementCategory, progress: LearnerProg
   }
 }
 
+/**
+ * What an evaluation still has to read: per category with an achievement still locked, the highest
+ * locked threshold (a count can stop there: more changes nothing). A category whose achievements are
+ * all unlocked is absent, and is not read at all.
+ */
+export type ProgressNeed = Partial<Record<AchievementCategory, number>>;
+
+export function progressNeeded(
+  unlockedIds: ReadonlySet<string>,
+  catalogue: readonly AchievementDefinition[] = ACHIEVEMENTS,
+): ProgressNeed {
+  const need: ProgressNeed = {};
+  for (const a of catalogue)
+    if (!unlockedIds.has(a.id)) need[a.category] = Math.max(need[a.category] ?? 0, a.threshold);
+  return need;
+}
+
 /** Achievements the progress has earned that are not unlocked yet, in catalogue order. */
 export function newlyEarned(
   progress: LearnerProgress,

@@ -1,6 +1,6 @@
 import type { AnyDomainEvent } from '@lingua/contracts';
 import type { LearningProfileRepository, ReviewRepository } from '../ports';
-import type { LearnerProgress } from './achievement-rules';
+import type { LearnerProgress, ProgressNeed } from './achievement-rules';
 
 export interface StoredUnlock {
   unlockedAt: Date;
@@ -11,6 +11,8 @@ export interface StoredUnlock {
 /** What the achievement use cases need from storage (implemented in data-access). */
 export interface AchievementStore {
   get(userId: string): Promise<{ unlocks: Map<string, StoredUnlock>; claimedXp: number }>;
+  /** The ids of the user's unlocked achievements (one read, no claims). */
+  unlockedIds(userId: string): Promise<Set<string>>;
   unlock(
     userId: string,
     achievementId: string,
@@ -31,6 +33,12 @@ export interface AchievementDeps {
   store: AchievementStore;
   /** The learner's numbers, read from the learning data (reviews, streak). */
   progressOf(userId: string): Promise<LearnerProgress>;
+  /**
+   * Only what `need` asks, each count stopping at its cap (0 for a category not asked): an
+   * evaluation after every review reads what can still unlock something, flat however many reviews
+   * the learner has. `known` numbers (the streak the review just wrote) are not read again.
+   */
+  progressFor(userId: string, need: ProgressNeed, known?: Partial<LearnerProgress>): Promise<LearnerProgress>;
   /** XP earned by studying (learning profile), added to claimed achievement XP for the total. */
   studyXpOf(userId: string): Promise<number>;
   now(): Date;
@@ -42,7 +50,7 @@ export interface AchievementDeps {
 export function achievementDepsOver(ports: {
   store: AchievementStore;
   profiles: Pick<LearningProfileRepository, 'get'>;
-  reviews: Pick<ReviewRepository, 'totals'>;
+  reviews: Pick<ReviewRepository, 'totals' | 'countUpTo'>;
   now(): Date;
   kickOutbox(): void;
 }): AchievementDeps {
@@ -55,6 +63,19 @@ export function achievementDepsOver(ports: {
         totalReviews: totals.reviews,
         cardsLearned: totals.firstReviews,
       };
+    },
+    async progressFor(userId, need, known = {}): Promise<LearnerProgress> {
+      const [streakDays, totalReviews, cardsLearned] = await Promise.all([
+        need.streak === undefined
+          ? 0
+          : (known.streakDays ??
+            ports.profiles.get(userId).then((p) => Math.max(p.longestStreak, p.currentStreak))),
+        need.reviews === undefined ? 0 : ports.reviews.countUpTo(userId, 'reviews', need.reviews),
+        need.cards_learned === undefined
+          ? 0
+          : ports.reviews.countUpTo(userId, 'firstReviews', need.cards_learned),
+      ]);
+      return { streakDays, totalReviews, cardsLearned };
     },
     studyXpOf: async (userId) => (await ports.profiles.get(userId)).xp,
     now: ports.now,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EVENT_NAMES, makeEvent } from '@lingua/contracts';
 import type { AchievementDeps } from './achievement-store';
-import { newlyEarned } from './achievement-rules';
+import { type LearnerProgress, newlyEarned, progressNeeded } from './achievement-rules';
 
 /** One event id per (user, achievement): a re-staged unlock could only ever repeat the same id. */
 export function unlockEventId(userId: string, achievementId: string): string {
@@ -12,12 +12,21 @@ export function unlockEventId(userId: string, achievementId: string): string {
 /**
  * Checks the unlock rules against the learner's progress and unlocks what is newly earned.
  * Each unlock is its own conditional write with its `achievement.unlocked` event staged inside,
- * so an achievement is unlocked, and announced, exactly once however often this runs.
- * Returns the ids unlocked by this call.
+ * so an achievement is unlocked, and announced, exactly once however often this runs. It reads only
+ * what can still unlock something (progressNeeded): nothing more once everything is unlocked.
+ * `known`: numbers the caller has just written (the streak), not read again. Returns the ids
+ * unlocked by this call.
  */
-export async function evaluateAchievements(userId: string, deps: AchievementDeps): Promise<string[]> {
-  const [progress, current] = await Promise.all([deps.progressOf(userId), deps.store.get(userId)]);
-  const earned = newlyEarned(progress, new Set(current.unlocks.keys()));
+export async function evaluateAchievements(
+  userId: string,
+  deps: AchievementDeps,
+  known?: Partial<LearnerProgress>,
+): Promise<string[]> {
+  const unlockedIds = await deps.store.unlockedIds(userId);
+  const need = progressNeeded(unlockedIds);
+  if (Object.keys(need).length === 0) return [];
+  const progress = await deps.progressFor(userId, need, known);
+  const earned = newlyEarned(progress, unlockedIds);
   const unlocked: string[] = [];
   for (const achievement of earned) {
     const now = deps.now();
