@@ -178,14 +178,24 @@ export class OutboxRelay {
   }
 
   private async publishDocument(collection: mongo.Collection<mongo.Document>, doc: mongo.Document) {
-    for (const entry of (doc._outbox ?? []) as OutboxEntry[]) {
+    const entries = (doc._outbox ?? []) as OutboxEntry[];
+    for (const entry of entries)
       await this.options.publisher.publish(entry.event, { carriedHeaders: entry.headers });
-      // $pull by the whole entry as stored: FerretDB v1 matches $pull by equality only, not by condition
-      await collection.updateOne({ _id: doc._id }, {
-        $pull: { _outbox: entry },
+    const filter = { _id: doc._id } as mongo.Filter<mongo.Document>;
+    if (entries.length > 0) {
+      // the usual case in one write: the array still holds exactly the entries just published (it
+      // grows only by $push and shrinks only by a relay's $pull, so this size with these ids is them)
+      const done = await collection.updateOne(
+        { ...filter, _outbox: { $size: entries.length }, '_outbox.id': { $all: entries.map((e) => e.id) } },
+        { $set: { _outbox: [], _outboxPending: false } },
+      );
+      if (done.matchedCount === 1) return;
+      // events staged meanwhile, or another relay took some: remove just these, by the whole entry
+      await collection.updateOne(filter, {
+        $pull: { _outbox: { $in: entries } },
       } as unknown as mongo.UpdateFilter<mongo.Document>);
     }
-    await collection.updateOne({ _id: doc._id, _outbox: { $size: 0 } }, { $set: { _outboxPending: false } });
+    await collection.updateOne({ ...filter, _outbox: { $size: 0 } }, { $set: { _outboxPending: false } });
   }
 }
 
