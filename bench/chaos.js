@@ -356,9 +356,8 @@ async function main() {
         // phase restarted some minutes ago); then SOAK_MS of the same load
         steady.on = true;
         await sleep(Math.min(120_000, SOAK_MS / 5));
-        // one RSS reading is wherever the garbage collector left the heap (a young generation of
-        // tens of MB fills and empties every few seconds): each side of the soak is the median of
-        // the readings over a window, every RSS_EVERY_MS, and every reading is kept for the report
+        // one RSS reading is wherever the garbage collector left the heap: every process is read
+        // every RSS_EVERY_MS, and bench/soak-memory.js judges the whole series
         const samples = []; // { at: s since the soak began, rss: { label: kB } }
         const began = Date.now();
         const until = began + SOAK_MS;

@@ -12,7 +12,9 @@
  * and troughs did not move (one-minute medians 33 and 43 MB: 1.31), and V8's memory reducer cut a
  * gateway from 365 to 142 MB in one step, after which it grew back to a flat 241 MB. Why medians of
  * halves and not least squares: over a few cycles a least-squares line follows the sawtooth's
- * ramps (+half its swing over two cycles); a half's median takes whole cycles as they come.
+ * ramps (+half its swing over two cycles); a half's median takes whole cycles as they come. The
+ * verdict errs towards failing: a step up that then stays flat counts double (the line carries the
+ * difference of the halves' centres out to both ends), so a lasting +10 % after mid-soak fails.
  */
 function soakMemory(samples, windowMs = 60_000) {
   const windowS = windowMs / 1000;
@@ -36,7 +38,8 @@ function soakMemory(samples, windowMs = 60_000) {
         : undefined;
     out[label] = {
       trend,
-      ratio: trend ? trend.end / trend.start : undefined,
+      // a line that starts at or below zero grew at least threefold: fail it, never a negative ratio
+      ratio: trend ? (trend.start > 0 ? trend.end / trend.start : Infinity) : undefined,
       firstWindow: median(0, windowS),
       lastWindow: median(end - windowS, end),
       peak: Math.max(...points.map(([, kb]) => kb)),

@@ -12,7 +12,12 @@ async function main() {
     logger.fatal({ err }, 'gateway failed to start');
     process.exit(1);
   });
+  let stopping = false;
   const shutdown = (signal: string) => {
+    // one stop: a terminal's Ctrl-C and the launcher's SIGTERM both arrive (the handlers stay, so a
+    // repeated signal never takes the default action and kills the process before its logs go out)
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     gateway.stop().then(
       () => process.exit(0),
@@ -22,8 +27,8 @@ async function main() {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 void main();

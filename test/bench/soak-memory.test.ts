@@ -30,6 +30,11 @@ describe('chaos soak: memory verdict', () => {
     expect(m.ratio).toBeCloseTo(1.3, 2);
   });
 
+  it('When RSS triples in the second half, Then the verdict fails it (the line would start below zero)', () => {
+    const m = soakMemory(soak((t) => (t < 300 ? 100 : 400))).p;
+    expect(m.ratio).toBe(Infinity);
+  });
+
   it('When a heap shrinks in one step and levels off, Then it is not growth', () => {
     const m = soakMemory(soak((t) => (t < 110 ? 365 : Math.min(241, 142 + t - 110)))).p;
     expect(m.ratio).toBeLessThanOrEqual(1);

@@ -190,9 +190,10 @@ describe('outbox relay: finding pending documents', () => {
 });
 
 describe('outbox relay racing a writer', () => {
-  // No lock: the writer's $push + $inc and the relay's $pull + conditional $set are each one atomic
-  // single-document update (libs/mongo/README.md). A relay that rewrote the whole _outbox array, or a
-  // database applying updates as read-modify-write (FerretDB v1), loses events or the writer's change.
+  // No lock: the writer's $push + $inc and the relay's writes (an emptying conditional on exactly the
+  // published entries, else $pull + conditional $set) are each one atomic single-document update
+  // (libs/mongo/README.md). A relay that rewrote the whole _outbox array unconditionally, or a database
+  // applying updates as read-modify-write (FerretDB v1), loses events or the writer's change.
   it('When a writer keeps staging events on one document while the relay publishes them, Then every event is published and every write kept', async () => {
     const conn = await mongoose.createConnection(`${mongoUrl()}/${uniqueName('race')}`).asPromise();
     const Docs = conn.model('Doc', new Schema({ _id: String, count: Number, ...outboxFields }));
@@ -231,6 +232,52 @@ describe('outbox relay racing a writer', () => {
       expect([...published].sort()).toEqual([...staged].sort());
     } finally {
       await relay.stop();
+      await conn.dropDatabase();
+      await conn.close();
+    }
+  }, 60_000);
+});
+
+describe('outbox relays of two replicas racing writers', () => {
+  it('When two relays publish one document while writers keep staging on it, Then every event is published and none is left or lost', async () => {
+    const conn = await mongoose.createConnection(`${mongoUrl()}/${uniqueName('race2')}`).asPromise();
+    const Docs = conn.model('Doc', new Schema({ _id: String, count: Number, ...outboxFields }));
+    const published = new Set<string>();
+    const relayOf = () =>
+      new OutboxRelay({
+        publisher: {
+          publish: async (e: AnyDomainEvent) => {
+            published.add(e.id);
+            await new Promise((r) => setImmediate(r)); // let the other relay and the writers in
+          },
+        } as never,
+        collections: [Docs.collection],
+        logger,
+        intervalMs: 60_000,
+      });
+    const relays = [relayOf(), relayOf()];
+    try {
+      await Docs.create({ _id: 'd1', count: 0 });
+      for (const r of relays) r.start();
+      const staged: string[] = [];
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (let i = 0; i < 15; i++) {
+            const event = makeEvent('user.deleted', { userId: `d1-${w}-${i}` });
+            staged.push(event.id);
+            // now and then the same event twice in one write: repeated ids take the one-by-one path
+            const { update } = i % 7 === 0 ? stageEvents(event, event) : stageEvents(event);
+            await Docs.collection.updateOne({ _id: 'd1' as never }, { ...update, $inc: { count: 1 } });
+            relays[(w + i) % 2]!.kick({ collection: Docs.collection.collectionName, id: 'd1' });
+          }
+        }),
+      );
+      await Promise.all(relays.map((r) => r.flush()));
+      const doc = await Docs.collection.findOne({ _id: 'd1' as never });
+      expect(doc).toMatchObject({ count: 60, _outbox: [], _outboxPending: false });
+      expect([...published].sort()).toEqual([...staged].sort());
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
       await conn.dropDatabase();
       await conn.close();
     }

@@ -182,19 +182,23 @@ export class OutboxRelay {
     for (const entry of entries)
       await this.options.publisher.publish(entry.event, { carriedHeaders: entry.headers });
     const filter = { _id: doc._id } as mongo.Filter<mongo.Document>;
-    if (entries.length > 0) {
-      // the usual case in one write: the array still holds exactly the entries just published (it
-      // grows only by $push and shrinks only by a relay's $pull, so this size with these ids is them)
+    const ids = entries.map((e) => e.id);
+    if (entries.length > 0 && new Set(ids).size === ids.length) {
+      // the usual case in one write: the array still holds exactly the entries just published. It
+      // grows only by $push and shrinks only by a relay (a $pull, or this write), so this size with
+      // these distinct ids is them; anything staged meanwhile makes it match nothing
       const done = await collection.updateOne(
-        { ...filter, _outbox: { $size: entries.length }, '_outbox.id': { $all: entries.map((e) => e.id) } },
+        { ...filter, _outbox: { $size: ids.length }, '_outbox.id': { $all: ids } },
         { $set: { _outbox: [], _outboxPending: false } },
       );
       if (done.matchedCount === 1) return;
-      // events staged meanwhile, or another relay took some: remove just these, by the whole entry
-      await collection.updateOne(filter, {
-        $pull: { _outbox: { $in: entries } },
-      } as unknown as mongo.UpdateFilter<mongo.Document>);
     }
+    // events staged meanwhile, another relay took some, or repeated ids: remove just these, one by
+    // one and by the whole entry (FerretDB v1, the fallback engine, matches $pull by equality only)
+    for (const entry of entries)
+      await collection.updateOne(filter, {
+        $pull: { _outbox: entry },
+      } as unknown as mongo.UpdateFilter<mongo.Document>);
     await collection.updateOne({ ...filter, _outbox: { $size: 0 } }, { $set: { _outboxPending: false } });
   }
 }

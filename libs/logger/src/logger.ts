@@ -87,21 +87,31 @@ function censorNested(obj: Fields): Fields {
 /** Bytes of log lines gathered before one write to stdout, and the longest a line waits for it. */
 export const LOG_BUFFER_BYTES = 4096;
 export const LOG_FLUSH_MS = 1000;
+/** sonic-boom refuses a buffer that is not below its largest single write (16 KiB). */
+const MAX_LOG_BUFFER_BYTES = 16_383;
+
+let stdout: pino.DestinationStream | undefined;
 
 /**
- * stdout, written in batches: pino's default destination writes each line on its own through
- * libuv's thread pool (a write, an eventfd and a wake-up of the event loop per line), and every
- * request logs a line in the gateway and in its service. On this VM that was about 1 ms of the
- * stack's 11.6 ms of CPU per call of the journey mix (`npm run bench:journey`, LOG_LEVEL=warn
+ * stdout, written in batches (ADR 0016): pino's default destination writes each line on its own
+ * through libuv's thread pool (a write, an eventfd and a wake-up of the event loop per line), and
+ * every request logs a line in the gateway and in its service. On this VM that was about 1 ms of
+ * the stack's 11.6 ms of CPU per call of the journey mix (`npm run bench:journey`, LOG_LEVEL=warn
  * against info). Lines wait for 4 KB or at most a second; pino writes what is left when the process
- * exits, so only a SIGKILL loses the last second of lines. `LOG_BUFFER_BYTES=0` writes each line.
+ * exits, so a SIGKILL loses at most the last second of lines (and an exit, at most a chunk a full
+ * pipe had not taken yet). One stream per process, shared by its loggers, so lines stay in order
+ * and whole. `LOG_BUFFER_BYTES=0` writes each line.
  */
 function stdoutInBatches(): pino.DestinationStream {
+  if (stdout) return stdout;
   const fromEnv = process.env.LOG_BUFFER_BYTES;
   const minLength = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : LOG_BUFFER_BYTES;
-  if (!Number.isInteger(minLength) || minLength < 0)
-    throw new Error(`LOG_BUFFER_BYTES must be a whole number of bytes, not "${fromEnv}"`);
-  return pino.destination({ dest: 1, sync: false, minLength, periodicFlush: minLength ? LOG_FLUSH_MS : 0 });
+  if (!Number.isInteger(minLength) || minLength < 0 || minLength > MAX_LOG_BUFFER_BYTES)
+    throw new Error(
+      `LOG_BUFFER_BYTES must be a whole number of bytes from 0 to ${MAX_LOG_BUFFER_BYTES}, not "${fromEnv}"`,
+    );
+  stdout = pino.destination({ dest: 1, sync: false, minLength, periodicFlush: minLength ? LOG_FLUSH_MS : 0 });
+  return stdout;
 }
 
 /**

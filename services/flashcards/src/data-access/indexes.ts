@@ -20,6 +20,9 @@ export const flashcardsIndexes: IndexSpec[] = [
   { collection: 'card_sets', key: { userId: 1, createdAt: -1 } },
   // stats and session results read one user's reviews over a time window
   { collection: 'reviews', key: { userId: 1, reviewedAt: 1 } },
+  // the achievement check after a review counts the user's first reviews (cards learned), stopping
+  // at the highest locked threshold: without it the count reads every review of the user
+  { collection: 'reviews', key: { userId: 1, firstReview: 1 } },
   // erasing a user's sessions
   { collection: 'learning_sessions', key: { userId: 1 } },
   // the same test on the same card in the same study day is recorded once (second → 409)

@@ -241,7 +241,7 @@ export interface ReviewRepository {
   >;
   /** How many reviews the user answered, and how many of them were a card's first (cards learned). */
   totals(userId: string): Promise<{ reviews: number; firstReviews: number }>;
-  /** One of those counts, stopping at `cap` (an index range read no longer than the cap). */
+  /** One of those counts, stopping at `cap` (reads no more than `cap` entries of an index). */
   countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap: number): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
 }

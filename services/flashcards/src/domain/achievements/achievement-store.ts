@@ -35,8 +35,9 @@ export interface AchievementDeps {
   progressOf(userId: string): Promise<LearnerProgress>;
   /**
    * Only what `need` asks, each count stopping at its cap (0 for a category not asked): an
-   * evaluation after every review reads what can still unlock something, flat however many reviews
-   * the learner has. `known` numbers (the streak the review just wrote) are not read again.
+   * evaluation after every review reads what can still unlock something, never more index entries
+   * than the highest locked threshold however many reviews the learner has. `known` numbers (the
+   * streak the review just wrote) are not read again.
    */
   progressFor(userId: string, need: ProgressNeed, known?: Partial<LearnerProgress>): Promise<LearnerProgress>;
   /** XP earned by studying (learning profile), added to claimed achievement XP for the total. */
