@@ -48,5 +48,4 @@ function soakMemory(samples, windowMs = 60_000) {
   return out;
 }
 
-
 module.exports = { soakMemory };
