@@ -382,6 +382,7 @@ function cpuMeter(pidsOf) {
   let total = 0;
   let pids = [];
   let listedAt = -Infinity;
+  let started = false;
   const read = () => {
     if (performance.now() - listedAt > 1_000) {
       pids = pidsOf();
@@ -390,12 +391,17 @@ function cpuMeter(pidsOf) {
     for (const pid of pids) {
       const ms = cpuMsOf([pid]);
       if (ms === null) continue;
+      // a process first seen after the start began since (a PostgreSQL backend of a new pooled
+      // connection): all its CPU is the window's; before, its first reading was taken as its baseline
+      // and a backend that came and went between two readings counted nothing
       if (last.has(pid)) total += ms - last.get(pid);
+      else if (started) total += ms;
       last.set(pid, ms);
     }
     return total;
   };
   read();
+  started = true;
   return { read };
 }
 

@@ -118,6 +118,10 @@ const ctx = {
 async function runMix({ pool, users, rate, seconds, groups, random }) {
   const stats = new EndpointStats();
   const meters = Object.fromEntries(Object.entries(groups ?? {}).map(([n, pidsOf]) => [n, cpuMeter(pidsOf)]));
+  // read every 250 ms: processes that come and go in the window (PostgreSQL backends of FerretDB's
+  // pooled connections) are counted up to their last reading, not lost
+  const polling = setInterval(() => Object.values(meters).forEach((m) => m.read()), 250);
+  const stolen = stealMeter();
   const own = process.cpuUsage();
   const started = performance.now();
   const { settled } = await openLoop({
@@ -130,11 +134,37 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
     },
   });
   await settled;
+  clearInterval(polling);
   const elapsed = (performance.now() - started) / 1000;
   const cpu = Object.fromEntries(Object.entries(meters).map(([n, m]) => [n, m.read()]));
+  const steal = stolen();
   const { user, system } = process.cpuUsage(own);
   const rows = stats.rows();
-  return { rows, completed: rows.at(-1).count, seconds: elapsed, cpu, generatorMs: (user + system) / 1000 };
+  return {
+    rows,
+    completed: rows.at(-1).count,
+    seconds: elapsed,
+    cpu,
+    steal,
+    generatorMs: (user + system) / 1000,
+  };
+}
+
+/**
+ * The share of the machine's CPU time the host took (steal, /proc/stat) from now to the call of the
+ * function it returns: on a shared VM every process runs slower while it is high, so CPU per call
+ * and latencies are not comparable across windows that differ in it.
+ */
+function stealMeter() {
+  const read = () => {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { steal: f[7] ?? 0, all: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+  };
+  const from = read();
+  return () => {
+    const to = read();
+    return to.all > from.all ? (to.steal - from.steal) / (to.all - from.all) : 0;
+  };
 }
 
 const p95Rows = (rows) => rows.filter((r) => r.name !== 'all' && !P95_EXEMPT.has(r.name));
@@ -179,6 +209,10 @@ function printCpu(r, restShare = {}) {
   const flag =
     okCalls < r.completed ? `  (!) ${r.completed - okCalls} calls failed: not a figure to compare` : '';
   console.log(`CPU per call (ms), over the ${okCalls} calls answered without error:${flag}`);
+  console.log(
+    `the host took ${fmt(100 * r.steal, 1)} % of the machine's CPU time in the window (steal)` +
+      (r.steal > 0.05 ? ': (!) every figure is inflated, not one to compare' : ''),
+  );
   console.log(
     table(
       ['process', 'CPU ms/call', 'of which above rest', 'share', 'cores', 'cores at rest'],
