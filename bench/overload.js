@@ -391,9 +391,8 @@ function cpuMeter(pidsOf) {
     for (const pid of pids) {
       const ms = cpuMsOf([pid]);
       if (ms === null) continue;
-      // a process first seen after the start began since (a PostgreSQL backend of a new pooled
-      // connection): all its CPU is the window's; before, its first reading was taken as its baseline
-      // and a backend that came and went between two readings counted nothing
+      // a process first seen after the meter started was born since (a PostgreSQL backend of a new
+      // pooled connection): all its CPU is the window's, not a baseline to subtract
       if (last.has(pid)) total += ms - last.get(pid);
       else if (started) total += ms;
       last.set(pid, ms);

@@ -37,8 +37,8 @@ describe('Achievement rules', () => {
         unlock: async (_u, id) => (reads.push(`unlock ${id}`), true),
         claim: () => Promise.reject(new Error('no claim')),
       },
-      progressOf: () => Promise.reject(new Error('the uncapped progress is not needed')),
-      progressFor: async (_u, need, known) => {
+      progressOf: async (_u, need, known) => {
+        if (!need) throw new Error('the uncapped progress is not needed');
         reads.push(`progress ${JSON.stringify(need)} known ${JSON.stringify(known)}`);
         return { streakDays: known?.streakDays ?? 0, cardsLearned: 12, totalReviews: 0 };
       },

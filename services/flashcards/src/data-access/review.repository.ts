@@ -38,16 +38,9 @@ export function reviewRepository(connection: Connection): ReviewRepository {
           >[]
         >();
     },
-    async totals(userId: string) {
-      const [reviews, firstReviews] = await Promise.all([
-        Reviews.countDocuments({ userId }),
-        Reviews.countDocuments({ userId, firstReview: true }),
-      ]);
-      return { reviews, firstReviews };
-    },
-    async countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap: number) {
+    async countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap?: number) {
       const filter = what === 'reviews' ? { userId } : { userId, firstReview: true };
-      return Reviews.countDocuments(filter, { limit: cap });
+      return Reviews.countDocuments(filter, cap === undefined ? {} : { limit: cap });
     },
     async deleteAllOfUser(userId: string): Promise<number> {
       return (await Reviews.deleteMany({ userId })).deletedCount;

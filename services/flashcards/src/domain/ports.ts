@@ -239,10 +239,11 @@ export interface ReviewRepository {
       'cardId' | 'correct' | 'responseTimeMs' | 'firstReview' | 'becameMastered' | 'reviewedAt'
     >[]
   >;
-  /** How many reviews the user answered, and how many of them were a card's first (cards learned). */
-  totals(userId: string): Promise<{ reviews: number; firstReviews: number }>;
-  /** One of those counts, stopping at `cap` (reads no more than `cap` entries of an index). */
-  countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap: number): Promise<number>;
+  /**
+   * How many reviews the user answered, or how many of them were a card's first (cards learned);
+   * with `cap`, stopping there (reads no more than `cap` entries of an index).
+   */
+  countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap?: number): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
 }
 

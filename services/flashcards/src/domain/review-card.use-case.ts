@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import type { AchievementHook } from './achievement-hook';
+import { bestStreak } from './achievements/achievement-rules';
 import { utcDay } from './learning/streak';
 import type { Grade } from './scheduling/grade';
 import { type ReviewOutcome, scheduleReview } from './scheduling/schedule-review';
@@ -86,7 +87,7 @@ export async function reviewCard(
     const achievements = await unlockAchievements(
       cmd.userId,
       deps,
-      streak && { streakDays: Math.max(streak.longestStreak, streak.currentStreak) },
+      streak && { streakDays: bestStreak(streak) },
     );
     return { card: updated, outcome, achievements };
   }

@@ -21,6 +21,10 @@ export function progressFor(category: AchievementCategory, progress: LearnerProg
   }
 }
 
+/** The streak an achievement counts: the longest, so a broken streak keeps what it earned. */
+export const bestStreak = (s: { currentStreak: number; longestStreak: number }) =>
+  Math.max(s.longestStreak, s.currentStreak);
+
 /**
  * What an evaluation still has to read: per category with an achievement still locked, the highest
  * locked threshold (a count can stop there: more changes nothing). A category whose achievements are

@@ -1,6 +1,6 @@
 import type { AnyDomainEvent } from '@lingua/contracts';
 import type { LearningProfileRepository, ReviewRepository } from '../ports';
-import type { LearnerProgress, ProgressNeed } from './achievement-rules';
+import { bestStreak, type LearnerProgress, type ProgressNeed } from './achievement-rules';
 
 export interface StoredUnlock {
   unlockedAt: Date;
@@ -31,15 +31,14 @@ export interface AchievementStore {
 
 export interface AchievementDeps {
   store: AchievementStore;
-  /** The learner's numbers, read from the learning data (reviews, streak). */
-  progressOf(userId: string): Promise<LearnerProgress>;
   /**
-   * Only what `need` asks, each count stopping at its cap (0 for a category not asked): an
-   * evaluation after every review reads what can still unlock something, never more index entries
-   * than the highest locked threshold however many reviews the learner has. `known` numbers (the
-   * streak the review just wrote) are not read again.
+   * The learner's numbers, read from the learning data (reviews, streak). With `need`, only what it
+   * asks, each count stopping at its cap (0 for a category not asked): an evaluation after every
+   * review reads what can still unlock something, never more index entries than the highest locked
+   * threshold however many reviews the learner has. `known` numbers (the streak the review just
+   * wrote) are not read again.
    */
-  progressFor(userId: string, need: ProgressNeed, known?: Partial<LearnerProgress>): Promise<LearnerProgress>;
+  progressOf(userId: string, need?: ProgressNeed, known?: Partial<LearnerProgress>): Promise<LearnerProgress>;
   /** XP earned by studying (learning profile), added to claimed achievement XP for the total. */
   studyXpOf(userId: string): Promise<number>;
   now(): Date;
@@ -51,30 +50,19 @@ export interface AchievementDeps {
 export function achievementDepsOver(ports: {
   store: AchievementStore;
   profiles: Pick<LearningProfileRepository, 'get'>;
-  reviews: Pick<ReviewRepository, 'totals' | 'countUpTo'>;
+  reviews: Pick<ReviewRepository, 'countUpTo'>;
   now(): Date;
   kickOutbox(): void;
 }): AchievementDeps {
   return {
     store: ports.store,
-    async progressOf(userId: string): Promise<LearnerProgress> {
-      const [profile, totals] = await Promise.all([ports.profiles.get(userId), ports.reviews.totals(userId)]);
-      return {
-        streakDays: Math.max(profile.longestStreak, profile.currentStreak),
-        totalReviews: totals.reviews,
-        cardsLearned: totals.firstReviews,
-      };
-    },
-    async progressFor(userId, need, known = {}): Promise<LearnerProgress> {
+    async progressOf(userId, need, known = {}): Promise<LearnerProgress> {
+      // without `need`, every category, uncapped (the board)
+      const asked = (c: keyof ProgressNeed) => need === undefined || need[c] !== undefined;
       const [streakDays, totalReviews, cardsLearned] = await Promise.all([
-        need.streak === undefined
-          ? 0
-          : (known.streakDays ??
-            ports.profiles.get(userId).then((p) => Math.max(p.longestStreak, p.currentStreak))),
-        need.reviews === undefined ? 0 : ports.reviews.countUpTo(userId, 'reviews', need.reviews),
-        need.cards_learned === undefined
-          ? 0
-          : ports.reviews.countUpTo(userId, 'firstReviews', need.cards_learned),
+        !asked('streak') ? 0 : (known.streakDays ?? ports.profiles.get(userId).then(bestStreak)),
+        !asked('reviews') ? 0 : ports.reviews.countUpTo(userId, 'reviews', need?.reviews),
+        !asked('cards_learned') ? 0 : ports.reviews.countUpTo(userId, 'firstReviews', need?.cards_learned),
       ]);
       return { streakDays, totalReviews, cardsLearned };
     },

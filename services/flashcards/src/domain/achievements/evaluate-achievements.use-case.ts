@@ -25,7 +25,7 @@ export async function evaluateAchievements(
   const unlockedIds = await deps.store.unlockedIds(userId);
   const need = progressNeeded(unlockedIds);
   if (Object.keys(need).length === 0) return [];
-  const progress = await deps.progressFor(userId, need, known);
+  const progress = await deps.progressOf(userId, need, known);
   const earned = newlyEarned(progress, unlockedIds);
   const unlocked: string[] = [];
   for (const achievement of earned) {
