@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
+import { tallyCards } from '../src/data-access/card.repository';
 import { DAY, newUserClient, startFlashcards, stopFlashcards } from './support';
 
 let service: RunningService;
@@ -76,6 +77,50 @@ describe('Group C /api/flashcard-sets', () => {
     expect(c).toBeDefined();
     expect((await api('GET', '/api/flashcard-sets?limit=101')).status).toBe(400);
     expect((await api('GET', '/api/flashcard-sets?orderBy=size')).status).toBe(400);
+  });
+
+  it('When cards sit on the thresholds, Then set stats count mastered from 80 and due up to now, without archived cards or other sets, in the list and on the page', async () => {
+    const { api } = newUser();
+    const a = await mkSet(api, 'Edges');
+    const b = await mkSet(api, 'Other');
+    const empty = await mkSet(api, 'Empty');
+    const now = clock.now();
+    const Cards = cardModel(service.deps.mongo.connection);
+    const card = async (setId: string, word: string, masteryLevel: number, dueInMs: number) => {
+      const id = await mkCard(api, setId, word);
+      await Cards.updateOne(
+        { _id: id },
+        { $set: { masteryLevel, nextReviewDate: new Date(now.getTime() + dueInMs) } },
+      );
+      return id;
+    };
+    await card(a, 'exactly-mastered-due-now', 80, 0);
+    await card(a, 'not-mastered-due-later', 79, 1);
+    await card(a, 'weak-overdue', 40, -DAY);
+    const archived = await card(a, 'archived', 100, -DAY);
+    expect((await api('DELETE', `/api/flashcards/${archived}`)).status).toBe(200);
+    await card(b, 'other-set', 10, DAY);
+
+    const expected = {
+      [a]: { totalCards: 3, masteredCards: 1, dueCards: 2, progress: 66 }, // (80 + 79 + 40) / 3
+      [b]: { totalCards: 1, masteredCards: 0, dueCards: 0, progress: 10 },
+      [empty]: { totalCards: 0, masteredCards: 0, dueCards: 0, progress: 0 },
+    };
+    const listed = (await api('GET', '/api/flashcard-sets')).body.data.sets as {
+      id: string;
+      stats: unknown;
+    }[];
+    expect(Object.fromEntries(listed.map((s) => [s.id, s.stats]))).toEqual(expected);
+    for (const id of [a, b, empty])
+      expect((await api('GET', `/api/flashcard-sets/${id}`)).body.data.stats).toEqual(expected[id]);
+
+    // the in-memory tally (databases without $cond) counts the same cards alike
+    const rows = await Cards.find({ setId: { $in: [a, b] }, isArchived: false }).lean();
+    const byHand = tallyCards(rows as never, { masteredAt: 80, dueAt: now });
+    expect(Object.fromEntries(byHand.map(({ setId, ...t }) => [setId, t]))).toEqual({
+      [a]: { total: 3, mastered: 1, due: 2, masterySum: 199 },
+      [b]: { total: 1, mastered: 0, due: 0, masterySum: 10 },
+    });
   });
 
   it('When a set is updated or deleted, Then PUT changes it and DELETE removes it with deletedCount of its cards', async () => {

@@ -2,7 +2,16 @@ import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
 import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
-import type { Card, CardCounters, CardListFilter, CardRepository, DueQuery, NewCard } from '../domain/ports';
+import type {
+  Card,
+  CardCounters,
+  CardListFilter,
+  CardRepository,
+  DueQuery,
+  NewCard,
+  SetTally,
+  SetTallyRule,
+} from '../domain/ports';
 import { cardCounters } from './card-counters.repository';
 import { type CardDoc, cardModel } from './card.model';
 import type { DueIndex, DueIndexSource } from './due-index';
@@ -11,6 +20,25 @@ export type { Card, CardListFilter, CardRepository, DueQuery, NewCard };
 
 /** Escapes a user's text for use inside a RegExp: special characters match literally. */
 export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** The server's answer to an operator it lacks (FerretDB v1's `$cond`). */
+const NOT_IMPLEMENTED = 238;
+
+type TalliedCard = { setId: string; masteryLevel: number; nextReviewDate: Date };
+
+/** The `$group` of tallySets, in memory: for databases without `$cond`. Exported for its test. */
+export function tallyCards(cards: TalliedCard[], rule: SetTallyRule): SetTally[] {
+  const bySet = new Map<string, SetTally>();
+  for (const c of cards) {
+    let t = bySet.get(c.setId);
+    if (!t) bySet.set(c.setId, (t = { setId: c.setId, total: 0, mastered: 0, due: 0, masterySum: 0 }));
+    t.total += 1;
+    if (c.masteryLevel >= rule.masteredAt) t.mastered += 1;
+    if (c.nextReviewDate.getTime() <= rule.dueAt.getTime()) t.due += 1;
+    t.masterySum += c.masteryLevel;
+  }
+  return [...bySet.values()];
+}
 
 export const wordKeyOf = (word: string) => word.trim().toLowerCase();
 
@@ -282,11 +310,33 @@ export function cardRepository(
      */
     invalidateDerived,
 
-    async countInSets(userId: string, setIds: string[]) {
-      const docs = await Cards.find({ userId, isArchived: false, setId: { $in: setIds } })
-        .select({ setId: 1, masteryLevel: 1, nextReviewDate: 1 })
-        .lean<{ setId: string; masteryLevel: number; nextReviewDate: Date }[]>();
-      return docs;
+    async tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]> {
+      if (setIds.length === 0) return [];
+      const match = { userId, isArchived: false, setId: { $in: setIds } };
+      try {
+        // counted where the cards are: the sets list of a user with thousands of cards in sets used
+        // to bring every one of them to the service
+        const groups = await Cards.aggregate<Omit<SetTally, 'setId'> & { _id: string }>([
+          { $match: match },
+          {
+            $group: {
+              _id: '$setId',
+              total: { $sum: 1 },
+              mastered: { $sum: { $cond: [{ $gte: ['$masteryLevel', rule.masteredAt] }, 1, 0] } },
+              due: { $sum: { $cond: [{ $lte: ['$nextReviewDate', rule.dueAt] }, 1, 0] } },
+              masterySum: { $sum: '$masteryLevel' },
+            },
+          },
+        ]);
+        return groups.map(({ _id, ...tally }) => ({ setId: _id, ...tally }));
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== NOT_IMPLEMENTED) throw err;
+        // FerretDB v1 (the embedded database's fallback) has no $cond: the same count, here
+        const cards = await Cards.find(match)
+          .select({ setId: 1, masteryLevel: 1, nextReviewDate: 1 })
+          .lean<TalliedCard[]>();
+        return tallyCards(cards, rule);
+      }
     },
 
     async deleteSetCards(userId: string, setId: string): Promise<number> {

@@ -155,6 +155,21 @@ export interface DueQuery {
 }
 
 /** Cards, every query scoped to the owner (another user's card is simply "not found"). */
+/** What a set's stats count: mastered at or above `masteredAt`, due at or before `dueAt`. */
+export interface SetTallyRule {
+  masteredAt: number;
+  dueAt: Date;
+}
+
+/** One set's active cards, counted in the database (a set's page and the sets list read no cards). */
+export interface SetTally {
+  setId: string;
+  total: number;
+  mastered: number;
+  due: number;
+  masterySum: number;
+}
+
 export interface CardRepository {
   /** Stages the events in the same single-document write (outbox). */
   insert(card: NewCard, events?: AnyDomainEvent[]): Promise<Card>;
@@ -194,10 +209,8 @@ export interface CardRepository {
   contentChanged(userId: string, ids: string[]): Promise<void>;
   /** After a bulk write elsewhere whose effect is not known card by card: derived data is rebuilt. */
   invalidateDerived(userId: string): Promise<void>;
-  countInSets(
-    userId: string,
-    setIds: string[],
-  ): Promise<{ setId: string; masteryLevel: number; nextReviewDate: Date }[]>;
+  /** Per set with active cards: the tally of those cards by the rule (sets without cards are absent). */
+  tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]>;
   deleteSetCards(userId: string, setId: string): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
 }

@@ -7,7 +7,7 @@ import {
   MAX_SETS_PER_USER,
   type SetRepository,
 } from '../ports';
-import { type SetStats, orderSets, setStats } from './set-stats';
+import { type SetStats, orderSets, setStats, setTallyRule } from './set-stats';
 
 interface Clock {
   now(): Date;
@@ -29,7 +29,6 @@ export async function listSets(
   },
   deps: SetsDeps,
 ): Promise<{ items: (CardSet & { stats: SetStats })[]; total: number }> {
-  const now = deps.clock.now();
   let sets = await deps.sets.listAll(userId);
   if (q.search) {
     const needle = q.search.toLowerCase();
@@ -38,17 +37,13 @@ export async function listSets(
     );
   }
   if (q.tags) sets = sets.filter((s) => q.tags!.every((t) => s.tags.includes(t)));
-  const cards = await deps.cards.countInSets(
+  const tallies = await deps.cards.tallySets(
     userId,
     sets.map((s) => s.id),
+    setTallyRule(deps.clock.now()),
   );
-  const withStats = sets.map((s) => ({
-    ...s,
-    stats: setStats(
-      cards.filter((c) => c.setId === s.id),
-      now,
-    ),
-  }));
+  const bySet = new Map(tallies.map((t) => [t.setId, t]));
+  const withStats = sets.map((s) => ({ ...s, stats: setStats(bySet.get(s.id)) }));
   const ordered = orderSets(withStats, q.orderBy, q.order);
   return { items: ordered.slice((q.page - 1) * q.limit, q.page * q.limit), total: ordered.length };
 }
@@ -90,11 +85,11 @@ export async function getSetWithCards(
 ): Promise<{ set: CardSet; cards: Card[]; stats: SetStats }> {
   const set = await deps.sets.find(userId, setId);
   if (!set) throw notFound();
-  const [all, first] = await Promise.all([
-    deps.cards.countInSets(userId, [setId]),
+  const [[tally], first] = await Promise.all([
+    deps.cards.tallySets(userId, [setId], setTallyRule(deps.clock.now())),
     deps.cards.list(userId, { setId, masteredAt: 0 }, { skip: 0, limit: shown }),
   ]);
-  return { set, cards: first.items, stats: setStats(all, deps.clock.now()) };
+  return { set, cards: first.items, stats: setStats(tally) };
 }
 
 /** Changes the given fields of a set; NOT_FOUND otherwise. */

@@ -1,23 +1,19 @@
-import { orderSets, setStats } from './set-stats';
+import { MASTERED_AT } from '../scheduling/mastery';
+import { orderSets, setStats, setTallyRule } from './set-stats';
 
 const now = new Date('2026-05-10T00:00:00Z');
 describe('set stats and ordering', () => {
-  it('When a set has cards, Then totals, mastered, due and the average mastery as progress', () => {
-    expect(
-      setStats(
-        [
-          { masteryLevel: 90, nextReviewDate: now },
-          { masteryLevel: 10, nextReviewDate: new Date('2026-06-01') },
-        ],
-        now,
-      ),
-    ).toEqual({
-      totalCards: 2,
+  it('When a set has a tally, Then its figures with the average mastery as progress; none is an empty set', () => {
+    expect(setStats({ setId: 's', total: 3, mastered: 1, due: 2, masterySum: 199 })).toEqual({
+      totalCards: 3,
       masteredCards: 1,
-      dueCards: 1,
-      progress: 50,
+      dueCards: 2,
+      progress: 66,
     });
-    expect(setStats([], now).progress).toBe(0);
+    expect(setStats(undefined)).toEqual({ totalCards: 0, masteredCards: 0, dueCards: 0, progress: 0 });
+  });
+  it('When the rule is made, Then mastered from MASTERED_AT and due until the given instant', () => {
+    expect(setTallyRule(now)).toEqual({ masteredAt: MASTERED_AT, dueAt: now });
   });
   it('When ordering, Then by the chosen key and direction, ties by name', () => {
     const s = (name: string, progress: number, t: number) => ({

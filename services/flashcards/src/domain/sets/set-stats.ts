@@ -1,3 +1,4 @@
+import type { SetTally, SetTallyRule } from '../ports';
 import { MASTERED_AT } from '../scheduling/mastery';
 
 export interface SetStats {
@@ -8,15 +9,17 @@ export interface SetStats {
   progress: number;
 }
 
-/** Per-set figures from its cards' mastery and due dates. Pure. */
-export function setStats(cards: { masteryLevel: number; nextReviewDate: Date }[], now: Date): SetStats {
-  const total = cards.length;
-  const sum = cards.reduce((s, c) => s + c.masteryLevel, 0);
+/** The rule a set's cards are counted by: mastered from MASTERED_AT, due until now. Pure. */
+export const setTallyRule = (now: Date): SetTallyRule => ({ masteredAt: MASTERED_AT, dueAt: now });
+
+/** A set's figures from its tally (none: an empty set). Pure. */
+export function setStats(tally: SetTally | undefined): SetStats {
+  if (!tally || tally.total === 0) return { totalCards: 0, masteredCards: 0, dueCards: 0, progress: 0 };
   return {
-    totalCards: total,
-    masteredCards: cards.filter((c) => c.masteryLevel >= MASTERED_AT).length,
-    dueCards: cards.filter((c) => c.nextReviewDate.getTime() <= now.getTime()).length,
-    progress: total === 0 ? 0 : Math.round(sum / total),
+    totalCards: tally.total,
+    masteredCards: tally.mastered,
+    dueCards: tally.due,
+    progress: Math.round(tally.masterySum / tally.total),
   };
 }
 
