@@ -1,16 +1,10 @@
 // Plumbing shared by the benchmarks: free ports, a built service in its own process, percentiles.
-const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
+// below the kernel's ephemeral range: a port from listen(0) is soon the local port of an outgoing
+// connection, and the service told to listen there fails (seen: identity's gRPC port, EADDRINUSE)
+const { freePort } = require('../libs/testing/dist');
 
 /**
  * Runs `script` (a service's dist/main.js, or a bench script in service mode) in its own process
