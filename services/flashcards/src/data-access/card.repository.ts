@@ -74,6 +74,8 @@ export function cardRepository(
 ): CardRepository {
   const Cards = cardModel(connection);
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
+  /** Set once the database has answered that it has no `$cond` (see tallySets). */
+  let lacksCond = false;
   const invalidateDerived = async (userId: string) => {
     await counters.invalidate(userId);
     await dueIndex?.invalidate(userId);
@@ -313,30 +315,32 @@ export function cardRepository(
     async tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]> {
       if (setIds.length === 0) return [];
       const match = { userId, isArchived: false, setId: { $in: setIds } };
-      try {
-        // counted where the cards are: the sets list of a user with thousands of cards in sets used
-        // to bring every one of them to the service
-        const groups = await Cards.aggregate<Omit<SetTally, 'setId'> & { _id: string }>([
-          { $match: match },
-          {
-            $group: {
-              _id: '$setId',
-              total: { $sum: 1 },
-              mastered: { $sum: { $cond: [{ $gte: ['$masteryLevel', rule.masteredAt] }, 1, 0] } },
-              due: { $sum: { $cond: [{ $lte: ['$nextReviewDate', rule.dueAt] }, 1, 0] } },
-              masterySum: { $sum: '$masteryLevel' },
+      if (!lacksCond) {
+        try {
+          // counted where the cards are: the sets list of a user with thousands of cards in sets used
+          // to bring every one of them to the service
+          const groups = await Cards.aggregate<Omit<SetTally, 'setId'> & { _id: string }>([
+            { $match: match },
+            {
+              $group: {
+                _id: '$setId',
+                total: { $sum: 1 },
+                mastered: { $sum: { $cond: [{ $gte: ['$masteryLevel', rule.masteredAt] }, 1, 0] } },
+                due: { $sum: { $cond: [{ $lte: ['$nextReviewDate', rule.dueAt] }, 1, 0] } },
+                masterySum: { $sum: '$masteryLevel' },
+              },
             },
-          },
-        ]);
-        return groups.map(({ _id, ...tally }) => ({ setId: _id, ...tally }));
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== NOT_IMPLEMENTED) throw err;
-        // FerretDB v1 (the embedded database's fallback) has no $cond: the same count, here
-        const cards = await Cards.find(match)
-          .select({ setId: 1, masteryLevel: 1, nextReviewDate: 1 })
-          .lean<TalliedCard[]>();
-        return tallyCards(cards, rule);
+          ]);
+          return groups.map(({ _id, ...tally }) => ({ setId: _id, ...tally }));
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== NOT_IMPLEMENTED) throw err;
+          lacksCond = true; // FerretDB v1, the embedded database's fallback: asked once
+        }
       }
+      const cards = await Cards.find(match)
+        .select({ setId: 1, masteryLevel: 1, nextReviewDate: 1 })
+        .lean<TalliedCard[]>();
+      return tallyCards(cards, rule);
     },
 
     async deleteSetCards(userId: string, setId: string): Promise<number> {

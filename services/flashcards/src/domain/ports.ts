@@ -154,7 +154,6 @@ export interface DueQuery {
   limit: number;
 }
 
-/** Cards, every query scoped to the owner (another user's card is simply "not found"). */
 /** What a set's stats count: mastered at or above `masteredAt`, due at or before `dueAt`. */
 export interface SetTallyRule {
   masteredAt: number;
@@ -170,6 +169,7 @@ export interface SetTally {
   masterySum: number;
 }
 
+/** Cards, every query scoped to the owner (another user's card is simply "not found"). */
 export interface CardRepository {
   /** Stages the events in the same single-document write (outbox). */
   insert(card: NewCard, events?: AnyDomainEvent[]): Promise<Card>;
