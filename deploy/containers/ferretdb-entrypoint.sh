@@ -8,6 +8,7 @@ if [ ! -f "$PGDATA/PG_VERSION" ]; then
   cat >>"$PGDATA/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '/tmp'
+jit = off
 shared_preload_libraries = 'pg_cron,pg_documentdb_core,pg_documentdb'
 cron.database_name = 'lingua'
 documentdb.indexBuildScheduleInSec = 60
