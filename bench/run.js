@@ -236,6 +236,12 @@ async function main() {
     perRound((r) => r[GW].frontCpu / r[GW].serviceCpu),
     x2,
   );
+  // issue 23's measure of the gateway's own cost: its features on top of the same building blocks
+  show(
+    'CPU per request gateway+token/the floor (target <= 1.15)',
+    perRound((r) => r[GW].frontCpu / r[FLOOR].frontCpu),
+    x2,
+  );
   show(
     'CPU per request express path/service',
     perRound(
