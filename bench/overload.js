@@ -122,6 +122,7 @@ async function startDatabase(engine) {
   const pid = Number(fs.readFileSync(path.join(dir, 'run/ferretdb.pid'), 'utf8'));
   const description = fs.readFileSync(path.join(dir, 'run/ferretdb.engine'), 'utf8').trim();
   const onPostgres = / on PostgreSQL /.test(description);
+  let postmaster;
   return {
     engine,
     description,
@@ -130,7 +131,8 @@ async function startDatabase(engine) {
     /** FerretDB and, on PostgreSQL, the backends serving its connections (matched by client port). */
     pids() {
       if (!onPostgres) return [pid];
-      const postmaster = pidListeningOn(PG_PORT);
+      // looked up once: it reads every process's open files (tens of ms), and the postmaster stays
+      postmaster ??= pidListeningOn(PG_PORT);
       const sockets = socketInodesOf(pid);
       const ports = new Set(
         tcpSockets()
