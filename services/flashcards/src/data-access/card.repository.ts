@@ -317,8 +317,7 @@ export function cardRepository(
       const match = { userId, isArchived: false, setId: { $in: setIds } };
       if (!lacksCond) {
         try {
-          // counted where the cards are: the sets list of a user with thousands of cards in sets used
-          // to bring every one of them to the service
+          // counted in the database: one row per set comes back, not the sets' cards (thousands on L)
           const groups = await Cards.aggregate<Omit<SetTally, 'setId'> & { _id: string }>([
             { $match: match },
             {

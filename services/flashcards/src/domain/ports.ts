@@ -160,7 +160,7 @@ export interface SetTallyRule {
   dueAt: Date;
 }
 
-/** One set's active cards, counted in the database (a set's page and the sets list read no cards). */
+/** One set's active cards, counted where they are stored: the service gets one row per set, not the cards. */
 export interface SetTally {
   setId: string;
   total: number;
