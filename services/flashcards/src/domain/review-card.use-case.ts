@@ -65,28 +65,25 @@ export async function reviewCard(
     );
     if (!updated) continue; // another answer got there first: reschedule from the new state
     deps.outbox.cardStaged(card.id);
-    // the review log and the study day are independent writes: one wait instead of two
-    const [, streak] = await Promise.all([
-      deps.reviews.insert({
-        id: randomUUID(),
-        userId: cmd.userId,
-        cardId: card.id,
-        setId: card.setId,
-        sessionId: cmd.sessionId ?? null,
-        algorithm: cmd.algorithm,
-        grade: cmd.grade,
-        rating: cmd.rating,
-        correct: outcome.correct,
-        responseTimeMs: cmd.responseTimeMs ?? 0,
-        mode: cmd.mode ?? null,
-        intervalDays: outcome.state.intervalDays,
-        masteryLevel: outcome.state.masteryLevel,
-        firstReview: outcome.firstReview,
-        becameMastered: outcome.becameMastered,
-        reviewedAt: now,
-      }),
-      deps.profiles.recordStudyDay(cmd.userId, utcDay(now), now),
-    ]);
+    await deps.reviews.insert({
+      id: randomUUID(),
+      userId: cmd.userId,
+      cardId: card.id,
+      setId: card.setId,
+      sessionId: cmd.sessionId ?? null,
+      algorithm: cmd.algorithm,
+      grade: cmd.grade,
+      rating: cmd.rating,
+      correct: outcome.correct,
+      responseTimeMs: cmd.responseTimeMs ?? 0,
+      mode: cmd.mode ?? null,
+      intervalDays: outcome.state.intervalDays,
+      masteryLevel: outcome.state.masteryLevel,
+      firstReview: outcome.firstReview,
+      becameMastered: outcome.becameMastered,
+      reviewedAt: now,
+    });
+    const streak = await deps.profiles.recordStudyDay(cmd.userId, utcDay(now), now);
     const achievements = await unlockAchievements(
       cmd.userId,
       deps,
