@@ -28,6 +28,7 @@ const {
   childPids,
   cpuMsOf,
   freePort,
+  freePortRun,
   openLoop,
   percentile,
   pidListeningOn,
@@ -195,16 +196,10 @@ async function startBenchStack(
     env: extra = {},
   } = {},
 ) {
-  const port = {};
-  const taken = new Set();
-  for (const name of ['GATEWAY', 'SMTP', ...SERVICES.flatMap((s) => [`${s}_HTTP`, `${s}_GRPC`])]) {
-    // freePort draws at random without holding the port: two draws may meet
-    let p;
-    do p = await freePort();
-    while (taken.has(p));
-    taken.add(p);
-    port[name.toUpperCase()] = String(p);
-  }
+  // one run of consecutive free ports: separate random draws could give two processes the same one
+  const names = ['GATEWAY', 'SMTP', ...SERVICES.flatMap((s) => [`${s}_HTTP`, `${s}_GRPC`])];
+  const base = await freePortRun(names.length);
+  const port = Object.fromEntries(names.map((name, i) => [name.toUpperCase(), String(base + i)]));
   const env = {
     MONGO_URL: db.url,
     GATEWAY_PORT: port.GATEWAY,

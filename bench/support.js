@@ -4,7 +4,7 @@ const { performance } = require('node:perf_hooks');
 
 // below the kernel's ephemeral range: a port from listen(0) is soon the local port of an outgoing
 // connection, and the service told to listen there fails (seen: identity's gRPC port, EADDRINUSE)
-const { freePort } = require('../libs/testing/dist');
+const { freePort, freePortRun } = require('../libs/testing/dist');
 
 /**
  * Runs `script` (a service's dist/main.js, or a bench script in service mode) in its own process
@@ -264,6 +264,7 @@ async function openLoop({ rate, seconds, fire }) {
 
 module.exports = {
   freePort,
+  freePortRun,
   startProcess,
   percentile,
   median,
