@@ -17,7 +17,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
-const { childPids, openLoop, pidListeningOn } = require('../support');
+const { childPids, openLoop, pidListeningOn, sleepsOf } = require('../support');
 const { startDatabase, startBenchStack, cpuMeter, cleanups, cleanUp } = require('../overload');
 const { ensureSeeded, pickUsers, dbNames, PASSWORD } = require('./seed');
 const { CALLS, P95_EXEMPT, pickCall, issue, setTokens } = require('./mix');
@@ -128,6 +128,9 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
   // pooled connections) are counted up to their last reading, not lost
   const polling = setInterval(() => Object.values(meters).forEach((m) => m.read()), 250);
   const stolen = stealMeter();
+  // the Node services' wake-ups (main thread, one per event-loop sleep): what a call costs at low rates
+  const services = STACK.filter((n) => groups?.[n]).map((n) => [n, groups[n]()[0]]);
+  const sleptBefore = services.map(([, pid]) => sleepsOf(pid));
   const own = process.cpuUsage();
   const started = performance.now();
   const { settled } = await openLoop({
@@ -144,6 +147,9 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
   const elapsed = (performance.now() - started) / 1000;
   const cpu = Object.fromEntries(Object.entries(meters).map(([n, m]) => [n, m.read()]));
   const steal = stolen();
+  const wakeups = Object.fromEntries(
+    services.map(([n, pid], i) => [n, (sleepsOf(pid) ?? NaN) - (sleptBefore[i] ?? NaN)]),
+  );
   const { user, system } = process.cpuUsage(own);
   const rows = stats.rows();
   return {
@@ -152,6 +158,7 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
     seconds: elapsed,
     cpu,
     steal,
+    wakeups,
     generatorMs: (user + system) / 1000,
   };
 }
@@ -221,7 +228,15 @@ function printCpu(r, restShare = {}) {
   );
   console.log(
     table(
-      ['process', 'CPU ms/call', 'of which above rest', 'share', 'cores', 'cores at rest'],
+      [
+        'process',
+        'CPU ms/call',
+        'of which above rest',
+        'share',
+        'cores',
+        'cores at rest',
+        'Node wake-ups/call',
+      ],
       [
         ...Object.entries(r.cpu)
           .sort(([, a], [, b]) => b - a)
@@ -233,6 +248,7 @@ function printCpu(r, restShare = {}) {
             `${fmt((100 * ms) / total, 0)} %`,
             fmt(ms / windowMs, 2),
             fmt(restShare[n], 2),
+            n in (r.wakeups ?? {}) ? fmt(r.wakeups[n] / okCalls, 1) : '',
           ]),
         [
           'the stack, total',
@@ -244,6 +260,7 @@ function printCpu(r, restShare = {}) {
             Object.values(restShare).reduce((a, b) => a + b, 0),
             2,
           ),
+          fmt(Object.values(r.wakeups ?? {}).reduce((a, b) => a + b, 0) / okCalls, 1),
         ],
         [
           '(the load generator)',
@@ -251,6 +268,7 @@ function printCpu(r, restShare = {}) {
           '',
           '',
           fmt(r.generatorMs / windowMs, 2),
+          '',
           '',
         ],
       ],
