@@ -1,88 +1,108 @@
 #!/usr/bin/env node
-// What one request costs the process that serves it when requests come alone (a few a second, as
-// in the journey's 50 calls/s spread over a dozen processes) against when they come back to back.
-// Each server gets the same request at fixed rates (open loop) and then saturated (50 in flight),
-// and its CPU per request is read from the scheduler's own clock (schedstat, ns), minus what the
-// process spends idle over the same time:
+// What one request costs the process that serves it when requests come spaced out (the journey's
+// 50 calls/s reach each process of the stack at a few dozen a second) against back to back. Each
+// server gets the same request at fixed rates (open loop), then with 50 in flight; its CPU per
+// request comes from the scheduler's own clock (schedstat, ns), less what the process uses idle over
+// the same time, and beside it how often its main thread was woken per request:
 //   - a bare node:http server (bench/servers.js bare),
 //   - a route served by @lingua/http (bench/servers.js service: express, helmet, request ids...),
 //   - Redis PING (the redis-server of REDIS_URL: a small C server, for scale).
-// A call of the journey wakes 4-6 processes, several of them more than once (each database round
-// trip wakes the service, FerretDB and a PostgreSQL backend): the ratio printed last is what each of
-// those wake-ups costs at the journey's rates against what the saturated benches measure.
-// All traffic goes to 127.0.0.1 and every phase is time-bounded.
+// All traffic goes to 127.0.0.1; every phase is time-bounded (a request unanswered in 5 s fails the run).
 //   node bench/hop-cost.js            BENCH_HOP_RATES=20,50,200,1000  BENCH_SECONDS=8
 const net = require('node:net');
-const path = require('node:path');
-const readline = require('node:readline');
-const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
-const { onCpuMsOf, openLoop, pidListeningOn } = require('./support');
+const { onCpuMsOf, openLoop, pidListeningOn, sleepsOf, startBenchServer } = require('./support');
 
 const RATES = (process.env.BENCH_HOP_RATES ?? '20,50,200,1000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const IN_FLIGHT = 50;
+const TIMEOUT_MS = 5_000;
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const PONG = Buffer.from('+PONG\r\n');
 const children = [];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** A bench/servers.js server in its own process: { pid, send } where send() makes one request. */
+/** A bench/servers.js server in its own process: { pid, send, close } where send() makes one request. */
 async function httpServer(kind) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'servers.js'), kind], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { child, ready } = startBenchServer(kind);
   children.push(child);
-  const url = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('ready ')) resolve(line.slice(6));
-    });
+  const pool = new Pool(await ready, {
+    connections: IN_FLIGHT,
+    headersTimeout: TIMEOUT_MS,
+    bodyTimeout: TIMEOUT_MS,
   });
-  const pool = new Pool(url, { connections: IN_FLIGHT });
   const send = async () => {
     const r = await pool.request({ path: '/api/flashcards/1', method: 'GET' });
     await r.body.dump();
   };
-  return { pid: child.pid, send, close: () => pool.close() };
+  const close = async () => {
+    await pool.close();
+    child.kill('SIGTERM'); // an idle server still wakes now and then: not beside the next one
+  };
+  return { pid: child.pid, send, close };
 }
 
-/** Redis over raw RESP on a few connections: one PING per send(), answered in order per connection. */
+/** One RESP connection sending PINGs: answers are counted by the byte, whatever the TCP reads hold. */
+function pingConnection() {
+  const socket = net.connect(Number(REDIS.port || 6379), REDIS.hostname);
+  socket.setNoDelay(true);
+  const waiting = [];
+  let partial = 0;
+  const failAll = (err) => waiting.splice(0).forEach(({ reject }) => reject(err));
+  socket.on('data', (chunk) => {
+    for (const byte of chunk) {
+      if (byte !== PONG[partial]) return void socket.destroy(new Error(`Redis answered other than PONG`));
+      if (++partial === PONG.length) {
+        partial = 0;
+        waiting.shift()?.resolve();
+      }
+    }
+  });
+  socket.on('error', failAll).on('close', () => failAll(new Error('Redis closed the connection')));
+  // a PING unanswered for TIMEOUT_MS fails the run rather than hanging it (an idle connection may idle)
+  socket.setTimeout(TIMEOUT_MS, () => {
+    if (waiting.length > 0) socket.destroy(new Error(`no PONG in ${TIMEOUT_MS} ms`));
+  });
+  const ping = () =>
+    new Promise((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      socket.write('PING\r\n');
+    });
+  const connected = new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return { socket, ping, connected };
+}
+
+/** Redis over raw RESP on IN_FLIGHT connections, round robin. */
 async function redisServer() {
   const pid = pidListeningOn(Number(REDIS.port || 6379));
   if (!pid) return undefined;
   if (REDIS.password) throw new Error('hop-cost: a Redis with a password is not supported');
-  const connections = await Promise.all(
-    Array.from({ length: IN_FLIGHT }, () => {
-      const socket = net.connect(Number(REDIS.port || 6379), REDIS.hostname);
-      const waiting = [];
-      socket.on('data', (chunk) => {
-        // each answer is "+PONG\r\n"
-        for (let i = 0; i < chunk.length; i += 7) waiting.shift()?.();
-      });
-      return new Promise((resolve, reject) =>
-        socket.once('connect', () => resolve({ socket, waiting })).once('error', reject),
-      );
-    }),
-  );
+  const connections = Array.from({ length: IN_FLIGHT }, pingConnection);
+  const close = async () => connections.forEach((c) => c.socket.destroy());
+  try {
+    await Promise.all(connections.map((c) => c.connected));
+  } catch (err) {
+    await close();
+    throw err;
+  }
   let next = 0;
-  const send = () => {
-    const c = connections[next++ % connections.length];
-    return new Promise((resolve) => {
-      c.waiting.push(resolve);
-      c.socket.write('PING\r\n');
-    });
-  };
-  return { pid, send, close: () => connections.forEach((c) => c.socket.end()) };
+  const send = () => connections[next++ % connections.length].ping();
+  return { pid, send, close };
 }
 
-/** CPU ms the process used over `ms`, doing `work` (or nothing). */
-async function cpuOver(pid, work) {
-  const before = onCpuMsOf([pid]);
-  const started = performance.now();
-  await work();
-  return { cpu: onCpuMsOf([pid]) - before, wall: performance.now() - started };
+/** CPU (ms) and main-thread wake-ups of the process while `work` runs (or nothing, to price idling). */
+async function over(pid, work) {
+  const [cpu, sleeps, started] = [onCpuMsOf([pid]), sleepsOf(pid), performance.now()];
+  if (cpu === null || sleeps === null) throw new Error(`hop-cost needs Linux's procfs (pid ${pid})`);
+  const requests = await work();
+  return {
+    cpu: onCpuMsOf([pid]) - cpu,
+    wakeups: sleepsOf(pid) - sleeps,
+    seconds: (performance.now() - started) / 1000,
+    requests,
+  };
 }
 
 /** `IN_FLIGHT` callers, each sending its next request when the last one is answered, for `seconds`. */
@@ -100,27 +120,34 @@ async function saturate(send, seconds) {
   return done;
 }
 
+/** One server's row: idle use, then µs of CPU and wake-ups per request at each rate and saturated. */
 async function measure(name, server) {
-  // warm the JIT and the connections, then let the process settle
-  await saturate(server.send, 2);
-  await sleep(1000);
-  const idle = await cpuOver(server.pid, () => sleep(SECONDS * 1000));
-  const idleMsPerS = idle.cpu / (idle.wall / 1000);
-  const row = { name, idleMsPerS, rates: [] };
-  for (const rate of RATES) {
-    const r = await cpuOver(
-      server.pid,
-      async () => (await openLoop({ rate, seconds: SECONDS, fire: server.send })).settled,
-    );
-    const requests = Math.round(rate * SECONDS);
-    row.rates.push(((r.cpu - idleMsPerS * (r.wall / 1000)) * 1000) / requests);
+  try {
+    const { send } = server;
+    // warm the JIT and the connections, then let the process settle
+    await saturate(send, 2);
+    await sleep(1000);
+    const idle = await over(server.pid, () => sleep(SECONDS * 1000));
+    const perRequest = (r) => ({
+      cpuUs: ((r.cpu - (idle.cpu / idle.seconds) * r.seconds) * 1000) / r.requests,
+      wakeups: (r.wakeups - (idle.wakeups / idle.seconds) * r.seconds) / r.requests,
+    });
+    const row = { name, idleMsPerS: idle.cpu / idle.seconds, idleWakeupsPerS: idle.wakeups / idle.seconds };
+    row.rates = [];
+    for (const rate of RATES) {
+      const r = await over(server.pid, async () => {
+        const { sent, settled } = await openLoop({ rate, seconds: SECONDS, fire: send });
+        await settled;
+        return sent;
+      });
+      row.rates.push(perRequest(r));
+    }
+    const s = await over(server.pid, () => saturate(send, SECONDS));
+    row.saturated = { ...perRequest(s), rate: s.requests / s.seconds };
+    return row;
+  } finally {
+    await server.close();
   }
-  let done = 0;
-  const s = await cpuOver(server.pid, async () => (done = await saturate(server.send, SECONDS)));
-  row.saturated = ((s.cpu - idleMsPerS * (s.wall / 1000)) * 1000) / done;
-  row.saturatedRate = done / (s.wall / 1000);
-  await server.close();
-  return row;
 }
 
 async function main() {
@@ -132,15 +159,16 @@ async function main() {
   else console.error(`no Redis listening at ${REDIS.host}: its row is skipped`);
 
   console.log(
-    `\nCPU per request of the serving process (µs, schedstat, its idle CPU subtracted), ${SECONDS} s per rate, open loop; then ${IN_FLIGHT} in flight\n`,
+    `\nPer request to the serving process, ${SECONDS} s per rate (open loop), then ${IN_FLIGHT} in flight; its idle use subtracted.`,
   );
-  const head = RATES.map((r) => `${r}/s`.padStart(8)).join('');
+  console.log('µs of CPU (schedstat) / wake-ups of its main thread (voluntary context switches)\n');
+  const cell = (v) => `${v.cpuUs.toFixed(0)} / ${v.wakeups.toFixed(2)}`.padStart(14);
   console.log(
-    `${'server'.padEnd(24)} ${'idle ms/s'.padStart(9)} ${head} ${'saturated'.padStart(10)} (req/s)   ${RATES[0]}/s ÷ saturated`,
+    `${'server'.padEnd(22)} ${'idle ms/s, wake-ups/s'.padStart(22)} ${RATES.map((r) => `${r}/s`.padStart(14)).join('')} ${'in flight'.padStart(14)}  (req/s)   CPU ${RATES.map((r) => `${r}/s`).join(', ')} ÷ in flight`,
   );
   for (const r of rows)
     console.log(
-      `${r.name.padEnd(24)} ${r.idleMsPerS.toFixed(1).padStart(9)} ${r.rates.map((v) => v.toFixed(0).padStart(8)).join('')} ${r.saturated.toFixed(1).padStart(10)} (${Math.round(r.saturatedRate)})   ${(r.rates[0] / r.saturated).toFixed(1)}×`,
+      `${r.name.padEnd(22)} ${`${r.idleMsPerS.toFixed(1)}, ${r.idleWakeupsPerS.toFixed(1)}`.padStart(22)} ${r.rates.map(cell).join('')} ${cell(r.saturated)}  (${Math.round(r.saturated.rate)})   ${r.rates.map((v) => `${(v.cpuUs / r.saturated.cpuUs).toFixed(1)}×`).join(', ')}`,
     );
 }
 
@@ -149,4 +177,7 @@ main()
     console.error(err);
     process.exitCode = 1;
   })
-  .finally(() => children.forEach((c) => c.kill('SIGTERM')));
+  .finally(() => {
+    children.forEach((c) => c.kill('SIGTERM'));
+    process.exit(); // sockets of a failed phase must not keep the run alive
+  });

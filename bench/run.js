@@ -15,10 +15,17 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
-const { cpuMsOf, fixedRate, freePort, median, percentile, runQueueMsOf } = require('./support');
+const {
+  cpuMsOf,
+  fixedRate,
+  freePort,
+  median,
+  percentile,
+  runQueueMsOf,
+  startBenchServer,
+} = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -39,20 +46,13 @@ const pidsOf = new Map();
 /** utime + stime of the processes, in µs. */
 const cpuMicros = (pids) => (cpuMsOf(pids) ?? 0) * 1000;
 
-/** Starts one server process and resolves with its URL. */
-function server(kind, ...args) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'servers.js'), kind, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** Starts one server process (bench/servers.js) and resolves with its URL. */
+async function server(kind, ...args) {
+  const { child, ready } = startBenchServer(kind, args);
   children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      if (!line.startsWith('ready ')) return;
-      pidsOf.set(line.slice(6), [child.pid]);
-      resolve(line.slice(6));
-    });
-  });
+  const url = await ready;
+  pidsOf.set(url, [child.pid]);
+  return url;
 }
 
 /** nginx in the foreground from a generated config in a temp dir, as the current user. */
@@ -306,6 +306,8 @@ async function openLoop({ service, gateway, floor, proxy, auth }) {
           p50: percentile(r.latencies, 50),
           p90: percentile(r.latencies, 90),
           p99: percentile(r.latencies, 99),
+          slowest: r.slowest,
+          ownDelayMaxMs: r.ownDelayMaxMs,
           // share of the window the processes' threads spent runnable but without a CPU
           waits: waiting.map((pids, i) => ((runQueueMsOf(pids) ?? 0) - waitedBefore[i]) / wall),
         };
@@ -324,6 +326,24 @@ async function openLoop({ service, gateway, floor, proxy, auth }) {
         `${String(rate).padEnd(6)} ${name.padEnd(34)} ${med(name, 'p50').toFixed(2).padStart(6)} ${med(name, 'p90').toFixed(2).padStart(7)} ${med(name, 'p99').toFixed(2).padStart(7)}   ${waited(name, 0).padStart(15)} ${(name === SVC ? '' : waited(name, 1)).padStart(7)} ${waited(name, 2).padStart(4)}   ${extra}`,
       );
     }
+    // where each window's tail came from: a stall shows as a run of slow 100 ms slices at the same
+    // offset for every scenario (the machine), in one scenario only (that process), or together with a
+    // long delay of the generator's own loop (the load generator)
+    console.log(
+      `\n${rate}/s, where the slow answers fell (slowest answer per 100 ms slice of the window, slices over 5 ms):`,
+    );
+    rounds.forEach((results, i) => {
+      for (const [name] of scenarios) {
+        const { slowest, ownDelayMaxMs, p99 } = results[name];
+        const slow = slowest
+          .map((ms, slice) => [slice, ms])
+          .filter(([, ms]) => ms > 5)
+          .map(([slice, ms]) => `${(slice / 10).toFixed(1)} s ${ms.toFixed(0)}`);
+        console.log(
+          `  round ${i + 1} ${name.padEnd(34)} p99 ${p99.toFixed(2).padStart(6)} ms, generator's loop delay max ${ownDelayMaxMs.toFixed(0).padStart(3)} ms; ${slow.length ? slow.slice(0, 12).join(', ') + (slow.length > 12 ? ` … (${slow.length} slices)` : '') : 'none'}`,
+        );
+      }
+    });
   }
 }
 

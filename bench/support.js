@@ -1,6 +1,8 @@
 // Plumbing shared by the benchmarks: free ports, a built service in its own process, percentiles.
 const { spawn } = require('node:child_process');
-const { performance } = require('node:perf_hooks');
+const path = require('node:path');
+const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
+const readline = require('node:readline');
 
 // below the kernel's ephemeral range: a port from listen(0) is soon the local port of an outgoing
 // connection, and the service told to listen there fails (seen: identity's gRPC port, EADDRINUSE)
@@ -37,6 +39,23 @@ async function startProcess({
   }
   child.kill();
   throw new Error(`${name} did not become ready`);
+}
+
+/**
+ * Starts `node bench/servers.js <kind> ...args` (one benchmark server in its own process):
+ * { child, ready }, where `ready` resolves with the URL it prints once listening.
+ */
+function startBenchServer(kind, args = [], execArgv = []) {
+  const child = spawn(process.execPath, [...execArgv, path.join(__dirname, 'servers.js'), kind, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.startsWith('ready ')) resolve(line.slice(6));
+    });
+  });
+  return { child, ready };
 }
 
 /** The p-th percentile of an ascending array. */
@@ -121,9 +140,10 @@ const runQueueMsOf = (pids) => schedstatMsOf(pids, 1);
 const onCpuMsOf = (pids) => schedstatMsOf(pids, 0);
 
 /**
- * How often each process's main thread has gone to sleep so far (voluntary context switches in
- * /proc/<pid>/status): for a Node server, each one is its event loop blocking in epoll and being
- * woken again later, so the difference over a window counts its wake-ups. null when unreadable.
+ * How often the process's main thread has gone to sleep so far (voluntary context switches in
+ * /proc/<pid>/status, main thread only): for a Node server mostly its event loop blocking in epoll
+ * until woken again (also waits for GC helper threads, blocking file calls, a full stdout pipe), so
+ * the difference over a window counts its wake-ups. null when unreadable.
  */
 function sleepsOf(pid) {
   try {
@@ -232,15 +252,22 @@ async function waitForQuietDatabase(maxMs = 60_000, needle = 'ferretdb') {
  * a slow answer does not delay the next request. Each latency runs from the moment the request is
  * handed to the pool, so time spent waiting for a free connection counts; the generator's own timer
  * lateness does not (timers here wake up to a few ms late, which would swamp sub-ms differences).
- * Resolves with { sent, ok, errors, latencies (ms, ascending) }.
+ * Resolves with { sent, ok, errors, latencies (ms, ascending), slowest (the slowest answer per
+ * 100 ms of the window, ms), ownDelayMaxMs (the longest the generator's own event loop stalled) }.
  */
 async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 }) {
   const { Pool } = require('undici');
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections, pipelining: 1 });
   const latencies = [];
+  // the slowest answer per 100 ms of the window, by when the call left: one stall shows as one run of slow slices
+  const slowest = new Array(Math.ceil(seconds * 10)).fill(0);
   let ok = 0;
   let errors = 0;
+  // the load generator's own stalls would show as latency too: its event-loop delay tells them apart
+  const ownDelay = monitorEventLoopDelay({ resolution: 1 });
+  ownDelay.enable();
+  const began = performance.now();
   const one = async () => {
     const start = performance.now();
     try {
@@ -251,12 +278,23 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
     } catch {
       errors++;
     }
-    latencies.push(performance.now() - start);
+    const ms = performance.now() - start;
+    latencies.push(ms);
+    const slice = Math.min(slowest.length - 1, Math.floor((start - began) / 100));
+    slowest[slice] = Math.max(slowest[slice], ms);
   };
   const { sent, settled } = await openLoop({ rate, seconds, fire: one });
   await settled;
+  ownDelay.disable();
   await pool.close();
-  return { sent, ok, errors, latencies: latencies.sort((a, b) => a - b) };
+  return {
+    sent,
+    ok,
+    errors,
+    latencies: latencies.sort((a, b) => a - b),
+    slowest,
+    ownDelayMaxMs: ownDelay.max / 1e6,
+  };
 }
 
 /**
@@ -289,6 +327,7 @@ module.exports = {
   freePort,
   freePortRun,
   startProcess,
+  startBenchServer,
   percentile,
   median,
   waitForQuietDatabase,

@@ -128,9 +128,7 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
   // pooled connections) are counted up to their last reading, not lost
   const polling = setInterval(() => Object.values(meters).forEach((m) => m.read()), 250);
   const stolen = stealMeter();
-  // the Node services' wake-ups (main thread, one per event-loop sleep): what a call costs at low rates
-  const services = STACK.filter((n) => groups?.[n]).map((n) => [n, groups[n]()[0]]);
-  const sleptBefore = services.map(([, pid]) => sleepsOf(pid));
+  const woken = wakeMeter(groups);
   const own = process.cpuUsage();
   const started = performance.now();
   const { settled } = await openLoop({
@@ -147,9 +145,7 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
   const elapsed = (performance.now() - started) / 1000;
   const cpu = Object.fromEntries(Object.entries(meters).map(([n, m]) => [n, m.read()]));
   const steal = stolen();
-  const wakeups = Object.fromEntries(
-    services.map(([n, pid], i) => [n, (sleepsOf(pid) ?? NaN) - (sleptBefore[i] ?? NaN)]),
-  );
+  const wakeups = woken();
   const { user, system } = process.cpuUsage(own);
   const rows = stats.rows();
   return {
@@ -161,6 +157,18 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
     wakeups,
     generatorMs: (user + system) / 1000,
   };
+}
+
+/**
+ * The Node services' main-thread wake-ups (mostly event-loop sleeps ended; bench/support.js sleepsOf)
+ * from now to the call of the function it returns, by name: at these rates a wake-up, more than the
+ * work, is what a call costs a process (bench/hop-cost.js).
+ */
+function wakeMeter(groups) {
+  const services = STACK.filter((n) => groups?.[n]).map((n) => [n, groups[n]()[0]]);
+  const before = services.map(([, pid]) => sleepsOf(pid));
+  return () =>
+    Object.fromEntries(services.map(([n, pid], i) => [n, (sleepsOf(pid) ?? NaN) - (before[i] ?? NaN)]));
 }
 
 /**
@@ -213,12 +221,15 @@ function printRows(title, r) {
  * answered call without error: a refused call (503 when shedding) costs little, so with errors the
  * figure is flagged rather than diluted.
  */
-function printCpu(r, restShare = {}) {
+function printCpu(r, restShare = {}, restWakeups = {}) {
   const total = Object.values(r.cpu).reduce((s, v) => s + v, 0);
   const windowMs = r.seconds * 1000;
   const above = (n, ms) => ms - (restShare[n] ?? 0) * windowMs;
   const totalAbove = Object.entries(r.cpu).reduce((s, [n, ms]) => s + above(n, ms), 0);
   const okCalls = r.completed - r.rows.at(-1).errors;
+  // wake-ups per call, and above what the process does at rest (timers: load shedder, outbox relay, metrics)
+  const wakeCell = (count, restPerS) =>
+    `${fmt(count / okCalls, 1)} (${fmt((count - (restPerS ?? NaN) * r.seconds) / okCalls, 1)})`;
   const flag =
     okCalls < r.completed ? `  (!) ${r.completed - okCalls} calls failed: not a figure to compare` : '';
   console.log(`CPU per call (ms), over the ${okCalls} calls answered without error:${flag}`);
@@ -235,7 +246,7 @@ function printCpu(r, restShare = {}) {
         'share',
         'cores',
         'cores at rest',
-        'Node wake-ups/call',
+        'Node wake-ups/call (above rest)',
       ],
       [
         ...Object.entries(r.cpu)
@@ -248,7 +259,7 @@ function printCpu(r, restShare = {}) {
             `${fmt((100 * ms) / total, 0)} %`,
             fmt(ms / windowMs, 2),
             fmt(restShare[n], 2),
-            n in (r.wakeups ?? {}) ? fmt(r.wakeups[n] / okCalls, 1) : '',
+            n in r.wakeups ? wakeCell(r.wakeups[n], restWakeups[n]) : '',
           ]),
         [
           'the stack, total',
@@ -260,7 +271,12 @@ function printCpu(r, restShare = {}) {
             Object.values(restShare).reduce((a, b) => a + b, 0),
             2,
           ),
-          fmt(Object.values(r.wakeups ?? {}).reduce((a, b) => a + b, 0) / okCalls, 1),
+          Object.keys(r.wakeups).length === 0
+            ? ''
+            : wakeCell(
+                Object.values(r.wakeups).reduce((a, b) => a + b, 0),
+                Object.keys(r.wakeups).reduce((a, n) => a + (restWakeups[n] ?? NaN), 0),
+              ),
         ],
         [
           '(the load generator)',
@@ -465,17 +481,21 @@ async function benchSize(size, db) {
   await sleep(2_000);
   // what each process uses with no load (outbox relays, consumers, probes, timers), over 5 s
   const restMeters = Object.fromEntries(Object.entries(groups).map(([n, pidsOf]) => [n, cpuMeter(pidsOf)]));
+  const restWoken = wakeMeter(groups);
   const restStarted = performance.now();
   await sleep(5_000);
   const restMs = performance.now() - restStarted;
   base.restShare = Object.fromEntries(Object.entries(restMeters).map(([n, m]) => [n, m.read() / restMs]));
+  base.restWakeups = Object.fromEntries(
+    Object.entries(restWoken()).map(([n, count]) => [n, count / (restMs / 1000)]),
+  );
   base.resting = Object.values(base.restShare).reduce((a, b) => a + b, 0);
   console.log(
     `at rest after the warm-up the stack's processes use ${fmt(base.resting * 100, 0)} % of a core`,
   );
   const fixed = await runMix({ ...base, rate: RATE, seconds: SECONDS });
   printRows(`${size} at ${RATE}/s offered`, fixed);
-  const { perCall: cpuPerCall, abovePerCall } = printCpu(fixed, base.restShare);
+  const { perCall: cpuPerCall, abovePerCall } = printCpu(fixed, base.restShare, base.restWakeups);
 
   let capacity;
   let half;
@@ -486,7 +506,7 @@ async function benchSize(size, db) {
       await settle(stackPids, base.resting, 30);
       half = await runMix({ ...base, rate: capacity / 2, seconds: SECONDS });
       printRows(`${size} at half the capacity (${capacity / 2}/s)`, half);
-      printCpu(half, base.restShare);
+      printCpu(half, base.restShare, base.restWakeups);
     }
   }
   // the cards the mix created go again (through the API, so the due read model follows)
