@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What one request costs the process that serves it when requests come spaced out (the journey's
-// 50 calls/s reach each process of the stack at a few dozen a second) against back to back. Each
+// 50 calls/s wake each Node process of the stack 40-185 times a second) against back to back. Each
 // server gets the same request at fixed rates (open loop), then with 50 in flight; its CPU per
 // request comes from the scheduler's own clock (schedstat, ns), less what the process uses idle over
 // the same time, and beside it how often its main thread was woken per request:
@@ -9,6 +9,7 @@
 //   - Redis PING (the redis-server of REDIS_URL: a small C server, for scale).
 // All traffic goes to 127.0.0.1; every phase is time-bounded (a request unanswered in 5 s fails the run).
 //   node bench/hop-cost.js            BENCH_HOP_RATES=20,50,200,1000  BENCH_SECONDS=8
+const { once } = require('node:events');
 const net = require('node:net');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
@@ -16,37 +17,50 @@ const { onCpuMsOf, openLoop, pidListeningOn, sleepsOf, startBenchServer } = requ
 
 const RATES = (process.env.BENCH_HOP_RATES ?? '20,50,200,1000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+if (RATES.length === 0 || ![...RATES, SECONDS].every((n) => Number.isFinite(n) && n > 0))
+  throw new Error(
+    'BENCH_HOP_RATES must list rates per second and BENCH_SECONDS be a number of seconds, all > 0',
+  );
 const IN_FLIGHT = 50;
 const TIMEOUT_MS = 5_000;
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const REDIS_PORT = Number(REDIS.port || 6379);
 const PONG = Buffer.from('+PONG\r\n');
 const children = [];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** A bench/servers.js server in its own process: { pid, send, close } where send() makes one request. */
+/** A bench/servers.js server in its own process: { pid, send, dropConnections, close }; send() makes one request. */
 async function httpServer(kind) {
   const { child, ready } = startBenchServer(kind);
   children.push(child);
-  const pool = new Pool(await ready, {
-    connections: IN_FLIGHT,
-    headersTimeout: TIMEOUT_MS,
-    bodyTimeout: TIMEOUT_MS,
-  });
+  const url = await ready;
+  const newPool = () =>
+    new Pool(url, { connections: IN_FLIGHT, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+  let pool = newPool();
   const send = async () => {
     const r = await pool.request({ path: '/api/flashcards/1', method: 'GET' });
     await r.body.dump();
   };
+  // the warm-up's 50 keep-alive connections would time out (and wake the server) inside the idle window
+  const dropConnections = async () => {
+    await pool.close();
+    pool = newPool();
+  };
   const close = async () => {
     await pool.close();
-    child.kill('SIGTERM'); // an idle server still wakes now and then: not beside the next one
+    // an idle server still wakes now and then: gone before the next one is measured
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
   };
-  return { pid: child.pid, send, close };
+  return { pid: child.pid, send, dropConnections, close };
 }
 
 /** One RESP connection sending PINGs: answers are counted by the byte, whatever the TCP reads hold. */
 function pingConnection() {
-  const socket = net.connect(Number(REDIS.port || 6379), REDIS.hostname);
+  const socket = net.connect(REDIS_PORT, REDIS.hostname);
   socket.setNoDelay(true);
   const waiting = [];
   let partial = 0;
@@ -76,9 +90,10 @@ function pingConnection() {
 
 /** Redis over raw RESP on IN_FLIGHT connections, round robin. */
 async function redisServer() {
-  const pid = pidListeningOn(Number(REDIS.port || 6379));
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(REDIS.hostname) || REDIS.password)
+    throw new Error('hop-cost: Redis must be a local one without a password (its process is measured)');
+  const pid = pidListeningOn(REDIS_PORT);
   if (!pid) return undefined;
-  if (REDIS.password) throw new Error('hop-cost: a Redis with a password is not supported');
   const connections = Array.from({ length: IN_FLIGHT }, pingConnection);
   const close = async () => connections.forEach((c) => c.socket.destroy());
   try {
@@ -124,8 +139,9 @@ async function saturate(send, seconds) {
 async function measure(name, server) {
   try {
     const { send } = server;
-    // warm the JIT and the connections, then let the process settle
+    // warm the JIT, then let the process settle with no connection left to time out
     await saturate(send, 2);
+    await server.dropConnections?.();
     await sleep(1000);
     const idle = await over(server.pid, () => sleep(SECONDS * 1000));
     const perRequest = (r) => ({

@@ -35,6 +35,8 @@ const P = '/api/flashcards/1';
 const SVC = '2 service direct';
 const GW = '3 gateway + token (log 1%)';
 const FLOOR = '3e minimal node proxy (floor)';
+/** An answer slower than this marks its 100 ms slice of an open-loop window as slow. */
+const SLOW_MS = 5;
 /** Offered loads (req/s) of the open-loop phase; empty to skip it. */
 const FIXED_RATES = (process.env.BENCH_FIXED_RATES ?? '1000,3000').split(',').filter(Boolean).map(Number);
 const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
@@ -326,18 +328,17 @@ async function openLoop({ service, gateway, floor, proxy, auth }) {
         `${String(rate).padEnd(6)} ${name.padEnd(34)} ${med(name, 'p50').toFixed(2).padStart(6)} ${med(name, 'p90').toFixed(2).padStart(7)} ${med(name, 'p99').toFixed(2).padStart(7)}   ${waited(name, 0).padStart(15)} ${(name === SVC ? '' : waited(name, 1)).padStart(7)} ${waited(name, 2).padStart(4)}   ${extra}`,
       );
     }
-    // where each window's tail came from: a stall shows as a run of slow 100 ms slices at the same
-    // offset for every scenario (the machine), in one scenario only (that process), or together with a
-    // long delay of the generator's own loop (the load generator)
+    // where each window's tail came from: slow slices beside a short stall of the generator's own loop
+    // are the proxy's (or the service's: compare its own window); a generator stall as long as them is the generator's
     console.log(
-      `\n${rate}/s, where the slow answers fell (slowest answer per 100 ms slice of the window, slices over 5 ms):`,
+      `\n${rate}/s, where the slow answers fell (slowest answer per 100 ms slice of the window, slices over ${SLOW_MS} ms):`,
     );
     rounds.forEach((results, i) => {
       for (const [name] of scenarios) {
         const { slowest, ownDelayMaxMs, p99 } = results[name];
         const slow = slowest
           .map((ms, slice) => [slice, ms])
-          .filter(([, ms]) => ms > 5)
+          .filter(([, ms]) => ms > SLOW_MS)
           .map(([slice, ms]) => `${(slice / 10).toFixed(1)} s ${ms.toFixed(0)}`);
         console.log(
           `  round ${i + 1} ${name.padEnd(34)} p99 ${p99.toFixed(2).padStart(6)} ms, generator's loop delay max ${ownDelayMaxMs.toFixed(0).padStart(3)} ms; ${slow.length ? slow.slice(0, 12).join(', ') + (slow.length > 12 ? ` … (${slow.length} slices)` : '') : 'none'}`,

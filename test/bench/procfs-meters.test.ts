@@ -1,26 +1,33 @@
 // The meters the benches read from procfs (bench/support.js): on-CPU time from schedstat, main-thread
 // wake-ups, the bench servers' start, and the open-loop generator's record of where slow answers fell.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import os from 'node:os';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const support = require('../../bench/support');
 
-const busyFor = (ms: number) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    /* burn CPU on purpose */
+/** Burns `ms` of this process's CPU (not of wall time: on a loaded machine the two differ). */
+const burnCpu = (ms: number) => {
+  const from = process.cpuUsage();
+  const deadline = performance.now() + 5_000;
+  for (;;) {
+    const used = process.cpuUsage(from);
+    if ((used.user + used.system) / 1000 >= ms || performance.now() > deadline) return;
   }
 };
 
 const linux = process.platform === 'linux';
 
 (linux ? describe : describe.skip)('bench meters (procfs)', () => {
-  it('When this process burns 60 ms of CPU, Then its on-CPU time grows by about that, to the sub-tick', () => {
+  it('When this process burns 60 ms of CPU, Then its on-CPU time grows by as much as getrusage says, to the sub-tick', () => {
     const before: number = support.onCpuMsOf([process.pid]);
-    busyFor(60);
+    const rusage = process.cpuUsage();
+    burnCpu(60);
     const grew = support.onCpuMsOf([process.pid]) - before;
-    expect(grew).toBeGreaterThanOrEqual(55);
-    expect(grew).toBeLessThan(1_000);
+    const used = (process.cpuUsage(rusage).user + process.cpuUsage(rusage).system) / 1000;
+    expect(used).toBeGreaterThanOrEqual(60);
+    // both come from the scheduler's clock (all threads): the same time, read a moment apart
+    expect(Math.abs(grew - used)).toBeLessThan(10);
     expect(grew % 10).not.toBe(0); // schedstat's ns, not /proc/<pid>/stat's 10 ms ticks
   });
 
@@ -31,11 +38,35 @@ const linux = process.platform === 'linux';
     expect(support.sleepsOf(2 ** 22 + 1)).toBeNull(); // no such process
   });
 
-  it('When the run queue is read, Then it is the wait for a CPU, not the time on one', () => {
-    const waited: number = support.runQueueMsOf([process.pid]);
-    busyFor(30);
-    expect(support.runQueueMsOf([process.pid])).toBeGreaterThanOrEqual(waited);
-    expect(support.onCpuMsOf([process.pid])).not.toBe(support.runQueueMsOf([process.pid]));
+  it('When more processes burn CPU than there are cores, Then the run-queue time of each is its life less its time on a CPU', async () => {
+    const count = os.availableParallelism() + 1;
+    // each burns 300 ms of its own CPU (never sleeping), says how long it has lived, then idles
+    const burn =
+      'const f = process.cpuUsage(); for (;;) { const u = process.cpuUsage(f); if (u.user + u.system >= 300_000) break; }' +
+      ' process.stdout.write(performance.now() + "\\n"); setTimeout(() => {}, 30_000)';
+    const burners = Array.from({ length: count }, () => spawn(process.execPath, ['-e', burn]));
+    try {
+      const lived = await Promise.all(
+        burners.map(
+          (c) =>
+            new Promise<number>((resolve) =>
+              c.stdout.once('data', (d: Buffer) => resolve(Number(String(d)))),
+            ),
+        ),
+      );
+      burners.forEach((c, i) => {
+        const onCpu: number = support.onCpuMsOf([c.pid]);
+        const waited: number = support.runQueueMsOf([c.pid]);
+        expect(onCpu).toBeGreaterThanOrEqual(300);
+        // runnable all its life: on a CPU or waiting for one (start-up reads from the page cache)
+        expect(Math.abs(onCpu + waited - lived[i]!)).toBeLessThan(0.2 * lived[i]! + 30);
+      });
+      // count × 300 ms of CPU on count − 1 cores: somebody waited
+      const waitedAll: number = support.runQueueMsOf(burners.map((c) => c.pid));
+      expect(waitedAll).toBeGreaterThanOrEqual(100);
+    } finally {
+      for (const c of burners) c.kill('SIGKILL');
+    }
   });
 });
 
