@@ -246,6 +246,9 @@ async function waitForQuietDatabase(maxMs = 60_000, needle = 'ferretdb') {
   return Date.now() - started;
 }
 
+/** How often fixedRate samples the generator's own event-loop delay, ms. */
+const OWN_DELAY_SAMPLE_MS = 10;
+
 /**
  * Open-loop load: `rate` requests per second to `url` for `seconds`, over at most `connections`
  * keep-alive connections (undici Pool), whatever the server's pace. Unlike autocannon's closed loop,
@@ -266,7 +269,7 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
   let errors = 0;
   // the load generator's own stalls would show as latency too: its event-loop delay tells them apart
   // (sampled every 10 ms: a 1 ms timer would cost the generator ~5 % of a core, see openLoop)
-  const ownDelay = monitorEventLoopDelay({ resolution: 10 });
+  const ownDelay = monitorEventLoopDelay({ resolution: OWN_DELAY_SAMPLE_MS });
   ownDelay.enable();
   const began = performance.now();
   const one = async () => {
@@ -294,7 +297,8 @@ async function fixedRate({ url, headers = {}, rate, seconds, connections = 50 })
     errors,
     latencies: latencies.sort((a, b) => a - b),
     slowest,
-    ownDelayMaxMs: ownDelay.max / 1e6,
+    // the histogram holds whole intervals between samples: the stall is what exceeds the interval
+    ownDelayMaxMs: Math.max(0, ownDelay.max / 1e6 - OWN_DELAY_SAMPLE_MS),
   };
 }
 
