@@ -161,8 +161,8 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
 
 /**
  * The Node services' main-thread wake-ups (mostly event-loop sleeps ended; bench/support.js sleepsOf)
- * from now to the call of the function it returns, by name: at these rates a wake-up, more than the
- * work, is what a call costs a process (bench/hop-cost.js).
+ * from now to the call of the function it returns, by name: at these rates each wake-up runs the
+ * process cold, at several times what the same work costs under load (bench/hop-cost.js).
  */
 function wakeMeter(groups) {
   const services = STACK.filter((n) => groups?.[n]).map((n) => [n, groups[n]()[0]]);
