@@ -12,6 +12,7 @@
 const { once } = require('node:events');
 const net = require('node:net');
 const { performance } = require('node:perf_hooks');
+const { setTimeout: sleep } = require('node:timers/promises');
 const { Pool } = require('undici');
 const { onCpuMsOf, openLoop, pidListeningOn, sleepsOf, startBenchServer } = require('./support');
 
@@ -30,8 +31,6 @@ const REDIS_MEASURABLE = ['127.0.0.1', 'localhost', '[::1]'].includes(REDIS.host
 if (!REDIS_MEASURABLE) console.error(`REDIS_URL is not a local Redis without a password: its row is skipped`);
 const PONG = Buffer.from('+PONG\r\n');
 const children = [];
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A bench/servers.js server in its own process: { pid, send, dropConnections, close }; send() makes one request. */
 async function httpServer(kind) {
