@@ -352,6 +352,7 @@ async function stackFor(db, size, mongoUrl) {
     env: {
       MONGO_URL: mongoUrl,
       RATE_LIMIT_LOGIN_PER_MINUTE: '1000000',
+      RATE_LIMIT_SIGNUP_PER_HOUR: '1000000',
       AI_FREE_LOOKUPS_PER_WINDOW: '1000000',
       AI_FREE_GENERATIONS_PER_DAY: '1000000',
       IDENTITY_BCRYPT_COST: String(BCRYPT_COST),

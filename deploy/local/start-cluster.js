@@ -339,6 +339,7 @@ async function startCluster({
       RATE_LIMIT_FREE_PER_HOUR: '1000000',
       RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
       RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000',
+      RATE_LIMIT_SIGNUP_PER_HOUR: '1000000',
       ...env,
     };
     // services reach each other's gRPC through their Services (HAProxy)

@@ -65,7 +65,14 @@ export const gatewayEnv = z
     RATE_LIMIT_API_KEY_PER_HOUR: env.int(1000, 1),
     RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: env.int(1000, 1),
     RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: env.int(10_000, 1),
+    /** Sign-in attempts (password and social) per minute and client address (IPv6: per /64). */
     RATE_LIMIT_LOGIN_PER_MINUTE: env.int(5, 1),
+    /** Accounts created per hour and client address (Firebase Authentication's limit). */
+    RATE_LIMIT_SIGNUP_PER_HOUR: env.int(100, 1),
+    /** Forgot-password, reset-password and verify-email calls per hour and client address. */
+    RATE_LIMIT_RECOVERY_PER_HOUR: env.int(20, 1),
+    /** Store server notifications (App Store, Google Play) per minute and sending address. */
+    RATE_LIMIT_STORE_NOTIFICATIONS_PER_MINUTE: env.int(600, 1),
     /** Aggregate health requests (/health, /api/health, /api/health/detailed) per minute and address. */
     HEALTH_RATE_LIMIT_PER_MINUTE: env.int(600, 1),
     /** How long one aggregate health answer is shared by every caller (0: asked anew each time). */

@@ -12,7 +12,7 @@ const storedKey = {
   revoked_at: null,
 };
 import { cleanMarkup, jsonDepth, stripMarkup } from '../src/domain/json-input';
-import { bucketFor } from '../src/domain/rate-plans';
+import { addressKey, bucketFor } from '../src/domain/rate-plans';
 import {
   canServeLocally,
   grantedPoints,
@@ -25,11 +25,20 @@ import { SUBSCRIBER, USER } from './harness';
 
 describe('access policy (spec Auth columns)', () => {
   it.each([
-    ['POST', '/api/v1/auth/register', { auth: 'none' }],
-    ['POST', '/api/v1/auth/login', { auth: 'none', login: true }],
+    ['POST', '/api/v1/auth/register', { auth: 'none', budget: 'signup' }],
+    ['POST', '/api/v1/auth/login', { auth: 'none', budget: 'login' }],
+    ['POST', '/api/v1/auth/apple', { auth: 'none', budget: 'login' }],
+    ['POST', '/api/v1/auth/google', { auth: 'none', budget: 'login' }],
+    ['POST', '/api/auth/google', { auth: 'none', budget: 'login' }],
+    ['POST', '/api/auth/register', { auth: 'none', budget: 'signup' }],
+    ['POST', '/api/auth/forgot-password', { auth: 'none', budget: 'recovery' }],
+    ['POST', '/api/auth/reset-password', { auth: 'none', budget: 'recovery' }],
+    ['POST', '/api/auth/verify-email', { auth: 'none', budget: 'recovery' }],
+    ['POST', '/api/v1/subscriptions/notifications/apple', { auth: 'none', family: 'none', budget: 'store' }],
+    ['POST', '/api/v1/subscriptions/notifications/google', { auth: 'none', family: 'none', budget: 'store' }],
     ['POST', '/api/v1/auth/refresh', { auth: 'refresh' }],
     ['POST', '/api/v1/auth/logout', { auth: 'access' }],
-    ['POST', '/api/auth/login', { auth: 'none', login: true }],
+    ['POST', '/api/auth/login', { auth: 'none', budget: 'login' }],
     ['POST', '/api/auth/refresh', { auth: 'none' }],
     ['POST', '/api/auth/logout', { auth: 'access' }],
     ['GET', '/api/v1/subscriptions/plans', { auth: 'optional', family: 'shared' }],
@@ -49,6 +58,19 @@ describe('access policy (spec Auth columns)', () => {
     ['GET', '/openapi.json', { auth: 'none', family: 'none' }],
   ])('When %s %s is called, Then the policy is %o', (method, path, expected) => {
     expect(accessPolicyFor(method, path)).toMatchObject(expected);
+  });
+});
+
+describe('client address keys (per-address budgets)', () => {
+  it.each([
+    ['203.0.113.7', 'ip:203.0.113.7'],
+    ['::ffff:203.0.113.7', 'ip:203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', 'ip:2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', 'ip:2001:db8:1:2::/64'],
+    ['2001:db8:1:3::1', 'ip:2001:db8:1:3::/64'],
+    ['::1', 'ip:::/64'],
+  ])('When the client address is %s, Then it is counted as %s', (ip, key) => {
+    expect(addressKey(ip)).toBe(key);
   });
 });
 

@@ -16,6 +16,8 @@ beforeAll(async () => {
     RATE_LIMIT_SUBSCRIBER_PER_HOUR: '6',
     RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '3',
     RATE_LIMIT_LOGIN_PER_MINUTE: '5',
+    RATE_LIMIT_SIGNUP_PER_HOUR: '3',
+    RATE_LIMIT_RECOVERY_PER_HOUR: '2',
   };
   [one, two] = await Promise.all([gatewayWith(env), gatewayWith(env)]);
 });
@@ -134,6 +136,57 @@ describe('rate limits shared by the gateway replicas', () => {
     expect((await fetch(`${one.url}/api/v1/auth/register`, { method: 'POST', headers, body })).status).toBe(
       200,
     );
+  });
+});
+
+describe('budgets per client address on the public auth operations', () => {
+  const post = (gw: RunningGateway, path: string, ip: string) =>
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': ip, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'victim@example.com' }),
+    });
+
+  it('When one address creates accounts past the hourly budget on both faces and both gateways, Then 429 RATE001 with Retry-After', async () => {
+    const ip = '192.0.2.31';
+    const statuses: number[] = [];
+    for (const path of ['/api/v1/auth/register', '/api/auth/register', '/api/v1/auth/register'])
+      statuses.push((await post(statuses.length % 2 ? two : one, path, ip)).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const limited = await post(two, '/api/auth/register', ip);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect(limited.headers.get('ratelimit-policy')).toBe('3;w=3600');
+    expect(await limited.json()).toMatchObject({ success: false, error: { code: 'RATE001' } });
+    // signing in from there is another budget
+    expect((await post(one, '/api/v1/auth/login', ip)).status).toBe(200);
+  });
+
+  it('When one address asks for reset and verification e-mails past the budget, Then 429, while another address is served', async () => {
+    const ip = '192.0.2.32';
+    expect((await post(one, '/api/auth/forgot-password', ip)).status).toBe(200);
+    expect((await post(two, '/api/auth/verify-email', ip)).status).toBe(200);
+    const limited = await post(one, '/api/auth/reset-password', ip);
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toMatchObject({ success: false, error: { code: 'RATE001' } });
+    expect((await post(one, '/api/auth/forgot-password', '192.0.2.33')).status).toBe(200);
+  });
+
+  it('When social sign-in is tried repeatedly, Then it draws from the sign-in budget', async () => {
+    const ip = '192.0.2.34';
+    const paths = ['/api/v1/auth/apple', '/api/v1/auth/google', '/api/auth/google', '/api/auth/login', '/api/v1/auth/login'];
+    for (const path of paths) expect((await post(one, path, ip)).status).toBe(200);
+    const limited = await post(two, '/api/v1/auth/apple', ip);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('ratelimit-policy')).toBe('5;w=60');
+  });
+
+  it('When an IPv6 client rotates through its /64, Then every address of it shares one budget, and the next /64 has its own', async () => {
+    const prefix = '2001:db8:5:7';
+    for (let i = 1; i <= 3; i++)
+      expect((await post(i % 2 ? one : two, '/api/v1/auth/register', `${prefix}::${i.toString(16)}`)).status).toBe(200);
+    expect((await post(one, '/api/v1/auth/register', `${prefix}:ffff:1:2:3`)).status).toBe(429);
+    expect((await post(one, '/api/v1/auth/register', '2001:db8:5:8::1')).status).toBe(200);
   });
 });
 

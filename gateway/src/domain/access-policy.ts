@@ -14,13 +14,40 @@ export type Gate = 'subscriber' | 'admin';
 /** Which hourly budget a request draws from (spec: Limits). */
 export type RateFamily = 'shared' | 'catalogue' | 'none';
 
+/**
+ * Budgets per client address on the operations anyone can call without a token, on top of the
+ * family's: sign-in (password or social, 5 a minute), account creation (100 an hour), the
+ * e-mailed-token operations (20 an hour), the stores' server notifications (their own budget).
+ */
+export type AddressBudget = 'login' | 'signup' | 'recovery' | 'store';
+
 export interface AccessPolicy {
   auth: AuthMode;
   gate?: Gate;
   family: RateFamily;
-  /** Sign-in attempts: 5 per minute per IP. */
-  login?: boolean;
+  budget?: AddressBudget;
 }
+
+/** POST paths with an address budget; everything else on these prefixes has none. */
+const ADDRESS_BUDGETS: Record<string, AddressBudget> = {
+  '/api/v1/auth/login': 'login',
+  '/api/v1/auth/apple': 'login',
+  '/api/v1/auth/google': 'login',
+  '/api/auth/login': 'login',
+  '/api/auth/google': 'login',
+  '/api/v1/auth/register': 'signup',
+  '/api/auth/register': 'signup',
+  '/api/auth/forgot-password': 'recovery',
+  '/api/auth/reset-password': 'recovery',
+  '/api/auth/verify-email': 'recovery',
+};
+
+/**
+ * The App Store's and Google Play's server-to-server notifications: no user token (Apple signs the
+ * payload, Google's push carries its own OIDC token), so the edge lets them through to the
+ * subscriptions service, which verifies them, on a budget of their own.
+ */
+const STORE_NOTIFICATIONS = '/api/v1/subscriptions/notifications';
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
@@ -48,13 +75,14 @@ export function accessPolicyFor(method: string, path: string): AccessPolicy {
   if (under(path, '/api/v1/auth')) {
     if (path === '/api/v1/auth/refresh') return { auth: 'refresh', family: 'none' };
     if (path === '/api/v1/auth/logout') return { auth: 'access', family: 'none' };
-    return { auth: 'none', family: 'none', login: isPost && path === '/api/v1/auth/login' };
+    return publicAuth(isPost, path);
   }
   // Group C authentication: public except logout (its refresh token travels in the body).
   if (under(path, '/api/auth')) {
     if (path === '/api/auth/logout') return { auth: 'access', family: 'none' };
-    return { auth: 'none', family: 'none', login: isPost && path === '/api/auth/login' };
+    return publicAuth(isPost, path);
   }
+  if (under(path, STORE_NOTIFICATIONS)) return { auth: 'none', family: 'none', budget: 'store' };
 
   if (/^\/api\/v\d+(\/|$)/.test(path)) {
     if (GUEST_SUBSCRIPTION_PATHS.some((p) => under(path, p))) return { auth: 'optional', family: 'shared' };
@@ -66,4 +94,9 @@ export function accessPolicyFor(method: string, path: string): AccessPolicy {
   if (GROUP_B.some((p) => under(path, p))) return { auth: 'optional', family: 'catalogue' };
   if (under(path, '/api')) return { auth: 'access', family: 'catalogue' };
   return { auth: 'none', family: 'none' };
+}
+
+function publicAuth(isPost: boolean, path: string): AccessPolicy {
+  const budget = isPost ? ADDRESS_BUDGETS[path] : undefined;
+  return budget ? { auth: 'none', family: 'none', budget } : { auth: 'none', family: 'none' };
 }

@@ -14,7 +14,8 @@ import { authFailures, rateLimited } from '@lingua/metrics';
 import { type AccessPolicy, accessPolicyFor } from '../domain/access-policy';
 import { hashApiKey, isUsable, scopeAllows } from '../domain/api-keys';
 import { type Caller, isPremium } from '../domain/caller';
-import { type BucketName, bucketFor } from '../domain/rate-plans';
+import type { AddressBudget } from '../domain/access-policy';
+import { addressKey, type BucketName, bucketFor } from '../domain/rate-plans';
 import type { ApiKeyStore } from '../domain/api-keys';
 import { serviceFor } from '../routes';
 import {
@@ -44,6 +45,13 @@ function stripIdentityHeaders(headers: IncomingHttpHeaders) {
     )
       delete headers[name];
 }
+
+const ADDRESS_BUDGET_MESSAGES: Record<AddressBudget, string> = {
+  login: 'Too many sign-in attempts',
+  signup: 'Too many accounts created from this address',
+  recovery: 'Too many account e-mail requests from this address',
+  store: 'Too many store notifications from this address',
+};
 
 /** Anything but our own errors (Redis down while checking the blacklist...) is an outage, never a pass. */
 export const asOutage = (err: unknown) =>
@@ -158,15 +166,18 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
     { req, res, locals, path }: AdmissionRequest,
     { policy, caller, token }: Identified,
     revoked: boolean,
-    login: RateDecision | undefined,
+    address: RateDecision | undefined,
     budget: RateDecision | undefined,
     bucket?: { bucket: BucketName },
   ) {
     if (revoked) throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
     gate(policy, caller);
-    if (login?.exceeded) {
-      rateLimited.inc({ plan: 'login' });
-      throw tooManyRequests(setRateHeaders(res, login, 60), 'Too many sign-in attempts');
+    if (address?.exceeded && policy.budget) {
+      rateLimited.inc({ plan: policy.budget });
+      throw tooManyRequests(
+        setRateHeaders(res, address, deps.limiters.windowSeconds(policy.budget)),
+        ADDRESS_BUDGET_MESSAGES[policy.budget],
+      );
     }
     if (budget) {
       const reset = setRateHeaders(res, budget, 3600);
@@ -193,16 +204,17 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
   function check(a: AdmissionRequest, known: Identified): Promise<void> | undefined {
     const { policy, caller, jti } = known;
     const bucket = bucketFor(policy.family, caller);
-    const loginKey = `ip:${a.ip}`;
+    const byAddress = policy.budget;
+    const key = addressKey(a.ip);
     const revoked = jti ? deps.blacklist.revokedNow(jti) : false;
-    const login = policy.login ? deps.limiters.consumeLocally('login', loginKey) : undefined;
+    const address = byAddress ? deps.limiters.consumeLocally(byAddress, key) : undefined;
     const budget = bucket ? deps.limiters.consumeLocally(bucket.bucket, bucket.key) : undefined;
-    if (revoked !== undefined && (login || !policy.login) && (budget || !bucket))
-      return void conclude(a, known, revoked, login, budget, bucket);
+    if (revoked !== undefined && (address || !byAddress) && (budget || !bucket))
+      return void conclude(a, known, revoked, address, budget, bucket);
     // node-redis pipelines commands issued in the same tick
     return Promise.all([
       revoked ?? deps.blacklist.isRevoked(jti!),
-      login ?? (policy.login ? deps.limiters.consume('login', loginKey) : undefined),
+      address ?? (byAddress ? deps.limiters.consume(byAddress, key) : undefined),
       budget ?? (bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined),
     ]).then(([r, l, b]) => conclude(a, known, r, l, b, bucket));
   }

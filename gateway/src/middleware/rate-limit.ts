@@ -28,9 +28,11 @@ export type RateDecision = RateState & { exceeded: boolean };
  * lease, exact again near the limit, unused points returned when the lease expires, a busy lease
  * topped up in the background before it runs out.
  * When Redis is down, each replica falls back to an in-memory limiter with the same budget
- * (insurance) rather than refusing all traffic or letting everything through; except the sign-in
- * budget, a brute-force guard, which fails closed (the outage is a 503).
+ * (insurance) rather than refusing all traffic or letting everything through; except the budgets
+ * against abuse of the public auth operations, which fail closed (the outage is a 503).
  */
+const FAIL_CLOSED = new Set<BucketName>(['login', 'signup', 'recovery']);
+
 export function createRateLimiters(
   redis: RedisClient,
   limits: RateLimits,
@@ -51,9 +53,10 @@ export function createRateLimiters(
           points,
           duration,
           rejectIfRedisNotReady: true,
-          // the sign-in budget guards passwords: counted per replica it would multiply by the replicas
-          // and reset on restart, so without Redis sign-in is refused (503) rather than guessed at
-          ...(name !== 'login' && {
+          // the budgets against abuse (sign-in guards passwords, sign-up and e-mails guard against
+          // floods): counted per replica they would multiply by the replicas and reset on restart,
+          // so without Redis those operations are refused (503) rather than left open
+          ...(!FAIL_CLOSED.has(name) && {
             insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: `${prefix}:${name}` }),
           }),
         }),
@@ -160,6 +163,8 @@ export function createRateLimiters(
 
   return {
     consumeLocally,
+    /** A bucket's window, for the RateLimit-Policy header. */
+    windowSeconds: (bucket: BucketName) => specs[bucket].durationSeconds,
     /** Takes one point; resolves with the state, or `exceeded` when the budget is spent. */
     async consume(bucket: BucketName, key: string): Promise<RateDecision> {
       const id = leaseKey(bucket, key);

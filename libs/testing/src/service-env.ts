@@ -13,6 +13,9 @@ export function isolatedServiceEnv(overrides: Record<string, string> = {}): Reco
     EVENTS_SUBJECT_PREFIX: tag.toLowerCase(),
     SHUTDOWN_GRACE_MS: '1000',
     GATEWAY_METRICS_PORT: '0',
+    // the gateway's budgets per test: every test calls from 127.0.0.1, and the sign-up and sign-in
+    // budgets per address would otherwise be shared by every test file of the run
+    RATE_LIMIT_PREFIX: `${tag}-rl`,
     // a stack started by start-stack.js runs its services at the gateway's priority in tests: on a
     // machine busy with other work (CI, two busy loops) niced services miss their deadlines (504)
     LINGUA_BACKEND_NICE: '0',
