@@ -53,6 +53,7 @@ describe('access policy (spec Auth columns)', () => {
     ['GET', '/api/flashcards', { auth: 'optional', family: 'catalogue' }],
     ['POST', '/api/study/record-test', { auth: 'optional', family: 'catalogue' }],
     ['GET', '/api/users/profile', { auth: 'access', family: 'catalogue' }],
+    ['GET', '/api/users/avatars/a1b2.png', { auth: 'optional', family: 'catalogue' }],
     ['GET', '/health', { auth: 'none', family: 'none' }],
     ['GET', '/api/health/detailed', { auth: 'none', family: 'none' }],
     ['GET', '/openapi.json', { auth: 'none', family: 'none' }],

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { isolatedServiceEnv, waitFor } from '@lingua/testing';
+import { accessPolicyFor } from '../../gateway/src/domain/access-policy';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 
 // The public document as client developers get it (/openapi.json of the whole stack), linted with
@@ -116,4 +117,27 @@ describe('the public OpenAPI document', () => {
     );
     expect(results.filter((r) => r.severity === 0)).toEqual([]);
   }, 120_000);
+});
+
+describe('the edge agrees with the document on who may call', () => {
+  it('When an operation is documented as callable without a token, Then the gateway does not ask for one; when it needs one, the gateway does not open it', () => {
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      paths: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
+    };
+    const disagreements: string[] = [];
+    for (const [template, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item)) {
+        // a concrete path of the template, as a caller sends it
+        const path = template.replace(/\{[^}]+\}/g, 'x1');
+        const { auth } = accessPolicyFor(method.toUpperCase(), path);
+        const security = op.security ?? [];
+        const tokenOptional = security.length === 0 || security.some((s) => Object.keys(s).length === 0);
+        const apiKeyOnly = security.length > 0 && security.every((s) => 'apiKey' in s);
+        if (tokenOptional && auth === 'access')
+          disagreements.push(`${method.toUpperCase()} ${template}: documented without a token, the edge asks for one`);
+        if (!tokenOptional && !apiKeyOnly && auth === 'none')
+          disagreements.push(`${method.toUpperCase()} ${template}: documented with a token, the edge lets anyone through`);
+      }
+    expect(disagreements).toEqual([]);
+  });
 });

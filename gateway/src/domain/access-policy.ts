@@ -60,6 +60,7 @@ const GUEST_SUBSCRIPTION_PATHS = ['plans', 'verify-receipt', 'status', 'offers']
  * otherwise (spec: Authentication 13).
  */
 const GROUP_B = ['/api/flashcards', '/api/study'];
+const AVATARS = '/api/users/avatars';
 
 export function accessPolicyFor(method: string, path: string): AccessPolicy {
   const isPost = method === 'POST';
@@ -92,6 +93,8 @@ export function accessPolicyFor(method: string, path: string): AccessPolicy {
     return { auth: 'access', family: 'shared' };
   }
   if (GROUP_B.some((p) => under(path, p))) return { auth: 'optional', family: 'catalogue' };
+  // avatar images are linked from profiles and loaded as images (no Authorization header)
+  if (under(path, AVATARS)) return { auth: 'optional', family: 'catalogue' };
   if (under(path, '/api')) return { auth: 'access', family: 'catalogue' };
   return { auth: 'none', family: 'none' };
 }
