@@ -1,4 +1,4 @@
-import { makeEvent, parseEvent } from './event-envelope';
+import { isFromTheFuture, makeEvent, parseEvent } from './event-envelope';
 
 describe('event contracts', () => {
   it('When an event is made, Then it has id, event, version, timestamp and validated data', () => {
@@ -24,5 +24,30 @@ describe('event contracts', () => {
     const e = makeEvent('user.deleted', { userId: 'u1' });
     expect(() => parseEvent({ ...e, data: {} })).toThrow();
     expect(() => parseEvent({ ...e, event: 'user.exploded' })).toThrow();
+  });
+
+  it('When a subscription event names the admin role, Then it is refused (events cannot grant admin)', () => {
+    const data = {
+      subscriptionId: 's1',
+      userId: 'u1',
+      deviceId: null,
+      planId: 'p',
+      status: 'active' as const,
+      platform: 'ios' as const,
+      expiresAt: '2030-01-01T00:00:00Z',
+      autoRenewal: true,
+      isTrialPeriod: false,
+      userRole: 'subscriber' as const,
+      userSubscriptionStatus: 'active' as const,
+    };
+    const e = makeEvent('subscription.created', data);
+    expect(() => parseEvent({ ...e, data: { ...data, userRole: 'admin' } })).toThrow(/userRole/);
+  });
+
+  it('When a timestamp is more than the clock skew ahead, Then the event is from the future', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(isFromTheFuture({ timestamp: '2026-01-01T00:04:59Z' }, now)).toBe(false);
+    expect(isFromTheFuture({ timestamp: '2026-01-01T00:05:01Z' }, now)).toBe(true);
+    expect(isFromTheFuture({ timestamp: '2099-01-01T00:00:00Z' }, now)).toBe(true);
   });
 });

@@ -8,7 +8,12 @@ export const EVENT_SCHEMA_VERSION = 1;
 const userId = z.string().min(1);
 const isoDate = z.iso.datetime({ offset: true });
 const sealed = z.string().startsWith('v1.');
-const role = z.enum(['user', 'subscriber', 'admin']);
+/**
+ * The roles a subscription event may set: the ones subscriptions owns. `admin` is granted by
+ * operators in identity, never by an event (anything on the bus could publish one), so an event
+ * naming it is malformed and dead-lettered by every consumer.
+ */
+const subscriptionRole = z.enum(['user', 'subscriber']);
 const subscriptionStatus = z.enum(['active', 'expired', 'cancelled', 'pending']);
 
 const subscriptionData = z.object({
@@ -21,8 +26,8 @@ const subscriptionData = z.object({
   expiresAt: isoDate,
   autoRenewal: z.boolean(),
   isTrialPeriod: z.boolean(),
-  /** The role and subscriptionStatus this implies for the user (identity applies them). */
-  userRole: role,
+  /** The role and subscriptionStatus this implies for the user (identity applies them; never admin). */
+  userRole: subscriptionRole,
   userSubscriptionStatus: z.enum(['active', 'inactive', 'trial']),
 });
 
@@ -96,6 +101,18 @@ export function makeEvent<N extends EventName>(
     timestamp: (options.now ?? new Date()).toISOString(),
     data: parsed,
   };
+}
+
+/**
+ * How far ahead of the consumer's clock an event's timestamp may be (clock skew between pods). Later
+ * than that, the event is refused: consumers order by timestamp, so an event from the future would
+ * make every legitimate one after it look older and be ignored.
+ */
+export const MAX_EVENT_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** True when the event claims to come from further in the future than clock skew explains. */
+export function isFromTheFuture(event: { timestamp: string }, now: Date, skewMs = MAX_EVENT_CLOCK_SKEW_MS) {
+  return Date.parse(event.timestamp) > now.getTime() + skewMs;
 }
 
 /** Validates an incoming event (envelope and payload); throws a ZodError if either is wrong. */

@@ -6,6 +6,8 @@ export {
   makeEvent,
   parseEvent,
   EVENT_SCHEMA_VERSION,
+  MAX_EVENT_CLOCK_SKEW_MS,
+  isFromTheFuture,
 } from './event-envelope';
 export type { EventData, DomainEvent, AnyDomainEvent } from './event-envelope';
 export { sealAccountMail, openAccountMail } from './sealed-mail';

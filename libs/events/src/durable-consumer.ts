@@ -1,6 +1,12 @@
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { type AnyDomainEvent, type EventName, parseEvent } from '@lingua/contracts';
+import {
+  type AnyDomainEvent,
+  type EventName,
+  isFromTheFuture,
+  MAX_EVENT_CLOCK_SKEW_MS,
+  parseEvent,
+} from '@lingua/contracts';
 import { type Logger, runWithRequestContext } from '@lingua/logger';
 import {
   eventHandlerDuration,
@@ -52,6 +58,13 @@ export interface ConsumerOptions {
   orderingKey?: (event: AnyDomainEvent) => string | undefined;
   /** The owning service, for the metrics' `service` label. */
   service?: string;
+  /**
+   * How far ahead of this process's clock an event's timestamp may be (default 5 minutes). A later
+   * one is refused before the handler sees it: dead-lettered, counted, never retried.
+   */
+  maxClockSkewMs?: number;
+  /** The clock the timestamps are checked against (tests). */
+  now?: () => Date;
 }
 
 export interface RunningConsumer {
@@ -89,7 +102,8 @@ async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: Consu
 }
 
 /**
- * A durable pull consumer: the event is validated, handled once (processed-event record, unless the
+ * A durable pull consumer: the event is validated (a timestamp further ahead than clock skew
+ * explains is refused like a malformed message), handled once (processed-event record, unless the
  * handler is idempotent on its own), acked; up to `concurrency` messages are handled at a time;
  * a failure is retried after a back-off; after maxAttempts, or at once for a malformed message,
  * it is copied to the dead-letter stream with the reason, and terminated.
@@ -120,8 +134,15 @@ export async function startDurableConsumer(
   const eventLabel = (event: AnyDomainEvent | Error) => (event instanceof Error ? 'malformed' : event.event);
   const counted = (event: AnyDomainEvent | Error, outcome: string) =>
     eventsConsumed.inc({ ...consumerLabels, event: eventLabel(event), outcome });
+  const skewMs = opts.maxClockSkewMs ?? MAX_EVENT_CLOCK_SKEW_MS;
+  const now = opts.now ?? (() => new Date());
 
-  const deadLetter = async (msg: JsMsg, reason: string, event: AnyDomainEvent | Error) => {
+  const deadLetter = async (
+    msg: JsMsg,
+    reason: string,
+    event: AnyDomainEvent | Error,
+    outcome = 'dead_lettered',
+  ) => {
     const h = natsHeaders();
     msg.headers?.keys().forEach((k) => h.set(k, msg.headers!.get(k)));
     h.set('x-dead-letter-reason', reason.replace(/\s+/g, ' ').slice(0, 500)); // header values are single-line
@@ -133,7 +154,7 @@ export async function startDurableConsumer(
     });
     msg.term(reason);
     eventsDeadLettered.inc({ ...consumerLabels, event: eventLabel(event) });
-    counted(event, 'dead_lettered');
+    counted(event, outcome);
     opts.logger.error({ subject: msg.subject, seq: msg.seq, reason }, 'event dead-lettered');
   };
 
@@ -149,6 +170,16 @@ export async function startDurableConsumer(
     if (msg.info.redelivered) eventsRedelivered.inc({ ...consumerLabels, event: eventLabel(event) });
     if (event instanceof Error) return deadLetter(msg, `malformed event: ${event.message}`, event);
     if (wanted && !wanted.has(event.event)) return msg.ack();
+    // Best Practice: refused here, once for every consumer. Dead-lettered (not dropped): the copy,
+    // with its headers and subject, is the evidence of a forged publisher or a clock gone wrong,
+    // and can be replayed once explained; terminated, so it is never retried.
+    if (isFromTheFuture(event, now(), skewMs))
+      return deadLetter(
+        msg,
+        `event timestamp ${event.timestamp} is more than ${skewMs} ms ahead of this consumer's clock`,
+        event,
+        'refused_future_timestamp',
+      );
     const bookkeeping = recordsProcessed(event);
     if (bookkeeping && (await opts.processed!.has(opts.durable, event.id))) {
       counted(event, 'skipped');

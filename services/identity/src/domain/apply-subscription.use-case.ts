@@ -4,6 +4,9 @@ import type { UserRepository } from './ports';
 /**
  * subscription.created / subscription.updated → the user's role and subscriptionStatus; the next
  * token issued (login or refresh) carries them. Older events than the last applied are ignored.
+ * An event only changes what its publisher owns: the subscriber/user role. It can never grant
+ * admin (the contract refuses the value; this mapping would not pass it on either), and an admin
+ * stays admin (the repository keeps the role and updates only the subscription status).
  */
 export async function applySubscriptionChange(
   event: DomainEvent<'subscription.created'> | DomainEvent<'subscription.updated'>,
@@ -11,7 +14,7 @@ export async function applySubscriptionChange(
 ): Promise<void> {
   if (!event.data.userId) return; // a guest (device) subscription: no account to update yet
   await deps.users.applySubscription(event.data.userId, {
-    role: event.data.userRole,
+    role: (event.data.userRole as string) === 'subscriber' ? 'subscriber' : 'user',
     subscriptionStatus: event.data.userSubscriptionStatus,
     at: new Date(event.timestamp),
   });
