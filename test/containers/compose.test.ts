@@ -208,6 +208,7 @@ beforeAll(async () => {
       SMTP_HOST: 'smtp.invalid',
       MAIL_FROM: 'Lingua <no-reply@example.com>',
       APPLE_ROOT_CERTS_FILE: join(dir, 'AppleRootCA-G3.cer'),
+      APPLE_APP_APPLE_ID: '1234567890',
       GOOGLE_SERVICE_ACCOUNT_FILE: join(dir, 'google-service-account.json'),
       LINGUA_GATEWAY_PORT: String(gatewayPort),
       LINGUA_RECEIVER_PORT: String(receiverPort),

@@ -90,6 +90,7 @@ const COMPOSE_SETTINGS: Record<string, string> = {
   GOOGLE_AUDIENCES: 'contract-test.apps.googleusercontent.com',
   SMTP_HOST: 'smtp.example.com',
   MAIL_FROM: 'Lingua <no-reply@example.com>',
+  APPLE_APP_APPLE_ID: '1234567890',
 };
 
 /** A self-signed certificate standing in for Apple's root (PEM), made by openssl. */

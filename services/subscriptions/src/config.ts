@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig } from '@lingua/config';
+import type { SandboxPurchasePolicy } from './domain/store-environment';
 
 /** subscriptions: every variable it reads (see README); defaults run locally with no setup. */
 export const subscriptionsEnv = serviceEnv('subscriptions', { http: 3003, grpc: 50053 });
@@ -26,8 +27,17 @@ const subscriptionsSettings = z
     SUBSCRIPTIONS_ANDROID_VERIFIER: z.enum(['google', 'sandbox']).optional(),
     STORE_TIMEOUT_MS: env.int(5_000, 100, 60_000),
     APPLE_BUNDLE_ID: env.string('com.lingua.app'),
-    /** Numeric app id; required to accept Production transactions (without it only Sandbox ones are). */
+    /**
+     * Numeric app id; required to accept Production transactions (without it only Sandbox ones are),
+     * so required with the apple verifier when NODE_ENV=production.
+     */
     APPLE_APP_APPLE_ID: z.coerce.number().int().positive().optional(),
+    /**
+     * With NODE_ENV=production, the user ids (comma-separated) a Sandbox App Store purchase may grant
+     * premium to (the team's TestFlight testers); everyone else's Sandbox receipts are refused.
+     * Outside production every account may use Sandbox.
+     */
+    APPLE_SANDBOX_ALLOWED_USER_IDS: list,
     /** Comma-separated files (DER or PEM) of the trusted Apple root certificates. */
     APPLE_ROOT_CERTS: list,
     /**
@@ -77,6 +87,13 @@ const subscriptionsSettings = z
         path: ['APPLE_ROOT_CERTS'],
         message: 'required with the apple verifier',
       });
+    if (prod && iosVerifier === 'apple' && c.APPLE_APP_APPLE_ID === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['APPLE_APP_APPLE_ID'],
+        message:
+          'required with the apple verifier when NODE_ENV=production (without it only Sandbox transactions are accepted)',
+      });
     const iapKey = [c.APPLE_IAP_ISSUER_ID, c.APPLE_IAP_KEY_ID, c.APPLE_IAP_PRIVATE_KEY_FILE];
     if (iapKey.some(Boolean) && !iapKey.every(Boolean))
       ctx.addIssue({
@@ -92,7 +109,10 @@ const subscriptionsSettings = z
       });
     const appleApiEnvironment =
       c.APPLE_IAP_ENVIRONMENT ?? (c.APPLE_APP_APPLE_ID === undefined ? 'Sandbox' : 'Production');
-    return { ...c, iosVerifier, androidVerifier, appleApiEnvironment };
+    const sandboxPurchases: SandboxPurchasePolicy = prod
+      ? { allowedUserIds: new Set(c.APPLE_SANDBOX_ALLOWED_USER_IDS) }
+      : 'any';
+    return { ...c, iosVerifier, androidVerifier, appleApiEnvironment, sandboxPurchases };
   });
 
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({

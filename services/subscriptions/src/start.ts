@@ -103,6 +103,7 @@ export function defineSubscriptionsService(
       settings: {
         gracePeriodDays: config.subscriptions.SUBSCRIPTIONS_GRACE_PERIOD_DAYS,
         freeDialoguesPerDay: config.subscriptions.FREE_DIALOGUES_PER_DAY,
+        sandboxPurchases: config.subscriptions.sandboxPurchases,
       },
     };
     Object.assign(ctx, { stores });

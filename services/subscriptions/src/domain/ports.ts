@@ -1,3 +1,4 @@
+import type { SandboxPurchasePolicy } from './store-environment';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import type { Catalogue } from './catalogue';
 import type { StorePurchase, Subscription, SubscriptionStatus, Verifier } from './subscription';
@@ -84,7 +85,12 @@ export interface SubscriptionsContext {
   clock: Clock;
   /** Send staged events now rather than at the relay's next poll. */
   eventsStaged(): void;
-  settings: { gracePeriodDays: number; freeDialoguesPerDay: number };
+  settings: {
+    gracePeriodDays: number;
+    freeDialoguesPerDay: number;
+    /** Who a Sandbox (test) App Store purchase may grant premium to. */
+    sandboxPurchases: SandboxPurchasePolicy;
+  };
 }
 
 /** Verified App Store server notifications (implemented by the Apple verifier in data-access). */

@@ -7,6 +7,7 @@ import { type Plan, planForProduct } from './catalogue';
 import type { SubscriptionsContext } from './ports';
 import { type Caller, ownerOf } from './owner';
 import { endReplaced, findReplaced } from './plan-change.use-case';
+import { assertStoreEnvironmentAccepted } from './store-environment';
 import {
   hasAccess,
   PREMIUM_FEATURES,
@@ -127,6 +128,7 @@ export async function verifyReceipt(
   });
   if (planForProduct(ctx.catalogue, purchase.productId)?.plan_id !== plan.plan_id)
     throw new AppError('RECEIPT_INVALID', 'Receipt is for another product');
+  assertStoreEnvironmentAccepted(purchase, caller, ctx.settings.sandboxPurchases);
   const now = ctx.clock.now();
   if (purchase.state === 'refunded')
     throw new AppError('RECEIPT_INVALID', 'Purchase was refunded or revoked');
