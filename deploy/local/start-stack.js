@@ -48,7 +48,8 @@ async function startStack({
   readyTimeoutMs = 90_000,
   mailSink = true,
 } = {}) {
-  const fullEnv = { ...process.env, ...env };
+  // the launcher runs a development stack unless told otherwise: services refuse to start without NODE_ENV
+  const fullEnv = { NODE_ENV: 'development', ...process.env, ...env };
   /** Parts this launcher starts itself; Ctrl-C stops only those, never infrastructure that was already up. */
   let startedInfra = [];
   if (infra) {

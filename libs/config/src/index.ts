@@ -1,3 +1,11 @@
-export { loadConfig, parseConfig, ConfigError, env, isLoopbackHost, productionGuard } from './load-config';
+export {
+  loadConfig,
+  parseConfig,
+  ConfigError,
+  env,
+  isLoopbackHost,
+  productionGuard,
+  KNOWN_PLACEHOLDER_SECRETS,
+} from './load-config';
 export type { GuardRule } from './load-config';
 export { parseMongoUrl, parseNatsServers } from './connection-strings';

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { ConfigError, env, parseConfig, productionGuard } from './load-config';
+// test-only imports: the development keys live in the libs that use them (config depends on neither)
+import { ASSERTION_AUDIENCES, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
+import { DEV_EMAIL_LINK_KEY } from '@lingua/bootstrap';
+import { ConfigError, env, KNOWN_PLACEHOLDER_SECRETS, parseConfig, productionGuard } from './load-config';
 
 const schema = z.object({ HTTP_PORT: env.port(3000), JWT_SECRET: env.secret(8), DEV_MODE: env.bool(false) });
 
@@ -43,7 +46,7 @@ describe('productionGuard: development defaults never reach production silently'
   const good = { PUBLIC_URL: 'https://app.lingua.com', SMTP_HOST: 'smtp.mail.com', AUDIENCES: 'a,b' };
 
   it('When NODE_ENV is not production, Then nothing is required', () => {
-    expect(problems({})).toEqual([]);
+    expect(problems({ NODE_ENV: 'test' })).toEqual([]);
     expect(problems({ NODE_ENV: 'development', PUBLIC_URL: 'http://127.0.0.1:8080' })).toEqual([]);
   });
 
@@ -61,5 +64,43 @@ describe('productionGuard: development defaults never reach production silently'
       'AUDIENCES',
     ]);
     expect(problems({ ...good, NODE_ENV: 'production' })).toEqual([]);
+  });
+});
+
+describe('NODE_ENV and placeholder secrets', () => {
+  const issues = (schema: z.ZodType, source: Record<string, string | undefined>) => {
+    try {
+      parseConfig(schema, source);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).issues.map((i) => `${i.variable}: ${i.message}`);
+    }
+  };
+
+  it('When NODE_ENV is missing, Then a guard refuses it (development is never implied)', () => {
+    expect(issues(productionGuard({}), {})).toEqual([
+      expect.stringMatching(/^NODE_ENV: missing.*explicitly/),
+    ]);
+    expect(issues(productionGuard({}), { NODE_ENV: 'development' })).toEqual([]);
+  });
+
+  it('When a variable holds a secret published in this repository, Then it is refused in every environment', () => {
+    for (const NODE_ENV of ['development', 'test', 'production'])
+      for (const [name, value] of [
+        ['JWT_SECRET', 'ci-placeholder-secret-0123456789abcdef'],
+        ['AI_ASSERTION_KEY', 'ci-placeholder-assertion-key-0123456789'],
+        ['EMAIL_LINK_KEY', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='],
+      ])
+        expect(issues(z.object({}), { NODE_ENV, [name]: value })).toEqual([
+          `${name}: is a placeholder published in this repository; generate a real secret`,
+        ]);
+    expect(issues(z.object({}), { JWT_SECRET: 'a-real-secret-0123456789abcdef-xyz' })).toEqual([]);
+  });
+
+  it('When the built-in development keys change, Then the placeholder list still holds them', () => {
+    expect(KNOWN_PLACEHOLDER_SECRETS.has(DEV_JWT_SECRET)).toBe(true);
+    expect(KNOWN_PLACEHOLDER_SECRETS.has(DEV_EMAIL_LINK_KEY)).toBe(true);
+    for (const audience of ASSERTION_AUDIENCES)
+      expect(KNOWN_PLACEHOLDER_SECRETS.has(devAssertionKey(audience))).toBe(true);
   });
 });

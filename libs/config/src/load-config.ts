@@ -9,19 +9,47 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Secret values published in this repository: the CI compose render's placeholders (.ci/run) and the
+ * built-in development keys (@lingua/auth, @lingua/bootstrap; a test keeps this list in step with
+ * them). Anyone can read them, so a variable set to one is refused whatever NODE_ENV says; the
+ * development keys still apply as defaults outside production when the variable is left unset.
+ */
+export const KNOWN_PLACEHOLDER_SECRETS: ReadonlySet<string> = new Set([
+  'ci-placeholder-secret-0123456789abcdef',
+  'ci-placeholder-assertion-key-0123456789',
+  'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+  'lingua-local-development-secret-do-not-use-in-production',
+  ...['identity', 'flashcards', 'subscriptions', 'ai', 'notifications'].map(
+    (audience) => `lingua-local-${audience}-assertion-key-do-not-use-in-production`,
+  ),
+  Buffer.from('lingua-dev-email-link-key-32byte').toString('base64'),
+]);
+
+function placeholderIssues(source: Record<string, string | undefined>) {
+  return Object.entries(source)
+    .filter(([, value]) => value !== undefined && KNOWN_PLACEHOLDER_SECRETS.has(value.trim()))
+    .map(([variable]) => ({
+      variable,
+      message: 'is a placeholder published in this repository; generate a real secret',
+    }));
+}
+
 /** Parses an environment-like record with the schema; throws ConfigError naming each bad variable. */
 export function parseConfig<S extends z.ZodType>(
   schema: S,
   source: Record<string, string | undefined>,
 ): Readonly<z.infer<S>> {
+  const placeholders = placeholderIssues(source);
   const result = schema.safeParse(source);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => ({
+  if (!result.success || placeholders.length > 0) {
+    throw new ConfigError([
+      ...placeholders,
+      ...(result.error?.issues ?? []).map((issue) => ({
         variable: String(issue.path[0] ?? '(root)'),
         message: source[String(issue.path[0])] === undefined ? `missing (${issue.message})` : issue.message,
       })),
-    );
+    ]);
   }
   return Object.freeze(result.data) as Readonly<z.infer<S>>;
 }
@@ -35,6 +63,11 @@ export function loadConfig<S extends z.ZodType>(
   source: Record<string, string | undefined> = process.env,
 ): Readonly<z.infer<S>> {
   try {
+    // A process must say which environment it is: a missing NODE_ENV used to mean development,
+    // which switches on public development keys and sandbox verifiers. Records built by tests are
+    // checked by their schema only (the schemas that choose defaults by it require it too).
+    if (source === process.env && !source.NODE_ENV?.trim())
+      throw new ConfigError([{ variable: 'NODE_ENV', message: NODE_ENV_MISSING }]);
     return parseConfig(schema, source);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -45,8 +78,16 @@ export function loadConfig<S extends z.ZodType>(
   }
 }
 
+const NODE_ENV_MISSING =
+  'missing: set NODE_ENV=production, development or test explicitly (development defaults never apply silently)';
+
 /** Reusable field types, so every service spells the same kind of variable the same way. */
 export const env = {
+  /** development | production | test, with no default: development settings are never implied. */
+  nodeEnv: () =>
+    z.enum(['development', 'production', 'test'], {
+      error: (issue) => (issue.input === undefined ? NODE_ENV_MISSING : undefined),
+    }),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: (fallback?: string) => (fallback === undefined ? z.url() : z.url().default(fallback)),
   /** Any MongoDB connection string (several hosts, mongodb+srv, options); see parseMongoUrl. */
@@ -92,28 +133,26 @@ export type GuardRule =
  */
 export function productionGuard(rules: Record<string, GuardRule>) {
   const shape = Object.fromEntries(Object.keys(rules).map((name) => [name, z.string().optional()]));
-  return z
-    .object({ NODE_ENV: z.enum(['development', 'production', 'test']).default('development'), ...shape })
-    .superRefine((c, ctx) => {
-      if (c.NODE_ENV !== 'production') return;
-      const values = c as Record<string, string | undefined>;
-      for (const [name, rule] of Object.entries(rules)) {
-        const value = values[name]?.trim();
-        const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
-        if (!value) {
-          issue('required when NODE_ENV=production; the development default must not reach production');
-          continue;
-        }
-        if (rule.kind === 'url') {
-          // a malformed URL is the service's own schema's to report
-          const host = URL.canParse(value) ? new URL(value).hostname : undefined;
-          if (host !== undefined && isLoopbackHost(host))
-            issue('must not point at a loopback address when NODE_ENV=production');
-        } else if (rule.kind === 'host') {
-          if (isLoopbackHost(value)) issue('must not be a loopback address when NODE_ENV=production');
-        } else if (value.split(',').some((v) => v.trim() === rule.placeholder)) {
-          issue(`must not contain the development placeholder ${rule.placeholder} when NODE_ENV=production`);
-        }
+  return z.object({ NODE_ENV: env.nodeEnv(), ...shape }).superRefine((c, ctx) => {
+    if (c.NODE_ENV !== 'production') return;
+    const values = c as Record<string, string | undefined>;
+    for (const [name, rule] of Object.entries(rules)) {
+      const value = values[name]?.trim();
+      const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+      if (!value) {
+        issue('required when NODE_ENV=production; the development default must not reach production');
+        continue;
       }
-    });
+      if (rule.kind === 'url') {
+        // a malformed URL is the service's own schema's to report
+        const host = URL.canParse(value) ? new URL(value).hostname : undefined;
+        if (host !== undefined && isLoopbackHost(host))
+          issue('must not point at a loopback address when NODE_ENV=production');
+      } else if (rule.kind === 'host') {
+        if (isLoopbackHost(value)) issue('must not be a loopback address when NODE_ENV=production');
+      } else if (value.split(',').some((v) => v.trim() === rule.placeholder)) {
+        issue(`must not contain the development placeholder ${rule.placeholder} when NODE_ENV=production`);
+      }
+    }
+  });
 }

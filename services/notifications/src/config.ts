@@ -46,6 +46,14 @@ export const notificationsProductionGuard = productionGuard({
   MAIL_FROM: { kind: 'placeholder', placeholder: 'Lingua <no-reply@lingua.local>' },
 });
 
+/** Private webhook targets are for local runs and tests: production refuses them (SSRF). */
+export const notificationsProductionSafety = z
+  .object({ NODE_ENV: env.nodeEnv(), WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false) })
+  .refine((c) => !(c.NODE_ENV === 'production' && c.WEBHOOK_ALLOW_PRIVATE_URLS), {
+    path: ['WEBHOOK_ALLOW_PRIVATE_URLS'],
+    message: 'must not be true when NODE_ENV=production (webhooks could reach internal services)',
+  });
+
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => {
   const config = {
     ...loadConfig(notificationsEnv, source),
@@ -54,6 +62,7 @@ export const loadServiceConfig = (source: Record<string, string | undefined> = p
     ...loadConfig(emailLinkKeyEnv, source),
   };
   loadConfig(notificationsProductionGuard, source); // checks only: exits naming the variable
+  loadConfig(notificationsProductionSafety, source);
   return config;
 };
 export type NotificationsConfig = ReturnType<typeof loadServiceConfig>;

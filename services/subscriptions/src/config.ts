@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { serviceEnv } from '@lingua/bootstrap';
+import { grpcCallersEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig } from '@lingua/config';
 import type { SandboxPurchasePolicy } from './domain/store-environment';
 
 /** subscriptions: every variable it reads (see README); defaults run locally with no setup. */
 export const subscriptionsEnv = serviceEnv('subscriptions', { http: 3003, grpc: 50053 });
+/** gRPC call identity: the public keys of the callers subscriptions verifies. */
+export const subscriptionsGrpcCallersEnv = grpcCallersEnv('subscriptions');
 
 const list = z
   .string()
@@ -20,7 +22,8 @@ const list = z
 /** Store verification, notifications and lifecycle settings of this service. */
 const subscriptionsSettings = z
   .object({
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** Required: the sandbox store verifiers are the development default. */
+    NODE_ENV: env.nodeEnv(),
     SUBSCRIPTIONS_CATALOGUE_FILE: env.string(path.join(__dirname, '..', 'config', 'catalogue.json')),
     /** `sandbox` accepts the documented test receipts; it is refused in production. */
     SUBSCRIPTIONS_IOS_VERIFIER: z.enum(['apple', 'sandbox']).optional(),
@@ -118,6 +121,7 @@ const subscriptionsSettings = z
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
   ...loadConfig(subscriptionsEnv, source),
   subscriptions: loadConfig(subscriptionsSettings, source),
+  grpc: loadConfig(subscriptionsGrpcCallersEnv, source),
 });
 export type SubscriptionsConfig = ReturnType<typeof loadServiceConfig>;
 export type SubscriptionsSettings = SubscriptionsConfig['subscriptions'];

@@ -9,15 +9,17 @@ export const MAX_URL_LENGTH = 2048;
  * and the like are refused whatever IPv4 address they embed; these are the special-purpose blocks
  * inside 2000::/3 that are not the public Internet (transition and IETF blocks, documentation, SRv6).
  */
-const REFUSED_V4 = [ipaddr.parseCIDR('198.18.0.0/15')];
+const v4Cidr = (cidr: string) => ipaddr.parseCIDR(cidr) as [ipaddr.IPv4, number];
+const v6Cidr = (cidr: string) => ipaddr.parseCIDR(cidr) as [ipaddr.IPv6, number];
+const REFUSED_V4 = [v4Cidr('198.18.0.0/15')];
 const REFUSED_V6 = [
   '2001::/23', // IETF protocol assignments: Teredo, benchmarking, ORCHID, AMT…
   '2001:db8::/32', // documentation
   '2002::/16', // 6to4: embeds an IPv4 address
   '3fff::/20', // documentation (RFC 9637)
-].map((cidr) => ipaddr.parseCIDR(cidr));
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-const NAT64 = ['64:ff9b::/96', '64:ff9b:1::/48'].map((cidr) => ipaddr.parseCIDR(cidr));
+].map(v6Cidr);
+const GLOBAL_UNICAST_V6 = v6Cidr('2000::/3');
+const NAT64 = ['64:ff9b::/96', '64:ff9b:1::/48'].map(v6Cidr);
 
 /** The IPv4 address an IPv6 address carries in its last 32 bits (NAT64, IPv4-compatible). */
 function embeddedV4(v6: ipaddr.IPv6): ipaddr.IPv4 {
@@ -31,7 +33,7 @@ export function isPublicAddress(address: string): boolean {
   // process() turns ::ffff:10.0.0.1 into 10.0.0.1, so a mapped address cannot sneak past
   const ip = ipaddr.process(address);
   if (ip.range() !== 'unicast') return false;
-  if (ip.kind() === 'ipv4') return !REFUSED_V4.some((r) => ip.match(r));
+  if (ip.kind() === 'ipv4') return !REFUSED_V4.some((r) => (ip as ipaddr.IPv4).match(r));
   const v6 = ip as ipaddr.IPv6;
   return v6.match(GLOBAL_UNICAST_V6) && !REFUSED_V6.some((r) => v6.match(r));
 }
