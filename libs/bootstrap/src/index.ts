@@ -1,5 +1,6 @@
 export { serviceEnv, DEV_JWT_SECRET, DEV_EMAIL_LINK_KEY, emailLinkKeyEnv } from './service-env';
 export type { ServiceEnv } from './service-env';
+export { grpcCallersEnv, grpcSigningKeyEnv } from './grpc-call-env';
 export { startService } from './start-service';
 export type {
   ServiceDefinition,

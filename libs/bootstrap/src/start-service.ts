@@ -15,7 +15,7 @@ import {
   type RunningConsumer,
   startDurableConsumer,
 } from '@lingua/events';
-import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
+import { createGrpcServer, type GrpcServer, type TrustedCallers } from '@lingua/grpc';
 import { HealthRegistry } from '@lingua/health';
 import type { RequestListener } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -70,6 +70,8 @@ export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   /** Routes behind the gateway; health routes and the error mapper are added around them. */
   http?(app: Express, deps: ServiceDeps<C>): void;
   grpc?(server: GrpcServer, deps: ServiceDeps<C>): void;
+  /** Public keys of the gRPC callers (config's grpcCallers, see grpcCallersEnv): required with `grpc`. */
+  grpcCallers?: TrustedCallers;
   consumers?(deps: ServiceDeps<C>): ConsumerDefinition[];
   /** Collections whose documents carry staged events (see @lingua/events stageEvents). */
   outboxCollections?(deps: ServiceDeps<C>): mongo.Collection<mongo.Document>[];
@@ -239,7 +241,13 @@ export async function startService<C extends ServiceEnv>(
     let grpcPort: number | undefined;
     let grpc: GrpcServer | undefined;
     if (def.grpc) {
-      grpc = createGrpcServer({ logger, serviceName: config.service, reflection: config.grpcReflection });
+      if (!def.grpcCallers) throw new Error(`${config.service}: a gRPC server needs grpcCallers`);
+      grpc = createGrpcServer({
+        logger,
+        serviceName: config.service,
+        reflection: config.grpcReflection,
+        callers: def.grpcCallers,
+      });
       def.grpc(grpc, deps);
       grpcPort = await grpc.start(config.grpcPort, config.HOST);
     }

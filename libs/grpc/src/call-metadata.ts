@@ -2,20 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
 import { currentRequestContext, type RequestContext } from '@lingua/logger';
 import { injectTraceContext } from '@lingua/telemetry';
+import { CALL_ASSERTION_KEY, type CallerName } from './call-identity';
 
 // The HTTP header names, so one id follows a request from the gateway through every service.
 export const REQUEST_ID_KEY = 'x-request-id';
 export const CORRELATION_ID_KEY = 'x-correlation-id';
 export const USER_ID_KEY = 'x-user-id';
-/** Name of the calling service, for the callee's logs. */
-export const CALLER_KEY = 'x-caller';
 // Trailers that carry an AppError across the wire, so the caller gets the same code, not just a status.
 export const ERROR_CODE_KEY = 'lingua-error-code';
 export const ERROR_DETAILS_KEY = 'lingua-error-details';
 
-/** The request context of a gRPC call: the logger's ids plus the calling service. */
+/** The request context of a gRPC call: the logger's ids plus the calling service, once proven. */
 export interface GrpcRequestContext extends RequestContext {
-  caller?: string;
+  caller?: CallerName;
 }
 
 // Values end up in log lines and must be legal metadata, so only plain tokens of sane length pass.
@@ -37,22 +36,23 @@ export function metadataValue(
 export function contextFromMetadata(metadata: Metadata): GrpcRequestContext {
   const requestId = metadataValue(metadata, REQUEST_ID_KEY) ?? randomUUID();
   const userId = metadataValue(metadata, USER_ID_KEY);
-  const caller = metadataValue(metadata, CALLER_KEY);
   return {
     requestId,
     correlationId: metadataValue(metadata, CORRELATION_ID_KEY) ?? requestId,
     ...(userId !== undefined && { userId }),
-    ...(caller !== undefined && { caller }),
   };
 }
 
-/** Client side: the current unit of work's ids, so the callee logs under the same request. */
+/**
+ * Client side: the current unit of work's ids, so the callee logs under the same request, and the
+ * caller's assertion (call-identity.ts) when the call goes to a server that checks it.
+ */
 export function metadataFromContext(
-  callerName: string,
+  assertion: string | undefined,
   ctx: RequestContext | undefined = currentRequestContext(),
 ): Metadata {
   const metadata = new Metadata();
-  metadata.set(CALLER_KEY, callerName);
+  if (assertion !== undefined) metadata.set(CALL_ASSERTION_KEY, assertion);
   const pairs: [string, string | undefined][] = [
     [REQUEST_ID_KEY, ctx?.requestId],
     [CORRELATION_ID_KEY, ctx?.correlationId],
@@ -65,7 +65,7 @@ export function metadataFromContext(
   return metadata;
 }
 
-/** The service that made the gRPC call being handled, if it said. */
-export function currentCaller(): string | undefined {
+/** The proven caller of the gRPC call being handled. */
+export function currentCaller(): CallerName | undefined {
   return (currentRequestContext() as GrpcRequestContext | undefined)?.caller;
 }

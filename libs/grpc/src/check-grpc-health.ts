@@ -9,7 +9,6 @@ import { createGrpcClient } from './create-grpc-client';
  */
 export async function checkGrpcHealth(address: string, timeoutMs = 1000, service = ''): Promise<void> {
   const client = createGrpcClient(loadPackage().grpc.health.v1.Health, address, {
-    callerName: 'health-check',
     defaultDeadlineMs: timeoutMs,
   });
   try {

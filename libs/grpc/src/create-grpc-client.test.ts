@@ -3,6 +3,7 @@ import { AppError } from '@lingua/errors';
 import { currentRequestContext, runWithRequestContext, type RequestContext } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
 import { silentLogger, waitFor } from '@lingua/testing';
+import { devCallSigner, devTrustedCallers } from './call-identity';
 import { currentCaller } from './call-metadata';
 import { createGrpcClient } from './create-grpc-client';
 import { createGrpcServer, type GrpcServer } from './create-grpc-server';
@@ -41,30 +42,38 @@ let server: GrpcServer;
 let address: string;
 
 beforeAll(async () => {
-  server = createGrpcServer({ logger: silentLogger(), serviceName: 'identity' });
-  server.addService(IdentityService.service, {
-    async GetUser(request, call) {
-      const id = request.user_id;
-      const n = count(id);
-      seen.set(id, { ctx: currentRequestContext(), caller: currentCaller() });
-      if (id.startsWith('slow')) await waitOrCancel(2000, call);
-      if (id === 'missing') throw new AppError('NOT_FOUND', 'User not found');
-      if (id === 'invalid')
-        throw new AppError('VALIDATION_ERROR', 'Validation failed', {
-          details: { email: ['Ungültige Adresse'] },
-        });
-      if (id === 'boom') throw new Error('connection string mongodb://admin:hunter2@db');
-      if (id.startsWith('flaky') && n === 1) throw new AppError('SERVICE_UNAVAILABLE', 'warming up');
-      if (id === 'down') throw new AppError('SERVICE_UNAVAILABLE', 'still down');
-      return { user: user(id) };
-    },
-    ResolveUser(request) {
-      const key = request.email ?? request.user_id ?? '';
-      if (count(key) === 1 && key.startsWith('flaky'))
-        throw new AppError('SERVICE_UNAVAILABLE', 'warming up');
-      return { user: user(key) };
-    },
+  server = createGrpcServer({
+    logger: silentLogger(),
+    serviceName: 'identity',
+    callers: devTrustedCallers(['ai']),
   });
+  server.addService(
+    IdentityService.service,
+    {
+      async GetUser(request, call) {
+        const id = request.user_id;
+        const n = count(id);
+        seen.set(id, { ctx: currentRequestContext(), caller: currentCaller() });
+        if (id.startsWith('slow')) await waitOrCancel(2000, call);
+        if (id === 'missing') throw new AppError('NOT_FOUND', 'User not found');
+        if (id === 'invalid')
+          throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+            details: { email: ['Ungültige Adresse'] },
+          });
+        if (id === 'boom') throw new Error('connection string mongodb://admin:hunter2@db');
+        if (id.startsWith('flaky') && n === 1) throw new AppError('SERVICE_UNAVAILABLE', 'warming up');
+        if (id === 'down') throw new AppError('SERVICE_UNAVAILABLE', 'still down');
+        return { user: user(id) };
+      },
+      ResolveUser(request) {
+        const key = request.email ?? request.user_id ?? '';
+        if (count(key) === 1 && key.startsWith('flaky'))
+          throw new AppError('SERVICE_UNAVAILABLE', 'warming up');
+        return { user: user(key) };
+      },
+    },
+    { GetUser: ['ai'], ResolveUser: ['ai'] },
+  );
   address = `127.0.0.1:${await server.start(0)}`;
 });
 
@@ -72,7 +81,7 @@ afterAll(() => server.stop(1000));
 
 function identityClient(options: { defaultDeadlineMs?: number; address?: string } = {}) {
   return createGrpcClient(IdentityService, options.address ?? address, {
-    callerName: 'flashcards',
+    signer: devCallSigner('ai'),
     idempotentMethods: ['GetUser'],
     ...(options.defaultDeadlineMs !== undefined && { defaultDeadlineMs: options.defaultDeadlineMs }),
   });
@@ -103,7 +112,7 @@ describe('createGrpcClient with createGrpcServer', () => {
     expect(response.user).toMatchObject({ user_id: 'ctx', email: 'ctx@example.com' });
     expect(seen.get('ctx')).toEqual({
       ctx: expect.objectContaining({ requestId: 'req-1', correlationId: 'corr-1', userId: 'user-42' }),
-      caller: 'flashcards',
+      caller: 'ai', // proven by its signature, not just said
     });
   });
 

@@ -10,6 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import type { AppError } from '@lingua/errors';
 import { budgetMs, currentRequestContext, type Logger } from '@lingua/logger';
+import type { CallSigner } from './call-identity';
 import { metadataFromContext } from './call-metadata';
 import { fromServiceError, isServiceError } from './grpc-errors';
 import type { MethodName, RequestOf, ResponseOutputOf } from './method-types';
@@ -21,8 +22,11 @@ export interface ServiceConstructor<D extends ServiceDefinition> {
 }
 
 export interface GrpcClientOptions<D extends ServiceDefinition> {
-  /** This service's name, sent as x-caller so the callee's logs say who called. */
-  callerName: string;
+  /**
+   * Signs every call as this service (call-identity.ts); Lingua servers refuse unsigned calls. Only
+   * the standard health service, which probes call, needs none.
+   */
+  signer?: CallSigner;
   /** Deadline of a call that names none; no call ever goes without one. */
   defaultDeadlineMs?: number;
   /** Methods safe to repeat (reads). Only these are retried, only on UNAVAILABLE, within the deadline. */
@@ -64,6 +68,12 @@ export function createGrpcClient<D extends ServiceDefinition>(
   const defaultDeadlineMs = options.defaultDeadlineMs ?? 2000;
   const idempotent = new Set<string>(options.idempotentMethods ?? []);
   const serviceName = Object.values(ServiceCtor.service)[0]?.path.split('/')[1] ?? 'grpc';
+  // the server's name is its proto package's ('lingua.flashcards.v1.…' is served by flashcards), so
+  // an assertion is addressed to the server that serves the service and no other
+  const audience = /^lingua\.([a-z]+)\.v\d+\./.exec(serviceName)?.[1];
+  if (options.signer && audience === undefined)
+    throw new TypeError(`${serviceName}: not a Lingua service, no audience for a call assertion`);
+  const assertion = () => (options.signer && audience ? options.signer.assertionFor(audience) : undefined);
 
   function once(
     method: ServiceDefinition[string],
@@ -79,7 +89,7 @@ export function createGrpcClient<D extends ServiceDefinition>(
         method.requestSerialize,
         method.responseDeserialize,
         request,
-        metadataFromContext(options.callerName),
+        metadataFromContext(assertion()),
         { deadline },
         (err, response) => {
           signal?.removeEventListener('abort', cancel);

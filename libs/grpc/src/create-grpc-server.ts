@@ -1,4 +1,5 @@
 import {
+  type Metadata,
   Server,
   ServerCredentials,
   type handleUnaryCall,
@@ -11,10 +12,17 @@ import { runWithRequestContext, type Logger } from '@lingua/logger';
 import { grpcCodeLabel, grpcDuration, grpcHandled, grpcInFlight, secondsSince } from '@lingua/metrics';
 import { loadPackage, loadPackageDefinition } from '@lingua/proto';
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
+import {
+  CALL_ASSERTION_KEY,
+  type CallerName,
+  createCallVerifier,
+  type ServiceCaller,
+  type TrustedCallers,
+} from './call-identity';
 import { contextFromMetadata, type GrpcRequestContext, metadataValue, TRACE_VALUE } from './call-metadata';
 import { toServiceError } from './grpc-errors';
 import { createHealthService, type ServingStatus } from './health-service';
-import type { UnaryHandler, UnaryHandlers } from './method-types';
+import type { MethodName, UnaryHandler, UnaryHandlers } from './method-types';
 
 export interface GrpcServerOptions {
   logger: Logger;
@@ -25,15 +33,36 @@ export interface GrpcServerOptions {
    * (and the health service) with their descriptors, so `grpcurl list` needs no proto files. Default off.
    */
   reflection?: boolean;
+  /**
+   * Public keys of the callers this server can verify (call-identity.ts). Every call of a service
+   * added here must carry a valid assertion addressed to `serviceName` by a caller its method
+   * allows; health and reflection stay open to probes.
+   */
+  callers: TrustedCallers;
 }
+
+/**
+ * Per RPC, the services that may call it (besides `operator`, allowed everywhere its key is given):
+ * only those that call it today. An empty list: no service calls it yet.
+ */
+export type AllowedCallers<D extends ServiceDefinition> = { [K in MethodName<D>]: readonly ServiceCaller[] };
+
+const ASSERTION_VALUE = /^[A-Za-z0-9._-]{1,1024}$/;
 
 /** The health service's full name, always served. */
 const HEALTH_SERVICE = 'grpc.health.v1.Health';
 
 export interface GrpcServer {
   readonly server: Server;
-  /** Registers a service with async handlers; each runs in the caller's request context. Call before start(). */
-  addService<D extends ServiceDefinition>(definition: D, handlers: UnaryHandlers<D>): void;
+  /**
+   * Registers a service with async handlers and, per RPC, the callers allowed; each handler runs in
+   * the caller's request context, only for a proven, allowed caller. Call before start().
+   */
+  addService<D extends ServiceDefinition>(
+    definition: D,
+    handlers: UnaryHandlers<D>,
+    allowed: AllowedCallers<D>,
+  ): void;
   /** Health as seen by probes: '' is the whole server, otherwise a full name such as 'lingua.identity.v1.IdentityService'. */
   setServingStatus(service: string, status: ServingStatus): void;
   /** Binds and serves; port 0 picks a free one. Resolves to the bound port. */
@@ -64,8 +93,27 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const served = [HEALTH_SERVICE];
 
   const inFlight = grpcInFlight.labels(options.serviceName);
+  const verifier = createCallVerifier(options.serviceName, options.callers);
 
-  function wrap(method: string, handler: UnaryHandler<unknown>): handleUnaryCall<unknown, unknown> {
+  /** The proven caller, if this method allows it; throws UNAUTHORIZED / FORBIDDEN otherwise. */
+  function authorize(method: string, metadata: Metadata, allowed: ReadonlySet<CallerName>): CallerName {
+    try {
+      const caller = verifier.verify(metadataValue(metadata, CALL_ASSERTION_KEY, ASSERTION_VALUE));
+      if (!allowed.has(caller))
+        throw new AppError('FORBIDDEN', `gRPC call refused: ${caller} may not call ${method}`);
+      return caller;
+    } catch (err) {
+      // a refused call is either a misconfigured peer or someone probing: both worth a warning
+      logger.warn({ method, reason: (err as Error).message }, 'gRPC call refused');
+      throw err;
+    }
+  }
+
+  function wrap(
+    method: string,
+    handler: UnaryHandler<unknown>,
+    allowed: ReadonlySet<CallerName>,
+  ): handleUnaryCall<unknown, unknown> {
     // '/lingua.identity.v1.IdentityService/GetUser' -> labels fixed once per method
     const [, grpcService = 'unknown', grpcMethod = 'unknown'] = method.split('/');
     const labels = { service: options.serviceName, grpc_service: grpcService, grpc_method: grpcMethod };
@@ -106,6 +154,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
           });
           let response: unknown;
           try {
+            ctx.caller = authorize(method, call.metadata, allowed);
             response = await handler(call.request as never, call as never);
           } catch (err) {
             if (isAppError(err) && !err.isServerError) logger.debug(log(err.code), err.message);
@@ -129,7 +178,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
 
   return {
     server,
-    addService(definition, handlers) {
+    addService(definition, handlers, allowedCallers) {
       const wrapped: Record<string, UntypedHandleCall> = {};
       for (const [name, method] of Object.entries(definition)) {
         // Streaming calls have no single response to await; add support here when an RPC needs it.
@@ -137,7 +186,14 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
           throw new Error(`${method.path}: only unary methods are supported by createGrpcServer`);
         const handler = (handlers as Record<string, UnaryHandler<unknown> | undefined>)[name];
         if (handler === undefined) throw new Error(`${method.path}: no handler given`);
-        wrapped[name] = wrap(method.path, handler);
+        const list = (allowedCallers as Record<string, readonly ServiceCaller[] | undefined>)[name];
+        if (list === undefined) throw new Error(`${method.path}: no allowed callers given`);
+        // fail at start, not on the first call: a caller allowed here must be one this server can verify
+        for (const caller of list)
+          if (options.callers[caller] === undefined)
+            throw new Error(`${method.path} allows ${caller}, whose public key this server was not given`);
+        const allowed = new Set<CallerName>(options.callers.operator ? [...list, 'operator'] : list);
+        wrapped[name] = wrap(method.path, handler, allowed);
       }
       server.addService(definition, wrapped);
       const name = fullServiceName(definition);

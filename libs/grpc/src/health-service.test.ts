@@ -15,11 +15,13 @@ let address: string;
 let health: HealthClient;
 
 beforeAll(async () => {
-  server = createGrpcServer({ logger: silentLogger(), serviceName: 'identity' });
-  server.addService(proto.lingua.identity.v1.IdentityService.service, {
-    GetUser: () => ({ user: null }),
-    ResolveUser: () => ({ user: null }),
-  });
+  // probes carry no call assertion: health stays open while every other method asks for one
+  server = createGrpcServer({ logger: silentLogger(), serviceName: 'identity', callers: {} });
+  server.addService(
+    proto.lingua.identity.v1.IdentityService.service,
+    { GetUser: () => ({ user: null }), ResolveUser: () => ({ user: null }) },
+    { GetUser: [], ResolveUser: [] },
+  );
   address = `127.0.0.1:${await server.start(0)}`;
   health = new proto.grpc.health.v1.Health(address, credentials.createInsecure());
 });
@@ -106,7 +108,7 @@ describe('grpc.health.v1.Health on createGrpcServer', () => {
 
 describe('GrpcServer.stop', () => {
   it('When a Watch stream is open, Then stop ends it and returns well before the grace period', async () => {
-    const other = createGrpcServer({ logger: silentLogger(), serviceName: 'other' });
+    const other = createGrpcServer({ logger: silentLogger(), serviceName: 'other', callers: {} });
     const otherAddress = `127.0.0.1:${await other.start(0)}`;
     const client = new proto.grpc.health.v1.Health(otherAddress, credentials.createInsecure());
     try {

@@ -1,5 +1,20 @@
 export { createGrpcServer } from './create-grpc-server';
-export type { GrpcServer, GrpcServerOptions } from './create-grpc-server';
+export type { AllowedCallers, GrpcServer, GrpcServerOptions } from './create-grpc-server';
+export {
+  CALL_ASSERTION_KEY,
+  CALL_ASSERTION_LIFETIME_S,
+  SERVICE_CALLERS,
+  createCallSigner,
+  createCallVerifier,
+  devCallSigner,
+  devSigningKey,
+  devTrustedCallers,
+  generateCallKeys,
+  publicKeyFrom,
+  publicKeyOf,
+  signingKeyFrom,
+} from './call-identity';
+export type { CallerName, CallSigner, CallVerifier, ServiceCaller, TrustedCallers } from './call-identity';
 export { createGrpcClient } from './create-grpc-client';
 export type {
   GrpcClient,
@@ -14,7 +29,6 @@ export {
   REQUEST_ID_KEY,
   CORRELATION_ID_KEY,
   USER_ID_KEY,
-  CALLER_KEY,
   ERROR_CODE_KEY,
   ERROR_DETAILS_KEY,
   currentCaller,

@@ -13,12 +13,15 @@ async function identityServer(
   const server = createGrpcServer({
     logger: silentLogger(),
     serviceName: 'identity',
+    callers: {},
     ...(reflection !== undefined && { reflection }),
   });
-  server.addService(proto.lingua.identity.v1.IdentityService.service, {
-    GetUser: () => ({ user: null }),
-    ResolveUser: () => ({ user: null }),
-  });
+  // reflection answers without a call assertion (grpcurl list), like health
+  server.addService(
+    proto.lingua.identity.v1.IdentityService.service,
+    { GetUser: () => ({ user: null }), ResolveUser: () => ({ user: null }) },
+    { GetUser: [], ResolveUser: [] },
+  );
   return { server, address: `127.0.0.1:${await server.start(0)}` };
 }
 
