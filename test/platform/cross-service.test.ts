@@ -4,7 +4,7 @@ import { startService } from '@lingua/bootstrap';
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import { stageEvents } from '@lingua/events';
-import { createGrpcClient } from '@lingua/grpc';
+import { createGrpcClient, devCallSigner } from '@lingua/grpc';
 import { runWithRequestContext } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
 import { installInMemoryTracing, SpanKind, withSpan } from '@lingua/telemetry';
@@ -115,8 +115,9 @@ describe('across services', () => {
       email: `${id}@example.com`,
       username: `g${id.slice(0, 8)}`,
     });
+    // no service calls IdentityService yet: only an operator may
     const client = createGrpcClient(loadPackage().lingua.identity.v1.IdentityService, identity.grpcAddress!, {
-      callerName: 'flashcards',
+      signer: devCallSigner('operator'),
     });
     try {
       const reply = await runWithRequestContext(

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { serviceEnv } from '@lingua/bootstrap';
+import { grpcCallersEnv, grpcSigningKeyEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig } from '@lingua/config';
 
 /** ai: every variable it reads (see .env.example); defaults run locally with no setup. */
 export const aiEnv = serviceEnv('ai', { http: 3004, grpc: 50054 });
+/** gRPC call identity: ai signs its calls (subscriptions' entitlements) and verifies its callers'. */
+export const aiGrpcEnv = grpcSigningKeyEnv('ai');
+export const aiGrpcCallersEnv = grpcCallersEnv('ai');
 
 /** The AI feature settings (documented in services/ai/README.md). */
 export const aiFeatureEnv = z
@@ -50,5 +53,6 @@ export type AiFeatureConfig = z.infer<typeof aiFeatureEnv>;
 export const loadServiceConfig = (source: Record<string, string | undefined> = process.env) => ({
   ...loadConfig(aiEnv, source),
   ai: loadConfig(aiFeatureEnv, source),
+  grpc: { ...loadConfig(aiGrpcEnv, source), ...loadConfig(aiGrpcCallersEnv, source) },
 });
 export type AiConfig = ReturnType<typeof loadServiceConfig>;

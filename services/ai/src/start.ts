@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '@lingua/auth';
 import { type ServiceDefinition, startService } from '@lingua/bootstrap';
+import { createCallSigner } from '@lingua/grpc';
 import type { AiConfig } from './config';
 import { analysisCache } from './data-access/analysis-cache';
 import { entitlementsClient, type EntitlementsSource } from './data-access/entitlements.client';
@@ -72,6 +73,8 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         cacheMs: config.ai.AI_ENTITLEMENT_CACHE_MS,
         now: () => clock.now().getTime(),
         logger: deps.logger,
+        // real time, not the quotas' clock: the callee checks the assertion against its own
+        signer: createCallSigner('ai', config.grpc.grpcSigningKey),
       });
     return {
       provider: measuredProvider(
@@ -126,6 +129,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         ? [backgroundWarmUp(languageDataOf(config).warmUpSteps())]
         : [],
     grpc: (server) => registerLanguageGrpc(server),
+    grpcCallers: config.grpc.grpcCallers,
   };
 }
 

@@ -1,4 +1,4 @@
-import { createGrpcClient } from '@lingua/grpc';
+import { createGrpcClient, devCallSigner } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { type AiUnderTest, call, startAi, startEntitlementsStandIn, tokenFor } from './support';
 
@@ -567,7 +567,8 @@ describe('example images', () => {
 describe('gRPC LanguageService', () => {
   const client = () =>
     createGrpcClient(loadPackage().lingua.ai.v1.LanguageService, ai.service.grpcAddress!, {
-      callerName: 'flashcards',
+      // no service calls LanguageService yet: only an operator may
+      signer: devCallSigner('operator'),
     });
 
   it('When another service asks for word levels, inflections and a blank, Then it gets them from the language data', async () => {

@@ -1,3 +1,4 @@
+import { devCallSigner } from '@lingua/grpc';
 import { freePort, waitFor } from '@lingua/testing';
 import { entitlementsClient } from '../src/data-access/entitlements.client';
 import { startEntitlementsStandIn } from './support';
@@ -6,7 +7,12 @@ describe('entitlements from the subscriptions service', () => {
   it('When a user is premium, Then the answer is cached for the cache time and asked again after it', async () => {
     const standIn = await startEntitlementsStandIn();
     let now = 1_000_000;
-    const client = entitlementsClient({ address: standIn.address, cacheMs: 30_000, now: () => now });
+    const client = entitlementsClient({
+      address: standIn.address,
+      cacheMs: 30_000,
+      now: () => now,
+      signer: devCallSigner('ai'),
+    });
     try {
       standIn.premium.add('u-premium');
       expect(await client.forUser('u-premium')).toEqual({ isPremium: true, verified: true });
@@ -32,6 +38,7 @@ describe('entitlements from the subscriptions service', () => {
       cacheMs: 30_000,
       now: () => now,
       deadlineMs: 300,
+      signer: devCallSigner('ai'),
     });
     try {
       expect(await client.forUser('u1')).toEqual({ isPremium: false, verified: false });

@@ -1,6 +1,6 @@
 import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
-import { createGrpcServer, type GrpcServer } from '@lingua/grpc';
+import { createGrpcServer, devTrustedCallers, type GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { httpCall, isolatedServiceEnv, signTestCaller, silentLogger, TestClock } from '@lingua/testing';
 import { type AiConfig, loadServiceConfig } from '../src/config';
@@ -15,25 +15,31 @@ export async function startEntitlementsStandIn(port = 0) {
   const state = { calls: 0 };
   const server: GrpcServer = createGrpcServer({
     logger: silentLogger(),
-    serviceName: 'subscriptions-stand-in',
+    // the real one's name and key check: ai's assertions are addressed to subscriptions
+    serviceName: 'subscriptions',
+    callers: devTrustedCallers(['ai']),
   });
-  server.addService(loadPackage().lingua.subscriptions.v1.EntitlementsService.service, {
-    GetEntitlements: async (req) => {
-      state.calls++;
-      const isPremium = premium.has(req.user_id);
-      return {
-        is_premium: isPremium,
-        subscription_status: isPremium ? 'active' : 'inactive',
-        features: [],
-        expires_at: '',
-      };
+  server.addService(
+    loadPackage().lingua.subscriptions.v1.EntitlementsService.service,
+    {
+      GetEntitlements: async (req) => {
+        state.calls++;
+        const isPremium = premium.has(req.user_id);
+        return {
+          is_premium: isPremium,
+          subscription_status: isPremium ? 'active' : 'inactive',
+          features: [],
+          expires_at: '',
+        };
+      },
+      CheckFeatureAccess: async () => ({
+        has_access: false,
+        access_reason: 'free_feature',
+        current_status: 'inactive',
+      }),
     },
-    CheckFeatureAccess: async () => ({
-      has_access: false,
-      access_reason: 'free_feature',
-      current_status: 'inactive',
-    }),
-  });
+    { GetEntitlements: ['ai'], CheckFeatureAccess: [] },
+  );
   const bound = await server.start(port, '127.0.0.1');
   return { premium, state, address: `127.0.0.1:${bound}`, stop: () => server.stop(100) };
 }

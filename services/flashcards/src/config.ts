@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { serviceEnv } from '@lingua/bootstrap';
+import { grpcCallersEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig, parseConfig } from '@lingua/config';
 
 /** flashcards: every variable it reads (see README and .env.example); defaults run locally with no setup. */
 export const flashcardsEnv = serviceEnv('flashcards', { http: 3002, grpc: 50052 });
+/** gRPC call identity: the public keys of the callers flashcards verifies. */
+export const flashcardsGrpcCallersEnv = grpcCallersEnv('flashcards');
 
 /** Variables of the flashcards service itself. */
 export const flashcardsOwnEnv = z.object({
@@ -53,7 +55,7 @@ const readServiceConfig = (read: typeof parseConfig, source: Record<string, stri
     },
   };
   read(flashcardsDevModeGuard, source);
-  return config;
+  return { ...config, grpc: read(flashcardsGrpcCallersEnv, source) };
 };
 
 /** Exits 1 naming the variable on a bad value, like every service's loadServiceConfig. */

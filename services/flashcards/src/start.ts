@@ -139,6 +139,7 @@ export function defineFlashcardsService(
         due: { countDue: (userId, at) => depsOf(deps).cards.countDue(userId, at) },
         now: () => clock.now(),
       }),
+    grpcCallers: config.grpc.grpcCallers,
     consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],
     workers: (deps) => {
       const blacklist = blacklistFor(deps, clock);

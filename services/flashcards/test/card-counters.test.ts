@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@lingua/bootstrap';
-import { createGrpcClient, type GrpcClient } from '@lingua/grpc';
+import { createGrpcClient, devCallSigner, type GrpcClient } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { type TestClock, waitFor } from '@lingua/testing';
 import { type CardCountersDoc, cardCountersModel } from '../src/data-access/card-counters.model';
@@ -22,7 +22,7 @@ let grpc: GrpcClient<FlashcardsService['service']>;
 beforeAll(async () => {
   ({ service, clock } = await startFlashcards());
   grpc = createGrpcClient(loadPackage().lingua.flashcards.v1.FlashcardsService, service.grpcAddress!, {
-    callerName: 'test',
+    signer: devCallSigner('identity'), // the one service that calls GetCardStats
   });
 }, 60_000);
 afterAll(async () => {

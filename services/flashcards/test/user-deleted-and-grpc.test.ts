@@ -1,5 +1,5 @@
 import type { RunningService } from '@lingua/bootstrap';
-import { createGrpcClient } from '@lingua/grpc';
+import { createGrpcClient, devCallSigner } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { makeEvent } from '@lingua/contracts';
 import { type TestClock, waitFor } from '@lingua/testing';
@@ -130,7 +130,7 @@ describe('gRPC FlashcardsService.GetCardStats', () => {
       loadPackage().lingua.flashcards.v1.FlashcardsService,
       service.grpcAddress!,
       {
-        callerName: 'test',
+        signer: devCallSigner('identity'), // the one service that calls GetCardStats
       },
     );
     try {

@@ -1,4 +1,10 @@
-import { createGrpcClient, createGrpcServer, type GrpcServer } from '@lingua/grpc';
+import {
+  createGrpcClient,
+  createGrpcServer,
+  devCallSigner,
+  devTrustedCallers,
+  type GrpcServer,
+} from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { freePort, silentLogger } from '@lingua/testing';
 import { eventually, bearer, type Harness, ipHeader, newUser, startIdentity } from './harness';
@@ -19,19 +25,28 @@ const askedFor = new Set<string>();
 const STATS = { total_cards: 12, due_cards: 3, mastered_cards: 4, favorite_cards: 1 };
 
 async function startStandIn() {
-  flashcards = createGrpcServer({ logger: silentLogger(), serviceName: 'flashcards' });
-  flashcards.addService(loadPackage().lingua.flashcards.v1.FlashcardsService.service, {
-    GetCardStats: async (req) => {
-      askedFor.add(req.user_id);
-      // held until the test releases it (never longer than the test could wait)
-      if (slow.has(req.user_id))
-        await new Promise<void>((release) => {
-          releases.push(release);
-          setTimeout(release, 30_000).unref();
-        });
-      return STATS;
-    },
+  // checks identity's call assertions as the real flashcards does (development keys)
+  flashcards = createGrpcServer({
+    logger: silentLogger(),
+    serviceName: 'flashcards',
+    callers: devTrustedCallers(['identity']),
   });
+  flashcards.addService(
+    loadPackage().lingua.flashcards.v1.FlashcardsService.service,
+    {
+      GetCardStats: async (req) => {
+        askedFor.add(req.user_id);
+        // held until the test releases it (never longer than the test could wait)
+        if (slow.has(req.user_id))
+          await new Promise<void>((release) => {
+            releases.push(release);
+            setTimeout(release, 30_000).unref();
+          });
+        return STATS;
+      },
+    },
+    { GetCardStats: ['identity'] },
+  );
   await flashcards.start(flashcardsPort, '127.0.0.1');
 }
 
@@ -280,7 +295,8 @@ describe('account deletion', () => {
       loadPackage().lingua.identity.v1.IdentityService,
       h.service.grpcAddress!,
       {
-        callerName: 'test',
+        // no service calls IdentityService yet: only an operator may
+        signer: devCallSigner('operator'),
         defaultDeadlineMs: 30_000,
       },
     );
@@ -302,7 +318,8 @@ describe('gRPC IdentityService', () => {
       loadPackage().lingua.identity.v1.IdentityService,
       h.service.grpcAddress!,
       {
-        callerName: 'test',
+        // no service calls IdentityService yet: only an operator may
+        signer: devCallSigner('operator'),
         defaultDeadlineMs: 30_000,
       },
     );

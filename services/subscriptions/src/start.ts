@@ -157,6 +157,7 @@ export function defineSubscriptionsService(
         subscriptions: contextFor(deps).subscriptions,
         now: () => clock.now(),
       }),
+    grpcCallers: config.grpc.grpcCallers,
     // no user.created consumer: a new account naming a device proves nothing about its guest purchase
     consumers: (deps) => [userDeletedSubscriber(contextFor(deps))],
     // safe on every replica: each subscription is expired by a version-checked write, exactly once

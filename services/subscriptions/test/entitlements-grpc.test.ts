@@ -1,4 +1,4 @@
-import { createGrpcClient } from '@lingua/grpc';
+import { createGrpcClient, devCallSigner } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { type Harness, sandboxReceipt, startSubscriptions } from './harness';
 
@@ -8,7 +8,8 @@ let client: ReturnType<typeof entitlementsClient>;
 
 const entitlementsClient = (address: string) =>
   createGrpcClient(loadPackage().lingua.subscriptions.v1.EntitlementsService, address, {
-    callerName: 'ai',
+    // no service calls CheckFeatureAccess yet: only an operator may
+    signer: devCallSigner('operator'),
   });
 
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { createGrpcClient } from '@lingua/grpc';
+import { createGrpcClient, devCallSigner } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import { DAY, type Harness, sandboxReceipt, startSubscriptions, until } from './harness';
 
@@ -62,24 +62,28 @@ describe('EntitlementsService over gRPC', () => {
   it('When another service asks about a subscriber and a free user, Then premium features follow the subscription', async () => {
     const subscriber = a.user();
     await a.post('/api/v1/subscriptions/verify-receipt', sandboxReceipt('trial'), subscriber.auth);
+    // as ai, the one service that calls GetEntitlements; CheckFeatureAccess has no caller yet but operators
     const client = createGrpcClient(
       loadPackage().lingua.subscriptions.v1.EntitlementsService,
       a.service.grpcAddress!,
-      {
-        callerName: 'ai',
-      },
+      { signer: devCallSigner('ai') },
+    );
+    const operator = createGrpcClient(
+      loadPackage().lingua.subscriptions.v1.EntitlementsService,
+      a.service.grpcAddress!,
+      { signer: devCallSigner('operator') },
     );
     try {
       const premium = await client.call('GetEntitlements', { user_id: subscriber.id, device_id: '' });
       expect(premium).toMatchObject({ is_premium: true, subscription_status: 'active' });
       expect(premium.features).toContain('detailed_analysis');
-      const check = await client.call('CheckFeatureAccess', {
+      const check = await operator.call('CheckFeatureAccess', {
         user_id: subscriber.id,
         device_id: '',
         feature_id: 'detailed_analysis',
       });
       expect(check).toMatchObject({ has_access: true, access_reason: 'active_subscription' });
-      const free = await client.call('CheckFeatureAccess', {
+      const free = await operator.call('CheckFeatureAccess', {
         user_id: a.user().id,
         device_id: '',
         feature_id: 'detailed_analysis',
@@ -91,6 +95,7 @@ describe('EntitlementsService over gRPC', () => {
       });
     } finally {
       client.close();
+      operator.close();
     }
   });
 });

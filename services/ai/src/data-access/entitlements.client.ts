@@ -1,4 +1,4 @@
-import { createGrpcClient } from '@lingua/grpc';
+import { type CallSigner, createGrpcClient } from '@lingua/grpc';
 import type { Logger } from '@lingua/logger';
 import { loadPackage } from '@lingua/proto';
 import type { Entitlements, EntitlementsSource } from '../domain/ports';
@@ -16,12 +16,14 @@ export function entitlementsClient(options: {
   now: () => number;
   logger?: Logger;
   deadlineMs?: number;
+  /** Proves to subscriptions that ai calls. */
+  signer: CallSigner;
 }): EntitlementsSource {
   const client = createGrpcClient(
     loadPackage().lingua.subscriptions.v1.EntitlementsService,
     options.address,
     {
-      callerName: 'ai',
+      signer: options.signer,
       defaultDeadlineMs: options.deadlineMs ?? 1_000,
       idempotentMethods: ['GetEntitlements'],
       ...(options.logger && { logger: options.logger }),

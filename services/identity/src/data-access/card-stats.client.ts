@@ -1,4 +1,4 @@
-import { createGrpcClient } from '@lingua/grpc';
+import { type CallSigner, createGrpcClient } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
 import type { CardStatsSource } from '../domain/profile.use-case';
 
@@ -6,9 +6,9 @@ import type { CardStatsSource } from '../domain/profile.use-case';
  * Flashcards' GetCardStats with a short deadline (retried only while it fits). Rejects with an
  * AppError when flashcards is slow or down: the profile decides what to answer without the counts.
  */
-export function grpcCardStats(address: string, deadlineMs: number): CardStatsSource {
+export function grpcCardStats(address: string, deadlineMs: number, signer: CallSigner): CardStatsSource {
   const client = createGrpcClient(loadPackage().lingua.flashcards.v1.FlashcardsService, address, {
-    callerName: 'identity',
+    signer,
     defaultDeadlineMs: deadlineMs,
     idempotentMethods: ['GetCardStats'],
   });

@@ -14,28 +14,32 @@ const toProto = (u: User) => ({
   created_at: u.createdAt.toISOString(),
 });
 
-/** IdentityService: proto ↔ domain mapping only. */
+/** IdentityService: proto ↔ domain mapping only; no service calls it yet (operators may). */
 export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepository }): void {
-  server.addService(loadPackage().lingua.identity.v1.IdentityService.service, {
-    GetUser: async (req) => ({
-      user: toProto(
-        await getUser(
-          parseInput(GetUserInput, { userId: req.user_id }, 'A user id or an e-mail is required'),
-          deps,
-        ),
-      ),
-    }),
-    ResolveUser: async (req) => ({
-      user: toProto(
-        await getUser(
-          parseInput(
-            GetUserInput,
-            req.key === 'email' ? { email: req.email } : { userId: req.user_id },
-            'A user id or an e-mail is required',
+  server.addService(
+    loadPackage().lingua.identity.v1.IdentityService.service,
+    {
+      GetUser: async (req) => ({
+        user: toProto(
+          await getUser(
+            parseInput(GetUserInput, { userId: req.user_id }, 'A user id or an e-mail is required'),
+            deps,
           ),
-          deps,
         ),
-      ),
-    }),
-  });
+      }),
+      ResolveUser: async (req) => ({
+        user: toProto(
+          await getUser(
+            parseInput(
+              GetUserInput,
+              req.key === 'email' ? { email: req.email } : { userId: req.user_id },
+              'A user id or an e-mail is required',
+            ),
+            deps,
+          ),
+        ),
+      }),
+    },
+    { GetUser: [], ResolveUser: [] },
+  );
 }
