@@ -174,7 +174,13 @@ describe('budgets per client address on the public auth operations', () => {
 
   it('When social sign-in is tried repeatedly, Then it draws from the sign-in budget', async () => {
     const ip = '192.0.2.34';
-    const paths = ['/api/v1/auth/apple', '/api/v1/auth/google', '/api/auth/google', '/api/auth/login', '/api/v1/auth/login'];
+    const paths = [
+      '/api/v1/auth/apple',
+      '/api/v1/auth/google',
+      '/api/auth/google',
+      '/api/auth/login',
+      '/api/v1/auth/login',
+    ];
     for (const path of paths) expect((await post(one, path, ip)).status).toBe(200);
     const limited = await post(two, '/api/v1/auth/apple', ip);
     expect(limited.status).toBe(429);
@@ -184,7 +190,9 @@ describe('budgets per client address on the public auth operations', () => {
   it('When an IPv6 client rotates through its /64, Then every address of it shares one budget, and the next /64 has its own', async () => {
     const prefix = '2001:db8:5:7';
     for (let i = 1; i <= 3; i++)
-      expect((await post(i % 2 ? one : two, '/api/v1/auth/register', `${prefix}::${i.toString(16)}`)).status).toBe(200);
+      expect(
+        (await post(i % 2 ? one : two, '/api/v1/auth/register', `${prefix}::${i.toString(16)}`)).status,
+      ).toBe(200);
     expect((await post(one, '/api/v1/auth/register', `${prefix}:ffff:1:2:3`)).status).toBe(429);
     expect((await post(one, '/api/v1/auth/register', '2001:db8:5:8::1')).status).toBe(200);
   });

@@ -134,9 +134,13 @@ describe('the edge agrees with the document on who may call', () => {
         const tokenOptional = security.length === 0 || security.some((s) => Object.keys(s).length === 0);
         const apiKeyOnly = security.length > 0 && security.every((s) => 'apiKey' in s);
         if (tokenOptional && auth === 'access')
-          disagreements.push(`${method.toUpperCase()} ${template}: documented without a token, the edge asks for one`);
+          disagreements.push(
+            `${method.toUpperCase()} ${template}: documented without a token, the edge asks for one`,
+          );
         if (!tokenOptional && !apiKeyOnly && auth === 'none')
-          disagreements.push(`${method.toUpperCase()} ${template}: documented with a token, the edge lets anyone through`);
+          disagreements.push(
+            `${method.toUpperCase()} ${template}: documented with a token, the edge lets anyone through`,
+          );
       }
     expect(disagreements).toEqual([]);
   });

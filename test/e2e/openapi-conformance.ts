@@ -33,6 +33,21 @@ function templateOf(doc: Doc, path: string): string | undefined {
   });
 }
 
+/**
+ * The operations (`METHOD /template`) that got a success answer (2xx) the document lists for them:
+ * what a caller can rely on, as opposed to a refusal.
+ */
+export function documentedSuccesses(doc: Doc, recorded: Array<Omit<Recorded, 'body'>>): string[] {
+  const ops = new Set<string>();
+  for (const r of recorded) {
+    if (r.status < 200 || r.status > 299) continue;
+    const template = templateOf(doc, r.path.split('?')[0]!);
+    if (template && doc.paths[template]?.[r.method.toLowerCase()]?.responses?.[String(r.status)])
+      ops.add(`${r.method} ${template}`);
+  }
+  return [...ops];
+}
+
 /** Validates each recorded response; returns what did not match, which responses had a schema at all, and which matched. */
 export function checkAgainstDocument(doc: Doc, recorded: Recorded[]) {
   const ajv = new Ajv({ validateSchema: false, unknownFormats: 'ignore', allErrors: true, schemaId: 'auto' });

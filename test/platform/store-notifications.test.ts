@@ -53,7 +53,10 @@ const json = (token?: string) => ({
 });
 
 async function call(path: string, init: RequestInit & { from?: string } = {}) {
-  const headers = { ...(init.headers as Record<string, string>), 'x-forwarded-for': init.from ?? '127.0.0.1' };
+  const headers = {
+    ...(init.headers as Record<string, string>),
+    'x-forwarded-for': init.from ?? '127.0.0.1',
+  };
   const res = await fetch(`${gateway}${path}`, { ...init, headers });
   const body = res.headers.get('content-type')?.includes('json') ? await res.json() : undefined;
   return { status: res.status, body };
@@ -61,7 +64,9 @@ async function call(path: string, init: RequestInit & { from?: string } = {}) {
 
 /** A learner signed up through the gateway: their access token. */
 async function learner(): Promise<string> {
-  const name = uniqueName('store').replace(/[^a-z0-9]/gi, '').slice(-20);
+  const name = uniqueName('store')
+    .replace(/[^a-z0-9]/gi, '')
+    .slice(-20);
   const res = await call('/api/v1/auth/register', {
     method: 'POST',
     headers: json(),
@@ -113,7 +118,12 @@ describe('store server notifications through the gateway (no user token)', () =>
     expect(bought.status).toBe(201);
     expect(await hasPremium(token)).toBe(true);
 
-    const refunded = { ...transaction, signedDate: Date.now(), revocationDate: Date.now(), revocationReason: 0 };
+    const refunded = {
+      ...transaction,
+      signedDate: Date.now(),
+      revocationDate: Date.now(),
+      revocationReason: 0,
+    };
     const signedPayload = await pki.sign({
       notificationType: 'REFUND',
       notificationUUID: randomUUID(),
@@ -200,7 +210,12 @@ describe('store server notifications through the gateway (no user token)', () =>
         version: '1.0',
         packageName: BUNDLE,
         eventTimeMillis: String(Date.now()),
-        subscriptionNotification: { version: '1.0', notificationType: 12, purchaseToken, subscriptionId: SKU },
+        subscriptionNotification: {
+          version: '1.0',
+          notificationType: 12,
+          purchaseToken,
+          subscriptionId: SKU,
+        },
       }),
     ).toString('base64');
     const pushed = await call('/api/v1/subscriptions/notifications/google', {
