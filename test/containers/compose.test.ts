@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
+import { generateCallKeys } from '@lingua/grpc';
 import { freePort, signTestToken, waitFor } from '@lingua/testing';
 import { userJourney } from '../client/journey';
 
@@ -139,6 +140,16 @@ function writeSecrets() {
         `${s}_ASSERTION_KEY`,
         randomBytes(32).toString('hex'),
       ]),
+    ),
+    // the gRPC callers' Ed25519 pairs: identity's calls to flashcards, ai's to subscriptions
+    ...Object.fromEntries(
+      ['IDENTITY', 'AI'].flatMap((s) => {
+        const { signingKey, publicKey } = generateCallKeys();
+        return [
+          [`${s}_GRPC_SIGNING_KEY`, signingKey],
+          [`${s}_GRPC_PUBLIC_KEY`, publicKey],
+        ];
+      }),
     ),
   };
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -41,6 +42,29 @@ describe('configuration at boot', () => {
     expect(gateway.status).toBe(1);
     for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS'])
       expect(gateway.stderr).toMatch(new RegExp(`${svc}_ASSERTION_KEY: .*required when NODE_ENV=production`));
+  });
+
+  it('When production runs without the gRPC call keys, or with a development one, Then the service exits 1 naming it', () => {
+    // docs/adr/0018-grpc-call-identity.md: a caller needs its signing key, a server its callers' public keys
+    const production = { NODE_ENV: 'production', AI_ASSERTION_KEY: 'k'.repeat(40) };
+    const ai = boot('services/ai/dist/main.js', production);
+    expect(ai.status).toBe(1);
+    expect(ai.stderr).toMatch(/AI_GRPC_SIGNING_KEY: .*required when NODE_ENV=production/);
+    const server = boot('services/flashcards/dist/main.js', {
+      NODE_ENV: 'production',
+      FLASHCARDS_ASSERTION_KEY: 'k'.repeat(40),
+    });
+    expect(server.status).toBe(1);
+    expect(server.stderr).toMatch(/IDENTITY_GRPC_PUBLIC_KEY: .*required when NODE_ENV=production/);
+    expect(server.stderr).toMatch(/AI_GRPC_PUBLIC_KEY: .*required when NODE_ENV=production/);
+    // the operator's key is optional: no operator access without it
+    expect(server.stderr).not.toMatch(/OPERATOR_GRPC_PUBLIC_KEY/);
+    const devKey = boot('services/ai/dist/main.js', {
+      ...production,
+      AI_GRPC_SIGNING_KEY: createHash('sha256').update('lingua-dev-grpc-call-key:ai').digest('base64'),
+    });
+    expect(devKey.status).toBe(1);
+    expect(devKey.stderr).toMatch(/AI_GRPC_SIGNING_KEY: is a development key/);
   });
 
   it('When production keeps a development default for public URLs, audiences or SMTP, Then the service exits 1 naming it', () => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { generateCallKeys, publicKeyOf, signingKeyFrom } from '@lingua/grpc';
 import { freePort, isolatedServiceEnv, mongoUrl, natsUrl, redisUrl, waitFor } from '@lingua/testing';
 import { CONFIGS, ROOT, variablesReadByConfigs, variablesReadByLibs } from './config-variables';
 
@@ -78,8 +79,12 @@ interface Contract {
 // ---------------------------------------------------------------------------------------- fixtures
 
 /** A secret value of the shape its consumer demands, by key name; an unknown key fails the test. */
-function secretFixture(key: string): string {
+function secretFixture(key: string, secrets: Map<string, string>): string {
   if (key === 'EMAIL_LINK_KEY') return randomBytes(32).toString('base64');
+  // the gRPC callers' Ed25519 pairs: a public key is the pair of its caller's signing key
+  const grpcKey = /^([A-Z]+)_GRPC_(SIGNING|PUBLIC)_KEY$/.exec(key);
+  if (grpcKey?.[2] === 'SIGNING') return generateCallKeys().signingKey;
+  if (grpcKey) return publicKeyOf(signingKeyFrom(secretValue(secrets, `${grpcKey[1]}_GRPC_SIGNING_KEY`)));
   if (key === 'JWT_SECRET' || key.endsWith('_ASSERTION_KEY')) return randomBytes(32).toString('hex');
   throw new Error(`no fixture for the secret key ${key}: add its shape to deployment-contract.test.ts`);
 }
@@ -189,7 +194,7 @@ function composeRequiredVariables(): string[] {
 }
 
 function secretValue(secrets: Map<string, string>, key: string): string {
-  if (!secrets.has(key)) secrets.set(key, secretFixture(key));
+  if (!secrets.has(key)) secrets.set(key, secretFixture(key, secrets));
   return secrets.get(key)!;
 }
 

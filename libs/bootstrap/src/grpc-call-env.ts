@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
+import { env } from '@lingua/config';
 import {
   type CallerName,
   devSigningKey,
@@ -16,7 +17,8 @@ import {
 const DEV_PUBLIC_KEYS = [...SERVICE_CALLERS, 'operator' as const].map((c) =>
   createPublicKey(devSigningKey(c)),
 );
-const NODE_ENV = z.enum(['development', 'production', 'test']).default('development');
+// explicit, as everywhere: development keys never apply silently
+const NODE_ENV = env.nodeEnv();
 // compose passes an unset optional variable as '': the same as unset
 const optionalKey = z
   .string()
