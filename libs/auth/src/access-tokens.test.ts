@@ -23,15 +23,17 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('access tokens', () => {
-  it('When signed, Then the header is HS256/JWT and the payload has exactly the spec claims plus jti, expiring in 3600 s', () => {
+  it('When signed, Then the header is HS256/JWT and the payload has exactly the spec claims plus jti, iss and aud, expiring in 3600 s', () => {
     const tokens = createAccessTokens(SECRET, new TestClock('2026-11-22T10:00:00Z'));
     const { token, expiresIn } = tokens.sign(user);
     const decoded = jwt.decode(token, { complete: true })!;
     expect(decoded.header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(Object.keys(decoded.payload as object).sort()).toEqual([
+      'aud',
       'email',
       'exp',
       'iat',
+      'iss',
       'jti',
       'role',
       'sub',
@@ -39,7 +41,13 @@ describe('access tokens', () => {
       'username',
     ]);
     expect(expiresIn).toBe(3600);
-    expect(tokens.verify(token)).toMatchObject({ ...user, iat: 1795341600, exp: 1795345200 });
+    expect(tokens.verify(token)).toMatchObject({
+      ...user,
+      iss: 'lingua-identity',
+      aud: 'lingua-api',
+      iat: 1795341600,
+      exp: 1795345200,
+    });
   });
 
   it('When the clock passes exp, Then TOKEN_EXPIRED', () => {
@@ -92,5 +100,38 @@ describe('token ids (jti)', () => {
     const iat = Math.floor(clock.now().getTime() / 1000);
     const legacy = jwt.sign({ ...user, iat, exp: iat + 3600 }, SECRET, { algorithm: 'HS256' });
     expect(codeOf(() => tokens.verify(legacy))).toBe('TOKEN_INVALID');
+  });
+});
+
+describe('issuer and audience (iss, aud)', () => {
+  const clock = new TestClock('2026-11-22T10:00:00Z');
+  const iat = Math.floor(clock.now().getTime() / 1000);
+  const signed = (claims: Record<string, unknown>) =>
+    jwt.sign({ ...user, jti: 'j-1', iat, exp: iat + 3600, ...claims }, SECRET, { algorithm: 'HS256' });
+
+  it('When configured, Then the token carries them and the same configuration accepts it', () => {
+    const parties = { issuer: 'https://id.lingua.example', audience: 'lingua-mobile-api' };
+    const tokens = createAccessTokens(SECRET, clock, parties);
+    const { token } = tokens.sign(user);
+    expect(jwt.decode(token)).toMatchObject({ iss: parties.issuer, aud: parties.audience });
+    expect(tokens.verify(token)).toMatchObject({ iss: parties.issuer, aud: parties.audience });
+  });
+
+  it('When a token signed with the right key lacks iss or aud, or names another, Then TOKEN_INVALID', () => {
+    const tokens = createAccessTokens(SECRET, clock);
+    const ok = { iss: 'lingua-identity', aud: 'lingua-api' };
+    expect(tokens.verify(signed(ok)).sub).toBe(user.sub);
+    for (const bad of [
+      {},
+      { iss: ok.iss },
+      { aud: ok.aud },
+      { ...ok, iss: 'someone-else' },
+      { ...ok, aud: 'another-api' },
+      { ...ok, aud: ['another-api'] },
+    ])
+      expect(codeOf(() => tokens.verify(signed(bad)))).toBe('TOKEN_INVALID');
+    // a verifier configured for another audience refuses the default one's tokens
+    const other = createAccessTokens(SECRET, clock, { issuer: ok.iss, audience: 'another-api' });
+    expect(codeOf(() => other.verify(tokens.sign(user).token))).toBe('TOKEN_INVALID');
   });
 });

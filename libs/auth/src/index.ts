@@ -1,5 +1,13 @@
-export { createAccessTokens, ACCESS_TOKEN_TTL_SECONDS, AccessClaims, DEV_JWT_SECRET } from './access-tokens';
-export type { AccessTokens, AccessTokenInput } from './access-tokens';
+export {
+  createAccessTokens,
+  ACCESS_TOKEN_TTL_SECONDS,
+  AccessClaims,
+  accessTokenPartiesEnv,
+  DEFAULT_ACCESS_TOKEN_AUDIENCE,
+  DEFAULT_ACCESS_TOKEN_ISSUER,
+  DEV_JWT_SECRET,
+} from './access-tokens';
+export type { AccessTokens, AccessTokenInput, AccessTokenParties } from './access-tokens';
 export {
   createTokenBlacklist,
   BLACKLIST_KEY_PREFIX,

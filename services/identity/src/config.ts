@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accessTokenPartiesEnv } from '@lingua/auth';
 import { DEV_JWT_SECRET, emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig, productionGuard } from '@lingua/config';
 
@@ -84,6 +85,8 @@ export const loadServiceConfig = (source: Record<string, string | undefined> = p
   const config = {
     ...loadConfig(identityEnv, source),
     ...loadConfig(jwtSecretEnv, source),
+    // iss and aud of the access tokens identity signs (the gateway requires the same)
+    ...loadConfig(accessTokenPartiesEnv, source),
     identity: {
       ...loadConfig(identityFeatureEnv, source),
       // seals the address and link of account e-mails on their events (readable by notifications only)

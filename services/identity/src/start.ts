@@ -47,7 +47,7 @@ function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: P
     oneTimeTokens: oneTimeTokenRepository(connection),
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
-    accessTokens: createAccessTokens(config.jwtSecret, clock),
+    accessTokens: createAccessTokens(config.jwtSecret, clock, config.accessTokenParties),
     assertions: createAssertionVerifier('identity', config.assertionKey, { clock }),
     blacklist: createTokenBlacklist(deps.redis.client, clock),
     hasher,

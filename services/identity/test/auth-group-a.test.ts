@@ -58,18 +58,27 @@ describe('Group A register', () => {
     const header = JSON.parse(Buffer.from(data.accessToken.split('.')[0], 'base64url').toString());
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = decode(data.accessToken);
-    // the spec's claims plus jti (RFC 7519), which keeps sessions of the same second apart
+    // the spec's claims plus jti (RFC 7519), which keeps sessions of the same second apart, and the
+    // issuer and audience (iss, aud: JWT_ISSUER, JWT_AUDIENCE) the gateway requires
     expect(Object.keys(claims).sort()).toEqual([
+      'aud',
       'email',
       'exp',
       'iat',
+      'iss',
       'jti',
       'role',
       'sub',
       'subscription_status',
       'username',
     ]);
-    expect(claims).toMatchObject({ sub: data.userId, role: 'user', subscription_status: 'inactive' });
+    expect(claims).toMatchObject({
+      sub: data.userId,
+      role: 'user',
+      subscription_status: 'inactive',
+      iss: 'lingua-identity',
+      aud: 'lingua-api',
+    });
     expect(claims.exp - claims.iat).toBe(3600);
 
     const stored = await userModel(h.service.deps.mongo.connection)
