@@ -39,6 +39,11 @@ export const identityFeatureEnv = z.object({
   /** bcrypt cost; the spec fixes 12. Lower values exist only to keep tests fast. */
   IDENTITY_BCRYPT_COST: env.int(12, 4, 15),
   IDENTITY_REQUIRE_EMAIL_VERIFICATION: env.bool(false),
+  /**
+   * Account e-mails (password reset, address verification) one address may be sent per hour, counted
+   * per address whether or not it has an account; beyond it the request is 429 RATE001.
+   */
+  IDENTITY_ACCOUNT_MAILS_PER_HOUR: env.int(5, 1, 1_000),
   /** Secure flag of the refresh and CSRF cookies (false only for plain-HTTP local runs). */
   IDENTITY_COOKIE_SECURE: env.bool(true),
   /**
@@ -65,10 +70,14 @@ export const identityFeatureEnv = z.object({
   APPLE_TOKEN_URL: env.url('https://appleid.apple.com/auth/token'),
   APPLE_REVOKE_URL: env.url('https://appleid.apple.com/auth/revoke'),
   APPLE_TOKEN_TIMEOUT_MS: env.int(5_000, 100, 60_000),
+  /** Refuse Apple identity tokens sent without the raw nonce (its SHA-256 must be the token's nonce). */
+  APPLE_NONCE_REQUIRED: env.bool(false),
   GOOGLE_JWKS_URL: env.url('https://www.googleapis.com/oauth2/v3/certs'),
   GOOGLE_ISSUERS: list('accounts.google.com,https://accounts.google.com'),
   /** OAuth client ids (web/server, iOS, Android) the Google ID token may be issued for. */
   GOOGLE_AUDIENCES: list('lingua-web.apps.googleusercontent.com'),
+  /** Refuse Google ID tokens sent without the nonce the app passed to Google (the token's nonce). */
+  GOOGLE_NONCE_REQUIRED: env.bool(false),
   /** gRPC address of the flashcards service (profile stats). */
   FLASHCARDS_ADDR: env.addr('127.0.0.1:50052'),
   FLASHCARDS_STATS_DEADLINE_MS: env.int(300, 10, 10_000),

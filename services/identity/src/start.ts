@@ -12,6 +12,7 @@ import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens
 import { grpcCardStats } from './data-access/card-stats.client';
 import { joseIdentityProviders } from './data-access/identity-providers';
 import { loginAttemptsStore } from './data-access/login-attempts.store';
+import { accountMailBudget } from './data-access/account-mail-budget.store';
 import { oneTimeTokenCollection, oneTimeTokenRepository } from './data-access/one-time-token.repository';
 import { refreshFamilyRepository } from './data-access/refresh-family.repository';
 import { socialIdentityRepository } from './data-access/social-identity.repository';
@@ -47,6 +48,7 @@ function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: P
     oneTimeTokens: oneTimeTokenRepository(connection),
     socialIdentities: socialIdentityRepository(connection),
     attempts: loginAttemptsStore(deps.redis.client),
+    mailBudget: accountMailBudget(deps.redis.client),
     accessTokens: createAccessTokens(config.jwtSecret, clock, config.accessTokenParties),
     assertions: createAssertionVerifier('identity', config.assertionKey, { clock }),
     blacklist: createTokenBlacklist(deps.redis.client, clock),

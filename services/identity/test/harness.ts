@@ -104,6 +104,8 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<H
   const recorder: RunningConsumer = await startDurableConsumer(service.deps.nats, service.deps.bus, {
     durable: uniqueName('recorder'),
     events: '*',
+    // the service's own clock: a test that moves it still sees the events it stamps
+    now: () => clock.now(),
     logger: silentLogger(),
     handler: async (e) => void events.push(e),
   });

@@ -8,8 +8,10 @@ import {
   GOOGLE_ISS,
   type Harness,
   newUser,
+  openMail,
   startIdentity,
 } from './harness';
+import type { AnyDomainEvent } from '@lingua/contracts';
 
 // generous: the machine is shared and under load; nothing here depends on speed
 jest.setTimeout(180_000);
@@ -120,9 +122,18 @@ describe('Sign in with Apple', () => {
 });
 
 describe('Sign in with Google', () => {
-  it('When a Google account with a verified e-mail matches a password account, Then it links to that account', async () => {
+  it('When a Google account with a verified e-mail matches a password account that verified it, Then it links to that account', async () => {
     const u = newUser();
     const reg = await h.post('/api/v1/auth/register', u);
+    const mail = await eventually(() => {
+      const found = h.events.find(
+        (e) => e.event === 'user.email_verification_requested' && e.data.userId === reg.body.data.userId,
+      );
+      expect(found).toBeDefined();
+      return found as Extract<AnyDomainEvent, { event: 'user.email_verification_requested' }>;
+    });
+    const token0 = new URL(openMail(mail).url).searchParams.get('token');
+    expect((await h.post('/api/auth/verify-email', { token: token0 })).status).toBe(200);
     const token = await googleToken({ sub: sub(), email: u.email, email_verified: true });
     const res = await h.post('/api/v1/auth/google', { idToken: token });
     expect(res.status).toBe(200);

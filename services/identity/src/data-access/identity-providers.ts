@@ -47,6 +47,15 @@ export function joseIdentityProviders(
           cause: err,
         });
       }
+      // checked after the signature: a forged token is reported as such, whatever its nonce
+      if (options.nonce === undefined && options.nonceRequired)
+        throw new AppError(
+          'SOCIAL_LOGIN_ERROR',
+          `${provider} sign-in requires the nonce sent to ${provider}`,
+          {
+            details: { reason: 'nonce_required' },
+          },
+        );
       if (options.nonce !== undefined) {
         // iOS sends SHA-256(rawNonce) to Apple and the raw nonce to us; Google echoes the nonce as sent
         const expected = provider === 'apple' ? sha256Hex(options.nonce) : options.nonce;

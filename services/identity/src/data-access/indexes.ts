@@ -17,6 +17,8 @@ export const identityIndexes: IndexSpec[] = [
   { collection: 'one_time_tokens', key: { _outboxPending: 1 } },
   // "log out of all devices" and revocation on password reset / account deletion
   { collection: 'refresh_families', key: { userId: 1 } },
+  // logout ends the sign-in behind the access token it presents (one entry per issued token)
+  { collection: 'refresh_families', key: { 'accessTokens.jti': 1 } },
   // unlinking every provider of a deleted user
   { collection: 'social_identities', key: { userId: 1 } },
   // invalidating a user's outstanding reset tokens once one was used

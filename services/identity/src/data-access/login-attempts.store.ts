@@ -1,4 +1,4 @@
-import type { FailureState, LoginAttemptsStore } from '../domain/ports';
+import type { AttemptReservation, LoginAttemptsStore } from '../domain/ports';
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '@lingua/redis';
 
@@ -12,25 +12,46 @@ const emailKey = (email: string) =>
   FAILURES_PREFIX + createHash('sha256').update(email.toLowerCase()).digest('base64url');
 
 /**
- * Failed-login counters per e-mail (hashed: no addresses in Redis) and login counters per IP and
+ * Count, then check, in one step: a lock that ran out is lifted; while locked nothing is counted;
+ * otherwise the attempt is counted before its password is compared, and the one that reaches the
+ * limit sets the lock. So however many requests arrive at once, at most `lockAfter` get a check.
+ * KEYS[1] the address's hash; ARGV now (ms), lockAfter, lockMs, housekeeping TTL (s).
+ * Returns {1, count, lockedUntil or 0} (granted) or {0, lockedUntil} (refused).
+ */
+const RESERVE = `
+local now = tonumber(ARGV[1])
+local lockAfter = tonumber(ARGV[2])
+local lockedUntil = tonumber(redis.call('HGET', KEYS[1], 'lockedUntil') or '0')
+if lockedUntil > 0 then
+  if lockedUntil > now then return {0, lockedUntil} end
+  redis.call('DEL', KEYS[1])
+  lockedUntil = 0
+end
+local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+if count >= lockAfter then
+  lockedUntil = now + tonumber(ARGV[3])
+  redis.call('HSET', KEYS[1], 'lockedUntil', lockedUntil)
+  -- only the attempt that reached the limit may still compare (the limit may have been lowered)
+  if count > lockAfter then return {0, lockedUntil} end
+end
+return {1, count, lockedUntil}
+`;
+
+/**
+ * Password-attempt counters per e-mail (hashed: no addresses in Redis) and login counters per IP and
  * minute. Kept for unknown e-mails too, so lockout behaviour does not reveal which addresses exist.
  */
 export function loginAttemptsStore(redis: RedisClient): LoginAttemptsStore {
   return {
-    async failures(email: string): Promise<FailureState> {
-      const h = await redis.hGetAll(emailKey(email));
-      return {
-        count: Number(h.count ?? 0),
-        lockedUntil: h.lockedUntil ? Number(h.lockedUntil) : null,
-      };
-    },
-    async recordFailure(email: string, lockAfter: number, lockUntilIfReached: number): Promise<FailureState> {
-      const key = emailKey(email);
-      const count = await redis.hIncrBy(key, 'count', 1);
-      await redis.expire(key, HOUSEKEEPING_TTL_S);
-      if (count >= lockAfter) await redis.hSetNX(key, 'lockedUntil', String(lockUntilIfReached));
-      const lockedUntil = await redis.hGet(key, 'lockedUntil');
-      return { count, lockedUntil: lockedUntil ? Number(lockedUntil) : null };
+    async reserve(email, now, lockAfter, lockMs): Promise<AttemptReservation> {
+      const reply = (await redis.eval(RESERVE, {
+        keys: [emailKey(email)],
+        arguments: [String(now), String(lockAfter), String(lockMs), String(HOUSEKEEPING_TTL_S)],
+      })) as number[];
+      if (reply[0] !== 1) return { granted: false, lockedUntil: Number(reply[1]) };
+      const lockedUntil = Number(reply[2]);
+      return { granted: true, count: Number(reply[1]), lockedUntil: lockedUntil > 0 ? lockedUntil : null };
     },
     async reset(email: string): Promise<void> {
       await redis.del(emailKey(email));
@@ -44,4 +65,4 @@ export function loginAttemptsStore(redis: RedisClient): LoginAttemptsStore {
     },
   };
 }
-export type { FailureState, LoginAttemptsStore };
+export type { LoginAttemptsStore };

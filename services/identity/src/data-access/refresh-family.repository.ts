@@ -98,22 +98,41 @@ export function refreshFamilyRepository(
       const doc = await Families.findById(id).lean<RefreshFamilyDocument>();
       return doc ? toFamily(doc) : undefined;
     },
-    async revoke(id: string, reason: string, now: Date): Promise<void> {
+    async findByAccessToken(jti: string): Promise<RefreshFamily | undefined> {
+      const doc = await Families.findOne({ 'accessTokens.jti': jti }).lean<RefreshFamilyDocument>();
+      return doc ? toFamily(doc) : undefined;
+    },
+    async revoke(id: string, reason: string, now: Date): Promise<RefreshFamily | undefined> {
       await Families.updateOne(
         { _id: id, revokedAt: null },
         { $set: { revokedAt: now, revokedReason: reason } },
       );
+      // read after the write: a rotation that won the race is in it, and none can follow
+      const doc = await Families.findById(id).lean<RefreshFamilyDocument>();
+      return doc ? toFamily(doc) : undefined;
     },
     /** Forgets sign-ins that expired before `before` (they can no longer be refreshed or reused). */
     async deleteExpired(before: Date): Promise<number> {
       return (await Families.deleteMany({ expiresAt: { $lt: before } })).deletedCount;
     },
-    async revokeAllOfUser(userId: string, reason: string, now: Date): Promise<number> {
+    async revokeAllOfUser(
+      userId: string,
+      reason: string,
+      now: Date,
+    ): Promise<{ ended: number; accessTokens: IssuedAccessToken[] }> {
       const r = await Families.updateMany(
         { userId, revokedAt: null },
         { $set: { revokedAt: now, revokedReason: reason } },
       );
-      return r.modifiedCount;
+      // After the write, so a rotation that raced it is seen; only families with a token still
+      // alive (an access token lives an hour), whichever revocation ended them.
+      const nowSeconds = Math.floor(now.getTime() / 1000);
+      const revoked = await Families.find(
+        { userId, revokedAt: { $ne: null }, 'accessTokens.exp': { $gt: nowSeconds } },
+        { accessTokens: 1 },
+      ).lean<Pick<RefreshFamilyDocument, 'accessTokens'>[]>();
+      const accessTokens = revoked.flatMap((f) => f.accessTokens.filter((t) => t.exp > nowSeconds));
+      return { ended: r.modifiedCount, accessTokens };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import type { IdentityDeps } from './identity-deps';
+import { endAllSessions } from './sessions';
 
 /** Apple requires an app that deletes an account to revoke its Sign in with Apple grant; best effort. */
 async function revokeProviderGrants(userId: string, deps: IdentityDeps) {
@@ -18,7 +19,7 @@ async function revokeProviderGrants(userId: string, deps: IdentityDeps) {
 /**
  * Deletes the account after a password confirmation (accounts without a password, made by Apple or
  * Google sign-in, confirm with their valid access token alone). user.deleted goes out through the
- * outbox, every sign-in ends and the current access token is blacklisted.
+ * outbox, every sign-in ends with the access tokens it issued, and the current access token is blacklisted.
  */
 export async function deleteAccount(
   input: {
@@ -45,7 +46,7 @@ export async function deleteAccount(
   const event = makeEvent('user.deleted', { userId: input.userId }, { now });
   await deps.users.softDelete(input.userId, now, event, input.reason);
   deps.kickOutbox();
-  await deps.families.revokeAllOfUser(input.userId, 'account-deleted', now);
+  await endAllSessions(input.userId, 'account-deleted', deps);
   await revokeProviderGrants(input.userId, deps);
   await deps.socialIdentities.unlinkAll(input.userId);
   await deps.blacklist.revoke(input.accessJti, input.accessExp);

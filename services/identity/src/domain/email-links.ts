@@ -1,10 +1,36 @@
 import { makeEvent, sealAccountMail } from '@lingua/contracts';
+import { AppError } from '@lingua/errors';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 import { randomToken, sha256 } from './secrets';
 import type { User } from './user';
 
 type LinkDeps = Pick<IdentityDeps, 'oneTimeTokens' | 'clock' | 'config'>;
+
+/**
+ * Takes one account e-mail (reset or verification) from the address's budget, or refuses with 429
+ * RATE_LIMITED (RATE001) and Retry-After. Counted per address whether or not an account has it and
+ * before anything looks the address up, so the answer (and its timing) says nothing about which
+ * addresses exist; it only stops anyone from flooding one mailbox.
+ */
+export async function admitAccountMail(
+  email: string,
+  deps: Pick<IdentityDeps, 'mailBudget' | 'clock' | 'config'>,
+): Promise<void> {
+  const limit = deps.config.IDENTITY_ACCOUNT_MAILS_PER_HOUR;
+  const allowance = await deps.mailBudget.take(
+    email,
+    deps.clock.now().getTime(),
+    limit,
+    POLICY.accountMailWindowMs,
+  );
+  if (allowance.allowed) return;
+  const retryAfter = Math.max(1, Math.ceil(allowance.retryAfterMs / 1000));
+  throw new AppError('RATE_LIMITED', 'Too many e-mails to this address; try again later', {
+    details: { retryAfter, limit },
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+}
 
 const link = (base: string, path: string, token: string) =>
   `${base.replace(/\/+$/, '')}${path}?token=${encodeURIComponent(token)}`;

@@ -2,6 +2,7 @@ import type { AccessTokens, AssertionVerifier, Clock, TokenBlacklist } from '@li
 import type { Logger } from '@lingua/logger';
 import type { IdentityFeatureConfig } from '../config';
 import type {
+  AccountMailBudget,
   AppleTokens,
   IdentityProviders,
   LoginAttemptsStore,
@@ -24,6 +25,8 @@ export interface IdentityDeps {
   oneTimeTokens: OneTimeTokenRepository;
   socialIdentities: SocialIdentityRepository;
   attempts: LoginAttemptsStore;
+  /** Account e-mails (reset, verification) per address. */
+  mailBudget: AccountMailBudget;
   accessTokens: AccessTokens;
   /** The gateway's assertions for identity: who calls (identity signs client tokens, never trusts them directly). */
   assertions: AssertionVerifier;

@@ -11,5 +11,7 @@ export const POLICY = {
   loginIpWindowMs: 60_000,
   resetTokenTtlMs: 15 * 60_000,
   verifyTokenTtlMs: 24 * 3600_000,
+  /** The window of the account e-mails per address (IDENTITY_ACCOUNT_MAILS_PER_HOUR in it). */
+  accountMailWindowMs: 3600_000,
   avatarMaxBytes: { free: 10 * 1024 * 1024, premium: 50 * 1024 * 1024 },
 } as const;

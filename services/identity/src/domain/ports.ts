@@ -96,10 +96,25 @@ export interface RefreshFamilyRepository {
     },
   ): Promise<RefreshFamily | undefined>;
   findById(id: string): Promise<RefreshFamily | undefined>;
-  revoke(id: string, reason: string, now: Date): Promise<void>;
+  /** The sign-in that issued the access token with this jti (among the tokens a family keeps). */
+  findByAccessToken(jti: string): Promise<RefreshFamily | undefined>;
+  /**
+   * Revokes the sign-in (kept as it was if already revoked) and returns it as it stands after the
+   * write: every access token it issued is there, since a rotation needs it unrevoked.
+   */
+  revoke(id: string, reason: string, now: Date): Promise<RefreshFamily | undefined>;
   /** Forgets sign-ins that expired before `before` (they can no longer be refreshed or reused). */
   deleteExpired(before: Date): Promise<number>;
-  revokeAllOfUser(userId: string, reason: string, now: Date): Promise<number>;
+  /**
+   * Revokes every live sign-in of the user. Returns how many it ended and the access tokens still
+   * unexpired at `now` of all the user's revoked sign-ins, read after the write (so a rotation that
+   * raced it is included: a rotation after it cannot happen).
+   */
+  revokeAllOfUser(
+    userId: string,
+    reason: string,
+    now: Date,
+  ): Promise<{ ended: number; accessTokens: IssuedAccessToken[] }>;
 }
 
 export type OneTimeTokenKind = 'verify-email' | 'reset-password';
@@ -128,18 +143,35 @@ export interface SocialIdentityRepository {
   unlinkAll(userId: string): Promise<void>;
 }
 
-export interface FailureState {
-  count: number;
-  lockedUntil: number | null;
-}
+/** The answer to a request for one password check. */
+export type AttemptReservation =
+  /** The check may run: `count` attempts (this one included) since the last success or lock; `lockedUntil` set once this one reached the limit. */
+  | { granted: true; count: number; lockedUntil: number | null }
+  /** Locked until then (epoch ms): no check runs. */
+  | { granted: false; lockedUntil: number };
 
-/** Failed-login counters per e-mail and login counters per IP and minute. */
+/** Password-attempt counters per e-mail and login counters per IP and minute. */
 export interface LoginAttemptsStore {
-  failures(email: string): Promise<FailureState>;
-  recordFailure(email: string, lockAfter: number, lockUntilIfReached: number): Promise<FailureState>;
+  /**
+   * Atomically: lifts a lock that has run out, refuses while locked, else counts this attempt BEFORE
+   * the password is compared (a failure needs no second write, and a burst can never get more checks
+   * than the limit); the attempt that reaches `lockAfter` sets the lock until `now + lockMs`, which a
+   * correct password (reset) lifts again.
+   */
+  reserve(email: string, now: number, lockAfter: number, lockMs: number): Promise<AttemptReservation>;
+  /** Forgets the address's attempts and lock (after a correct password or a password reset). */
   reset(email: string): Promise<void>;
   /** Counts one login attempt from `ip` in the window starting at `windowStart` (epoch ms). */
   countIpAttempt(ip: string, windowStart: number, windowMs: number): Promise<number>;
+}
+
+/** The answer to a request for one account e-mail to an address. */
+export type MailAllowance = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+/** Account e-mails (reset, verification) per address, in a fixed window from the first one. */
+export interface AccountMailBudget {
+  /** Takes one e-mail from the address's budget (atomic), whether or not the address has an account. */
+  take(email: string, now: number, limit: number, windowMs: number): Promise<MailAllowance>;
 }
 
 /** What a verified provider token says about the person. Nothing else is trusted. */
@@ -151,8 +183,15 @@ export interface VerifiedIdentity {
 }
 
 export interface IdentityProviders {
-  /** Throws SOCIAL_LOGIN_ERROR on any failure (signature, iss, aud, exp, nonce, shape). */
-  verify(provider: SocialProvider, token: string, options: { nonce?: string }): Promise<VerifiedIdentity>;
+  /**
+   * Throws SOCIAL_LOGIN_ERROR on any failure (signature, iss, aud, exp, nonce, shape). A nonce sent
+   * must match the token's; `nonceRequired` refuses a call without one.
+   */
+  verify(
+    provider: SocialProvider,
+    token: string,
+    options: { nonce?: string; nonceRequired?: boolean },
+  ): Promise<VerifiedIdentity>;
 }
 
 export interface AppleTokens {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
-import { emailVerificationRequest } from './email-links';
+import { admitAccountMail, emailVerificationRequest } from './email-links';
 import type { IdentityDeps } from './identity-deps';
 import type { User } from './user';
 
@@ -24,6 +24,8 @@ export async function registerUser(input: RegisterUserInput, deps: IdentityDeps)
     throw new AppError('EMAIL_EXISTS', 'E-mail is already registered');
   if (await deps.users.usernameTaken(input.username))
     throw new AppError('USERNAME_EXISTS', 'Username is already taken');
+  // the verification e-mail comes out of the address's budget (429 when it is spent)
+  await admitAccountMail(input.email, deps);
   const id = randomUUID();
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.clock.now();

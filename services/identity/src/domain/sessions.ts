@@ -46,7 +46,9 @@ function signAccess(user: User, deps: Pick<IdentityDeps, 'accessTokens'>) {
   return { ...signed, issued };
 }
 
-/** Revokes the access tokens a sign-in issued that have not expired yet. */
+type EndDeps = Pick<IdentityDeps, 'families' | 'blacklist' | 'clock'>;
+
+/** Revokes (blacklists by jti, where the gateway checks) the given access tokens that have not expired yet. */
 async function revokeIssuedAccess(
   family: { accessTokens?: { jti?: string; exp: number }[] },
   deps: Pick<IdentityDeps, 'blacklist' | 'clock'>,
@@ -58,6 +60,27 @@ async function revokeIssuedAccess(
       .filter((t): t is { jti: string; exp: number } => t.jti !== undefined && t.exp > nowSeconds)
       .map((t) => deps.blacklist.revoke(t.jti, t.exp)),
   );
+}
+
+/**
+ * Ends one sign-in: its refresh family is revoked and every access token it issued that is still
+ * alive is blacklisted. Whatever ends a sign-in goes through here or endAllSessions, so no revoked
+ * sign-in leaves a working access token behind.
+ */
+async function endSignIn(familyId: string, reason: string, deps: EndDeps): Promise<void> {
+  const family = await deps.families.revoke(familyId, reason, deps.clock.now());
+  if (family) await revokeIssuedAccess(family, deps);
+}
+
+/**
+ * Ends every sign-in of the user (password reset, log out of all devices, account deletion, a new
+ * provider linked): refresh families revoked and their live access tokens blacklisted, so a stolen
+ * access token dies with them instead of living out its hour. Returns how many sign-ins ended.
+ */
+export async function endAllSessions(userId: string, reason: string, deps: EndDeps): Promise<number> {
+  const { ended, accessTokens } = await deps.families.revokeAllOfUser(userId, reason, deps.clock.now());
+  await revokeIssuedAccess({ accessTokens }, deps);
+  return ended;
 }
 
 /**
@@ -120,7 +143,7 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
   // the user first: the new access token carries their current role and is recorded by the rotation
   const user = await deps.users.findById(existing.userId);
   if (!user) {
-    await deps.families.revoke(existing.id, 'user-gone', now);
+    await endSignIn(existing.id, 'user-gone', deps);
     throw new AppError('TOKEN_INVALID', 'Refresh token is invalid or malformed');
   }
   const access = signAccess(user, deps);
@@ -140,8 +163,7 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
   if (!rotated) {
     const family = (await deps.families.findById(parsed.familyId)) ?? existing;
     if (family.previousHashes.includes(hash)) {
-      await deps.families.revoke(family.id, 'reuse-detected', now);
-      await revokeIssuedAccess(family, deps);
+      await endSignIn(family.id, 'reuse-detected', deps);
       throw new AppError(
         'TOKEN_BLACKLISTED',
         'Refresh token was already used; all sessions of this sign-in are revoked',
@@ -160,27 +182,38 @@ export async function refreshSession(refreshToken: string, deps: SessionDeps): P
   };
 }
 
+/** The sign-in (family id) of this refresh token, if the token is one of its own and belongs to `userId`. */
+async function signInOf(
+  refreshToken: string,
+  userId: string | undefined,
+  deps: Pick<IdentityDeps, 'families'>,
+) {
+  const parsed = parseRefreshToken(refreshToken);
+  if (!parsed) return undefined;
+  const family = await deps.families.findById(parsed.familyId);
+  if (!family || (userId !== undefined && family.userId !== userId)) return undefined;
+  const hash = sha256(refreshToken);
+  if (family.currentHash !== hash && !family.previousHashes.includes(hash)) return undefined;
+  return family.id;
+}
+
 /** Ends one sign-in (the family of this refresh token), if the token belongs to `userId`. */
 export async function revokeRefreshToken(
   refreshToken: string,
   userId: string | undefined,
-  deps: Pick<IdentityDeps, 'families' | 'clock' | 'blacklist'>,
+  deps: EndDeps,
 ): Promise<boolean> {
-  const parsed = parseRefreshToken(refreshToken);
-  if (!parsed) return false;
-  const family = await deps.families.findById(parsed.familyId);
-  if (!family || (userId !== undefined && family.userId !== userId)) return false;
-  const hash = sha256(refreshToken);
-  if (family.currentHash !== hash && !family.previousHashes.includes(hash)) return false;
-  await deps.families.revoke(family.id, 'logout', deps.clock.now());
-  await revokeIssuedAccess(family, deps);
+  const familyId = await signInOf(refreshToken, userId, deps);
+  if (!familyId) return false;
+  await endSignIn(familyId, 'logout', deps);
   return true;
 }
 
 /**
- * Logs out: the access token is blacklisted, then either every sign-in of the user ends
- * (`allDevices`) or the sign-ins of the refresh tokens given (body, cookie) that belong to the user.
- * Returns how many sign-ins ended.
+ * Logs out: the access token is blacklisted and the sign-in that issued it ends (its refresh token
+ * too, wherever the app keeps it); then either every sign-in of the user ends (`allDevices`) or also
+ * the sign-ins of the refresh tokens given (body, cookie) that belong to the user. Returns how many
+ * sign-ins ended.
  */
 export async function logOut(
   cmd: {
@@ -189,12 +222,17 @@ export async function logOut(
     allDevices?: boolean | undefined;
     refreshTokens: (string | undefined)[];
   },
-  deps: Pick<IdentityDeps, 'families' | 'clock' | 'blacklist'>,
+  deps: EndDeps,
 ): Promise<number> {
   await deps.blacklist.revoke(cmd.accessToken.jti, cmd.accessToken.exp);
-  if (cmd.allDevices) return deps.families.revokeAllOfUser(cmd.userId, 'logout-all', deps.clock.now());
-  let ended = 0;
-  for (const token of cmd.refreshTokens)
-    if (token && (await revokeRefreshToken(token, cmd.userId, deps))) ended++;
-  return ended;
+  if (cmd.allDevices) return endAllSessions(cmd.userId, 'logout-all', deps);
+  const ended = new Set<string>();
+  const behind = await deps.families.findByAccessToken(cmd.accessToken.jti);
+  if (behind && behind.userId === cmd.userId) ended.add(behind.id);
+  for (const token of cmd.refreshTokens) {
+    const familyId = token ? await signInOf(token, cmd.userId, deps) : undefined;
+    if (familyId) ended.add(familyId);
+  }
+  for (const familyId of ended) await endSignIn(familyId, 'logout', deps);
+  return ended.size;
 }

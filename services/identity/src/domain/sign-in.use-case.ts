@@ -25,9 +25,19 @@ async function limitByIp(ip: string, deps: IdentityDeps): Promise<void> {
   }
 }
 
+const lockedError = (lockedUntil: number, now: Date) => {
+  const retryAfter = Math.max(1, Math.ceil((lockedUntil - now.getTime()) / 1000));
+  return new AppError('ACCOUNT_LOCKED', 'Account is locked after repeated failed sign-ins', {
+    details: { lockoutTime: new Date(lockedUntil).toISOString(), retryAfter },
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+};
+
 /**
- * Password sign-in: IP rate limit, then lockout (5 failures lock the e-mail for 15 minutes, counted
- * for unknown addresses too so nothing reveals which exist), then one bcrypt comparison.
+ * Password sign-in: IP rate limit, then the attempt is reserved (counted before the comparison, in
+ * one atomic step with the lock check: 5 attempts lock the e-mail for 15 minutes, counted for unknown
+ * addresses too so nothing reveals which exist), then one bcrypt comparison. A burst of parallel
+ * guesses therefore gets at most 5 comparisons per lock; a correct password clears the count.
  */
 export async function signIn(
   input: SignInInput,
@@ -35,31 +45,23 @@ export async function signIn(
 ): Promise<{ user: User; session: IssuedSession }> {
   await limitByIp(input.ip, deps);
   const now = deps.clock.now();
-  const state = await deps.attempts.failures(input.email);
-  if (state.lockedUntil !== null) {
-    if (state.lockedUntil > now.getTime()) {
-      const retryAfter = Math.ceil((state.lockedUntil - now.getTime()) / 1000);
-      throw new AppError('ACCOUNT_LOCKED', 'Account is locked after repeated failed sign-ins', {
-        details: { lockoutTime: new Date(state.lockedUntil).toISOString(), retryAfter },
-        headers: { 'Retry-After': String(retryAfter) },
-      });
-    }
-    await deps.attempts.reset(input.email); // the lock has run out: a fresh start
-  }
+  const attempt = await deps.attempts.reserve(
+    input.email,
+    now.getTime(),
+    POLICY.lockAfterFailures,
+    POLICY.lockDurationMs,
+  );
+  if (!attempt.granted) throw lockedError(attempt.lockedUntil, now);
 
   const credentials = await deps.users.findCredentials({ email: input.email });
   const ok = await deps.hasher.verify(input.password, credentials?.passwordHash);
   if (!ok || !credentials) {
-    const after = await deps.attempts.recordFailure(
-      input.email,
-      POLICY.lockAfterFailures,
-      now.getTime() + POLICY.lockDurationMs,
-    );
+    // the attempt was counted when it was reserved
     throw new AppError('INVALID_CREDENTIALS', 'Invalid e-mail or password', {
       details: {
-        attemptCount: after.count,
-        remainingAttempts: Math.max(0, POLICY.lockAfterFailures - after.count),
-        lockoutTime: after.lockedUntil === null ? null : new Date(after.lockedUntil).toISOString(),
+        attemptCount: attempt.count,
+        remainingAttempts: Math.max(0, POLICY.lockAfterFailures - attempt.count),
+        lockoutTime: attempt.lockedUntil === null ? null : new Date(attempt.lockedUntil).toISOString(),
       },
     });
   }

@@ -3,7 +3,7 @@ import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import type { SocialProvider, VerifiedIdentity } from './ports';
 import type { IdentityDeps } from './identity-deps';
-import { type IssuedSession, issueSession } from './sessions';
+import { endAllSessions, type IssuedSession, issueSession } from './sessions';
 import type { User } from './user';
 
 export interface SocialSignInInput {
@@ -34,8 +34,9 @@ export function generateUsername(email: string | undefined, provider: SocialProv
 
 /**
  * Sign in with Apple or Google. Identity comes only from the verified token: a provider subject
- * already linked signs into its user; a verified e-mail of an existing account links to it; anyone
- * else gets a new account with a generated username.
+ * already linked signs into its user; an e-mail verified by the provider links to the existing
+ * account with that address only if the account verified it too (else 403 EMAIL_NOT_VERIFIED), and
+ * linking ends the account's other sessions; anyone else gets a new account with a generated username.
  */
 export async function socialSignIn(
   input: SocialSignInInput,
@@ -45,17 +46,22 @@ export async function socialSignIn(
     throw new AppError('SOCIAL_LOGIN_ERROR', `${input.provider} identity token is required`, {
       details: { reason: 'missing_token' },
     });
+  const nonceRequired =
+    input.provider === 'apple' ? deps.config.APPLE_NONCE_REQUIRED : deps.config.GOOGLE_NONCE_REQUIRED;
   const identity = await deps.providers.verify(input.provider, input.token, {
     ...(input.nonce !== undefined && { nonce: input.nonce }),
+    nonceRequired,
   });
   if (input.claimedSubject !== undefined && input.claimedSubject !== identity.subject)
     throw new AppError('SOCIAL_LOGIN_ERROR', 'userIdentifier does not match the identity token', {
       details: { reason: 'subject_mismatch' },
     });
 
-  const { user, isNewUser } = await findOrCreateUser(identity, input, deps);
+  const { user, isNewUser, linked } = await findOrCreateUser(identity, input, deps);
   if (input.provider === 'apple' && input.authorizationCode && deps.apple)
     await keepAppleGrant(identity.subject, input.authorizationCode, deps);
+  // A new way into an existing account: whoever held a session before (perhaps not the owner) is out.
+  if (linked) await endAllSessions(user.id, 'provider-linked', deps);
   const now = deps.clock.now();
   await deps.users.recordLogin(user.id, now);
   const session = await issueSession(user, { rememberMe: true }, deps);
@@ -76,23 +82,36 @@ async function keepAppleGrant(subject: string, code: string, deps: IdentityDeps)
   }
 }
 
+/**
+ * `linked`: the provider subject was linked just now to an account that already existed (by its
+ * e-mail address); the caller ends that account's other sessions.
+ */
 async function findOrCreateUser(
   identity: VerifiedIdentity,
   input: SocialSignInInput,
   deps: IdentityDeps,
-): Promise<{ user: User; isNewUser: boolean }> {
+): Promise<{ user: User; isNewUser: boolean; linked: boolean }> {
   const now = deps.clock.now();
   const linkedId = await deps.socialIdentities.findUserId(identity.provider, identity.subject);
   if (linkedId) {
     const linked = await deps.users.findById(linkedId);
-    if (linked) return { user: linked, isNewUser: false };
+    if (linked) return { user: linked, isNewUser: false, linked: false };
   }
   if (!linkedId && identity.email && identity.emailVerified) {
     const sameEmail = await deps.users.findByEmail(identity.email);
     if (sameEmail) {
+      // Pre-account takeover: anyone can register an address they do not own and wait for its
+      // owner to come with Apple or Google. Only an account that proved the address is joined; the
+      // owner of an unproven one proves it first (the verification link, or a password reset).
+      if (!sameEmail.emailVerified)
+        throw new AppError(
+          'EMAIL_NOT_VERIFIED',
+          'An account with this e-mail exists but its address was never verified: verify it (or reset the password) first, then sign in with this provider',
+          { details: { reason: 'account_email_not_verified', provider: identity.provider } },
+        );
       const owner = await deps.socialIdentities.link(identity.provider, identity.subject, sameEmail.id, now);
       const user = owner === sameEmail.id ? sameEmail : await deps.users.findById(owner);
-      if (user) return { user, isNewUser: false };
+      if (user) return { user, isNewUser: false, linked: owner === sameEmail.id };
     }
   }
   // Link first (the subject's one-and-only claim), then create: two racing first sign-ins get one account.
@@ -101,7 +120,7 @@ async function findOrCreateUser(
     linkedId ?? (await deps.socialIdentities.link(identity.provider, identity.subject, candidate, now));
   if (owner !== candidate) {
     const winner = await deps.users.findById(owner);
-    if (winner) return { user: winner, isNewUser: false };
+    if (winner) return { user: winner, isNewUser: false, linked: false };
   }
   const email =
     identity.email ??
@@ -142,5 +161,5 @@ async function findOrCreateUser(
     [created],
   );
   deps.kickOutbox();
-  return { user, isNewUser: true };
+  return { user, isNewUser: true, linked: false };
 }

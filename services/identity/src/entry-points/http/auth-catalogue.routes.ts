@@ -5,6 +5,7 @@ import { sendSuccess } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
 import type { ApiDocs } from '@lingua/openapi';
 import type { IdentityDeps } from '../../domain/identity-deps';
+import { admitAccountMail } from '../../domain/email-links';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset.use-case';
 import { registerUser } from '../../domain/register-user.use-case';
 import { logOut, refreshSession } from '../../domain/sessions';
@@ -70,7 +71,10 @@ export function authCatalogueRoutes(
       message: z.string(),
     }),
     status: 201,
-    errors: { 409: 'RES002: e-mail or username exists' },
+    errors: {
+      409: 'RES002: e-mail or username exists',
+      429: 'RATE001: the address was sent its account e-mails for the hour',
+    },
   });
 
   router.post(`${P}/login`, async (req, res) => {
@@ -122,7 +126,8 @@ export function authCatalogueRoutes(
   docs.route({
     method: 'post',
     path: `${P}/logout`,
-    summary: 'Log out: blacklist the access token; end this refresh token, or every session with allDevices',
+    summary:
+      'Log out: end the sign-in of the access token (and of the refresh token given), or every session with allDevices',
     auth: 'access',
     body: CatalogueLogoutBody,
     response: MessageData.extend({ sessionsEnded: z.number().int() }),
@@ -170,6 +175,8 @@ export function authCatalogueRoutes(
 
   router.post(`${P}/forgot-password`, async (req, res) => {
     const { email } = parseInput(ForgotPasswordBody, req.body ?? {});
+    // The address's e-mail budget first (429 RATE001 when spent: counted for every address alike).
+    await admitAccountMail(email, deps);
     // Answer first, then work: same answer, same timing, whether or not the address exists.
     sendSuccess(res, { message: 'If an account exists for this e-mail, a reset link has been sent' });
     setImmediate(() => {
@@ -185,6 +192,7 @@ export function authCatalogueRoutes(
     auth: 'none',
     body: ForgotPasswordBody,
     response: MessageData,
+    errors: { 429: 'RATE001: this address was sent its e-mails for the hour (any address, known or not)' },
   });
 
   router.post(`${P}/reset-password`, async (req, res) => {
@@ -225,7 +233,10 @@ export function authCatalogueRoutes(
       refreshToken: z.string(),
       isNewUser: z.boolean(),
     }),
-    errors: { 400: 'SOCIAL_LOGIN_ERROR (AUTH003)' },
+    errors: {
+      400: 'SOCIAL_LOGIN_ERROR (AUTH003)',
+      403: 'EMAIL_NOT_VERIFIED: an account has this address but never verified it',
+    },
   });
 
   return router;

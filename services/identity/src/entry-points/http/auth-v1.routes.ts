@@ -47,7 +47,10 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
     example: { email: 'ana@example.com', password: 'Secret123', username: 'ana_learns' },
     response: AuthData,
     status: 201,
-    errors: { 409: 'EMAIL_EXISTS or USERNAME_EXISTS' },
+    errors: {
+      409: 'EMAIL_EXISTS or USERNAME_EXISTS',
+      429: 'RATE_LIMITED: the address was sent its account e-mails for the hour',
+    },
   });
 
   router.post(`${P}/login`, async (req, res) => {
@@ -120,7 +123,7 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
   docs.route({
     method: 'post',
     path: `${P}/logout`,
-    summary: 'Blacklist the access token until it expires',
+    summary: 'End the sign-in: the access token is blacklisted and its sign-in’s refresh token revoked',
     auth: 'access',
     response: LogoutData,
   });
@@ -159,7 +162,10 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
     auth: 'none',
     body: AppleBody,
     response: AuthData,
-    errors: { 400: 'SOCIAL_LOGIN_ERROR or VALIDATION_ERROR' },
+    errors: {
+      400: 'SOCIAL_LOGIN_ERROR or VALIDATION_ERROR',
+      403: 'EMAIL_NOT_VERIFIED: an account has this address but never verified it',
+    },
   });
 
   router.post(`${P}/google`, async (req, res) => {
@@ -177,7 +183,10 @@ export function authV1Routes(deps: IdentityDeps, authenticated: RequestHandler, 
     auth: 'none',
     body: GoogleBody,
     response: AuthData,
-    errors: { 400: 'SOCIAL_LOGIN_ERROR or VALIDATION_ERROR' },
+    errors: {
+      400: 'SOCIAL_LOGIN_ERROR or VALIDATION_ERROR',
+      403: 'EMAIL_NOT_VERIFIED: an account has this address but never verified it',
+    },
   });
 
   return router;
