@@ -174,7 +174,16 @@ export async function startService<C extends ServiceEnv>(
       ...config.eventStreams,
     });
     waitingFor = 'event streams';
-    await untilAvailable('event streams', () => ensureStreams(nats.jsm, bus), retry);
+    await untilAvailable(
+      'event streams',
+      () =>
+        ensureStreams(nats.jsm, bus, {
+          // least privilege (ADR 0019): changed limits are the operator's NATS user's to apply
+          onUpdateRefused: (stream, err) =>
+            logger.warn({ err, stream }, 'event stream limits differ from this config; not updated'),
+        }),
+      retry,
+    );
     const publisher = createEventPublisher(nats, bus, config.service);
     const indexSpecs = [
       ...(def.indexes?.(config) ?? []),

@@ -1,4 +1,4 @@
-export { connectNats } from './nats-connection';
+export { connectNats, natsCredentials } from './nats-connection';
 export type { NatsHandle } from './nats-connection';
 export { ensureStreams, eventBusConfig, subjectFor, deadLetterSubjectFor } from './streams';
 export type { EventBusConfig } from './streams';

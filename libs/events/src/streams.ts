@@ -38,8 +38,17 @@ const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
  * Creates the event stream and its dead-letter stream, or updates them to the configured limits
  * (max age, max bytes, replicas); safe to call from every replica at every boot (the streams are
  * owned by code, not by deploy files, so every service must be given the same limits).
+ *
+ * A stream that already has this configuration is left alone (no update request). Under least
+ * privilege (docs/adr/0019) a service may read and create its streams but not update them: an
+ * update it is refused is reported through `onUpdateRefused` and the boot goes on with the stream as
+ * it is; the operator's NATS user applies changed limits.
  */
-export async function ensureStreams(jsm: JetStreamManager, cfg: EventBusConfig): Promise<void> {
+export async function ensureStreams(
+  jsm: JetStreamManager,
+  cfg: EventBusConfig,
+  options: { onUpdateRefused?: (stream: string, err: Error) => void } = {},
+): Promise<void> {
   const streams = [
     {
       name: cfg.streamName,
@@ -61,19 +70,34 @@ export async function ensureStreams(jsm: JetStreamManager, cfg: EventBusConfig):
       max_bytes: cfg.maxBytes,
       num_replicas: cfg.replicas,
     };
+    let current: Record<string, unknown> | undefined;
     try {
-      await jsm.streams.info(s.name);
-      await jsm.streams.update(s.name, config);
+      current = (await jsm.streams.info(s.name)).config as unknown as Record<string, unknown>;
     } catch (err) {
       if (!isNotFound(err)) throw err;
+    }
+    if (current) {
+      if (sameConfig(current, config)) continue;
       try {
-        await jsm.streams.add(config);
-      } catch (addErr) {
-        // another replica created it between our info and add
-        if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+        await jsm.streams.update(s.name, config);
+      } catch (err) {
+        if (!options.onUpdateRefused) throw err;
+        options.onUpdateRefused(s.name, err as Error);
       }
+      continue;
+    }
+    try {
+      await jsm.streams.add(config);
+    } catch (addErr) {
+      // another replica created it between our info and add
+      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
     }
   }
+}
+
+/** Whether the stream already has every setting this code gives it. */
+function sameConfig(current: Record<string, unknown>, wanted: Record<string, unknown>): boolean {
+  return Object.entries(wanted).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v));
 }
 
 function isNotFound(err: unknown): boolean {

@@ -2,7 +2,7 @@ export { capturedLogger, mongoUrl, natsUrl, redisUrl, uniqueName, silentLogger }
 export { waitFor } from './wait-for';
 export { TestClock } from './test-clock';
 export { startNatsServer } from './nats-server';
-export { startFerretDb, ferretDbBinary } from './ferretdb-server';
+export { startFerretDb, ferretDbBinary, documentDbUrl } from './ferretdb-server';
 export {
   freePort,
   freePortRun,
