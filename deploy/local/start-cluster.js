@@ -15,6 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
+const creds = require('./infra-credentials');
 
 const ROOT = path.resolve(__dirname, '../..');
 const bin = (name) => [`/usr/sbin/${name}`, `/usr/bin/${name}`].find((p) => fs.existsSync(p));
@@ -258,19 +259,42 @@ async function startCluster({
   const sink = await startMailSink({ port: plan.smtp }).catch(() => undefined);
   const balancerDir = fs.mkdtempSync(path.join(data, 'balancers-'));
   const DATA_PROCESSES = ['ferretdb', 'redis', 'nats-n1', 'nats-n2', 'nats-n3'];
-  let mongoUrl = process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`;
+  // the operator's way in (infra.sh's database, no authentication): makes and drops the users
+  const adminMongoUrl = process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`;
+  let mongoUrl = adminMongoUrl;
+  // least privilege (docs/adr/0019): every service its own NATS user, Redis ACL user and database
+  // user, with passwords made for this run
+  const passwords = creds.generatePasswords();
+  const bus = {
+    prefix: env.EVENTS_SUBJECT_PREFIX ?? 'cluster',
+    stream: env.EVENTS_STREAM ?? 'CLUSTER_EVENTS',
+  };
+  const mongoUsers = SERVICES.map(([name]) => ({
+    service: name,
+    user: `${dbPrefix ?? 'lingua_cluster_'}${name}`,
+    pwd: passwords.mongo[name],
+    db: env[`${name.toUpperCase()}_MONGO_DB`] ?? (dbPrefix ? `${dbPrefix}${name}` : `lingua_${name}`),
+  }));
+  let mongoUsersMade = false;
   const stop = async ({ dropData = false } = {}) => {
     // nginx, HAProxy, gateways and services first; the data they wrote goes before its servers
     const order = [...processes.values()].reverse();
     for (const p of order) if (!DATA_PROCESSES.includes(p.label)) await p.stop();
     await sink?.close();
-    if (dropData && dbPrefix) await dropDatabases(mongoUrl, dbPrefix).catch(() => undefined);
+    if (dropData && dbPrefix) await dropDatabases(adminMongoUrl, dbPrefix).catch(() => undefined);
+    if (mongoUsersMade) await creds.dropMongoUsers(adminMongoUrl, mongoUsers).catch(() => undefined);
     for (const p of order) if (DATA_PROCESSES.includes(p.label)) await p.stop();
     fs.rmSync(portBase === undefined ? balancerDir : data, { recursive: true, force: true });
   };
 
   try {
-    // NATS: three nodes, JetStream on each, routes to the other two
+    // NATS: three nodes, JetStream on each, routes to the other two; one user per service
+    const natsConf = path.join(data, `nats-auth-${process.pid}.conf`);
+    fs.writeFileSync(
+      natsConf,
+      creds.natsAuthorization({ ...bus, password: (user) => JSON.stringify(passwords.nats[user]) }),
+      { mode: 0o600 },
+    );
     for (const node of plan.nats) {
       const routes = plan.nats
         .filter((n) => n !== node)
@@ -281,6 +305,7 @@ async function startCluster({
         label,
         NATS,
         [
+          ...['-c', natsConf],
           ...['-a', '127.0.0.1', '-p', String(node.client), '-m', String(node.monitor), '-n', node.name],
           ...['-js', '-sd', path.join(data, `nats-${node.name}`), '--cluster_name', 'lingua'],
           ...['--cluster', `nats://127.0.0.1:${node.cluster}`, '--routes', routes],
@@ -292,7 +317,10 @@ async function startCluster({
     define(
       'redis',
       REDIS,
-      ['--bind', '127.0.0.1', '--port', String(plan.redis), '--save', '', '--appendonly', 'no'],
+      [
+        ...['--bind', '127.0.0.1', '--port', String(plan.redis), '--save', '', '--appendonly', 'no'],
+        ...creds.redisUserArgs((user) => `>${passwords.redis[user]}`).flat(),
+      ],
       {},
     ).start();
     ready.set('redis', () => portOpen(plan.redis));
@@ -308,7 +336,8 @@ async function startCluster({
         FERRETDB,
         [
           `--postgresql-url=${pgUrl}`,
-          '--no-auth',
+          // authentication on: each service logs in as its own user (FerretDB 2 does not enforce
+          // the users' roles: docs/adr/0019)
           `--state-dir=${state}`,
           `--listen-addr=127.0.0.1:${plan.ferretdb}`,
           '--debug-addr=',
@@ -319,19 +348,18 @@ async function startCluster({
       ).start();
       ready.set('ferretdb', () => portOpen(plan.ferretdb));
       mongoUrl = `mongodb://127.0.0.1:${plan.ferretdb}`;
+      await creds.ensureMongoUsers(adminMongoUrl, mongoUsers);
+      mongoUsersMade = true;
     }
     for (const label of ready.keys()) await waitFor(label, ready.get(label), 30_000);
 
     const base = {
       ...process.env,
       NODE_ENV: process.env.NODE_ENV ?? 'development',
-      MONGO_URL: mongoUrl,
-      REDIS_URL: `redis://127.0.0.1:${plan.redis}`,
-      NATS_URL: plan.nats.map((n) => `nats://127.0.0.1:${n.client}`).join(','),
       EVENTS_REPLICAS: '3',
       // its own stream: the single-node NATS of `npm start` keeps its own
-      EVENTS_STREAM: 'CLUSTER_EVENTS',
-      EVENTS_SUBJECT_PREFIX: 'cluster',
+      EVENTS_STREAM: bus.stream,
+      EVENTS_SUBJECT_PREFIX: bus.prefix,
       // longer than the balancers take to see a replica not ready (2 checks 500 ms apart), as in Kubernetes
       DRAIN_DELAY_MS: '3000',
       SMTP_PORT: String(plan.smtp),
@@ -342,6 +370,19 @@ async function startCluster({
       RATE_LIMIT_SIGNUP_PER_HOUR: '1000000',
       ...env,
     };
+    const natsUrls = plan.nats.map((n) => `nats://127.0.0.1:${n.client}`).join(',');
+    const redisUrl = (user) => `redis://${user}:${passwords.redis[user]}@127.0.0.1:${plan.redis}`;
+    /** Each service's own credentials (the cluster's FerretDB: its user; another database: as given). */
+    const connections = (name) => ({
+      MONGO_URL: mongoUsersMade
+        ? creds.mongoUrlFor(
+            mongoUrl,
+            mongoUsers.find((u) => u.service === name),
+          )
+        : mongoUrl,
+      NATS_URL: creds.withCredentials(natsUrls, name, passwords.nats[name]),
+      REDIS_URL: redisUrl(name),
+    });
     // services reach each other's gRPC through their Services (HAProxy)
     const serviceAddresses = Object.fromEntries(
       SERVICES.filter(([, , hasGrpc]) => hasGrpc).map(([name]) => [
@@ -357,6 +398,7 @@ async function startCluster({
           cwd: path.join(ROOT, dir),
           env: {
             ...base,
+            ...connections(name),
             [`${SVC}_HTTP_PORT`]: String(x.http),
             [`${SVC}_METRICS_PORT`]: String(x.metrics),
             ...(hasGrpc && { [`${SVC}_GRPC_PORT`]: String(x.grpc) }),
@@ -379,6 +421,7 @@ async function startCluster({
         // only the ingress (nginx, through HAProxy on 127.0.0.1) may name the client
         env: {
           ...base,
+          REDIS_URL: redisUrl('gateway'),
           ...serviceUrls,
           GATEWAY_PORT: String(g.port),
           GATEWAY_METRICS_PORT: String(g.metrics),
@@ -453,6 +496,12 @@ async function startCluster({
     services: SERVICES,
     mails: sink?.mails,
     hasOwnDatabase: processes.has('ferretdb'),
+    /** The operator's NATS user (every right), e.g. to look into the streams. */
+    natsAdminUrl: creds.withCredentials(
+      plan.nats.map((n) => `nats://127.0.0.1:${n.client}`).join(','),
+      creds.NATS_ADMIN,
+      passwords.nats[creds.NATS_ADMIN],
+    ),
   };
 }
 
