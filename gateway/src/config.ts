@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AssertionAudience, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
+import { accessTokenPartiesEnv, type AssertionAudience, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
 import { env, loadConfig } from '@lingua/config';
 import { trustProxyEnv } from '@lingua/http';
 
@@ -127,7 +127,12 @@ export const gatewayEnv = z
       .map((o) => o.trim())
       .filter(Boolean),
   }));
-export type GatewayConfig = z.infer<typeof gatewayEnv>;
+export type GatewayConfig = z.infer<typeof gatewayEnv> & z.infer<typeof accessTokenPartiesEnv>;
 
-export const loadGatewayConfig = (source: Record<string, string | undefined> = process.env) =>
-  loadConfig(gatewayEnv, source);
+export const loadGatewayConfig = (
+  source: Record<string, string | undefined> = process.env,
+): GatewayConfig => ({
+  ...loadConfig(gatewayEnv, source),
+  // the iss and aud identity signs into client tokens (JWT_ISSUER, JWT_AUDIENCE), required here too
+  ...loadConfig(accessTokenPartiesEnv, source),
+});

@@ -69,7 +69,7 @@ export async function startGateway(
   const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
   const redis = await connectRedis(config.REDIS_URL, { name: 'gateway' });
   const services = serviceUrls(config);
-  const tokens = createAccessTokens(config.jwtSecret);
+  const tokens = createAccessTokens(config.jwtSecret, undefined, config.accessTokenParties);
   // revoked tokens mirrored in memory: no Redis round trip per request (falls back to Redis when unsure)
   const blacklist = await createBlacklistMirror(redis.client, {
     onError: (err) =>

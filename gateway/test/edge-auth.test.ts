@@ -242,3 +242,25 @@ describe('access token attacks at the edge', () => {
     });
   });
 });
+
+describe('the issuer and audience the gateway is configured with', () => {
+  it("When the deployment names its own JWT_ISSUER and JWT_AUDIENCE, Then a token carrying the defaults is refused and identity's is accepted", async () => {
+    const parties = { issuer: 'https://id.lingua.example', audience: 'lingua-mobile' };
+    const own = await gatewayWith({
+      ...(await stubServices(stubs)),
+      JWT_ISSUER: parties.issuer,
+      JWT_AUDIENCE: parties.audience,
+    });
+    try {
+      const call = (authorization: string) =>
+        fetch(`${own.url}/api/v1/subscriptions/history`, { headers: { authorization } });
+      expect((await call(bearer(USER))).status).toBe(401);
+      const issued = createAccessTokens(SECRET, undefined, parties).sign(USER).token;
+      expect((await call(`Bearer ${issued}`)).status).toBe(200);
+      const otherAudience = createAccessTokens(SECRET, undefined, { ...parties, audience: 'elsewhere' });
+      expect((await call(`Bearer ${otherAudience.sign(USER).token}`)).status).toBe(401);
+    } finally {
+      await own.stop();
+    }
+  });
+});
