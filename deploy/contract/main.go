@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path"
 	"regexp"
@@ -201,8 +202,10 @@ func main() {
 		c.problem("kustomize build %s rendered no Deployment", *k8sDir)
 	}
 
+	c.checkOwnCredentials(out.Kubernetes.Deployments, false)
 	if *composeFile != "" {
 		out.Compose = c.describeCompose(*composeFile)
+		c.checkOwnCredentials(out.Compose.Services, true)
 	}
 
 	out.Problems = c.problems
@@ -710,6 +713,55 @@ func (c *checker) describeCompose(file string) *ComposeOutput {
 		c.problem("%s: no app service (one built with a SERVICE_PATH build argument)", file)
 	}
 	return out
+}
+
+// infraURLs are the variables that carry a deployable's own infrastructure user (docs/adr/0019).
+var infraURLs = []string{"MONGO_URL", "NATS_URL", "REDIS_URL"}
+
+var infraSecret = regexp.MustCompile(`^lingua-([a-z0-9-]+)-infra$`)
+
+// checkOwnCredentials: every deployable reaches MongoDB, NATS and Redis as its own user. In
+// Kubernetes its URLs come from its own Secret lingua-<name>-infra and it reads no other
+// deployable's; in compose each URL names its own user (the TS test checks the password is the
+// deployable's own variable).
+func (c *checker) checkOwnCredentials(workloads []Workload, compose bool) {
+	for _, w := range workloads {
+		where := "Deployment " + w.Name
+		if compose {
+			where = "compose service " + w.Name
+		}
+		for _, name := range infraURLs {
+			v, ok := w.Env[name]
+			if !ok {
+				continue
+			}
+			if compose {
+				value := ""
+				if v.Value != nil {
+					value = *v.Value
+				}
+				for _, one := range strings.Split(value, ",") {
+					u, err := url.Parse(strings.TrimSpace(one))
+					if err != nil || u.User == nil {
+						c.problem("%s: %s carries no user (each deployable connects as its own, docs/adr/0019)", where, name)
+						continue
+					}
+					if _, set := u.User.Password(); u.User.Username() != w.Name || !set {
+						c.problem("%s: %s logs in as %q, not as %s with a password", where, name, u.User.Username(), w.Name)
+					}
+				}
+				continue
+			}
+			if v.Source != "secret" || v.Secret != "lingua-"+w.Name+"-infra" {
+				c.problem("%s: %s must come from its own Secret lingua-%s-infra (docs/adr/0019), not from %s %s", where, name, w.Name, v.Source, v.Secret)
+			}
+		}
+		for name, v := range w.Env {
+			if m := infraSecret.FindStringSubmatch(v.Secret); v.Source == "secret" && m != nil && m[1] != w.Name {
+				c.problem("%s: %s comes from %s, another deployable's credentials", where, name, v.Secret)
+			}
+		}
+	}
 }
 
 func stripComments(doc []byte) []byte {

@@ -86,6 +86,9 @@ function secretFixture(key: string, secrets: Map<string, string>): string {
   if (grpcKey?.[2] === 'SIGNING') return generateCallKeys().signingKey;
   if (grpcKey) return publicKeyOf(signingKeyFrom(secretValue(secrets, `${grpcKey[1]}_GRPC_SIGNING_KEY`)));
   if (key === 'JWT_SECRET' || key.endsWith('_ASSERTION_KEY')) return randomBytes(32).toString('hex');
+  // the infrastructure users' passwords (docs/adr/0019); a Secret's URL is replaced by the local one
+  if (key.endsWith('_PASSWORD')) return randomBytes(24).toString('hex');
+  if (key in INFRA) return INFRA[key]!();
   throw new Error(`no fixture for the secret key ${key}: add its shape to deployment-contract.test.ts`);
 }
 
@@ -537,6 +540,24 @@ describe('docker-compose.yml', () => {
       .filter((s) => !s.securityContext.runAsNonRoot || !s.securityContext.readOnlyRootFilesystem)
       .map((s) => `${s.name}: ${JSON.stringify(s.securityContext)}`);
     wrong.push(...services().flatMap(unmountedFiles));
+    expect(wrong).toEqual([]);
+  });
+
+  it("When a deployable connects to MongoDB, NATS or Redis, Then it logs in as itself with its own password variable, never another's (docs/adr/0019)", () => {
+    const wrong: string[] = [];
+    for (const w of services())
+      for (const [name, infra] of [
+        ['MONGO_URL', 'MONGO'],
+        ['NATS_URL', 'NATS'],
+        ['REDIS_URL', 'REDIS'],
+      ] as const) {
+        const value = w.env[name]?.value;
+        if (value === undefined) continue;
+        const url = new URL(value.split(',')[0]!);
+        const own = secretValue(secrets, `${w.name.toUpperCase()}_${infra}_PASSWORD`);
+        if (url.username !== w.name || decodeURIComponent(url.password) !== own)
+          wrong.push(`${w.name}: ${name} logs in as ${url.username || 'nobody'}, not with its own password`);
+      }
     expect(wrong).toEqual([]);
   });
 
