@@ -217,8 +217,15 @@ describe('Anki package import', () => {
     async function* arriving(parts: Uint8Array[]) {
       yield* parts;
     }
-    const bomb = streamed('collection.anki2', new Uint8Array(5 * 1024 * 1024));
-    await expect(readApkg(arriving(bomb), { maxCollectionBytes: 1024 * 1024 })).rejects.toThrow('too large');
+    // a SQLite header whose page count is not valid: only the budget can stop it
+    const header = new Uint8Array(5 * 1024 * 1024);
+    header.set(strToU8('SQLite format 3\0'));
+    header.set([0x10, 0x00], 16);
+    const bomb = streamed('collection.anki2', header);
+    await expect(readApkg(arriving(bomb), { maxCollectionBytes: 1024 * 1024 })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+    });
     // the same kind of package within the limit is read
     const files = unzipSync(await writeApkg([{ card: cards[1]! }], { deckName: 'D', now }));
     const rows = await readApkg(arriving(streamed('collection.anki2', files['collection.anki2']!)), {
@@ -230,6 +237,9 @@ describe('Anki package import', () => {
   it('When the collection inflates beyond the limit (zip bomb), Then it is rejected before inflating', async () => {
     const bomb = zipSync({ 'collection.anki2': new Uint8Array(5 * 1024 * 1024) });
     expect(bomb.length).toBeLessThan(100_000);
-    await expect(readApkg(bomb, { maxCollectionBytes: 1024 * 1024 })).rejects.toThrow('too large');
+    await expect(readApkg(bomb, { maxCollectionBytes: 1024 * 1024 })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+    });
   });
 });

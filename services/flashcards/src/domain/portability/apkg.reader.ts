@@ -1,13 +1,14 @@
-import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
-import { decompress as zstdDecompress } from 'fzstd';
+import { OutputBudget, decodeStream, isMalformed, readSqliteImage, unzip } from '@lingua/decompress';
 import type { Database } from 'sql.js';
 import { htmlToText } from './html-text';
 import { MalformedFileError, type RawRow } from './portable-card';
 import { sqlJs } from './sql-js';
 
 export interface ApkgReadOptions {
-  /** Largest collection (after unzip and zstd) we agree to load into memory. */
+  /** Most bytes the package may expand to (its collections, after unzip and zstd, together). */
   maxCollectionBytes: number;
+  /** Notes read at most (the caller refuses a file with more rows than it takes). */
+  maxNotes?: number;
 }
 
 // Newest first: an anki21b package also carries a stub collection.anki2 that only says "update Anki".
@@ -36,7 +37,8 @@ const FIELD_ALIASES: Record<string, string> = {
  * Reads the notes of an Anki package: legacy `collection.anki2` / `collection.anki21` (schema 11,
  * note types as JSON in `col.models`) and `collection.anki21b` (zstd-compressed, schema 18, note
  * types in the `notetypes`/`fields` tables). Fields map by name (Word/Front, Translation/Back…);
- * otherwise the first two fields are word and translation.
+ * otherwise the first two fields are word and translation. 413 when the package expands past
+ * maxCollectionBytes; MalformedFileError for anything that is not an Anki package.
  */
 export async function readApkg(
   file: Uint8Array | AsyncIterable<Uint8Array>,
@@ -54,8 +56,9 @@ export async function readApkg(
     throw new MalformedFileError('The Anki package does not hold a readable collection');
   }
   try {
+    refuseComputedTables(db);
     const fieldNames = noteTypeFields(db);
-    const notes = query(db, 'SELECT mid, tags, flds FROM notes ORDER BY id');
+    const notes = query(db, 'SELECT mid, tags, flds FROM notes ORDER BY id', options.maxNotes);
     return notes.map(([mid, tags, flds], index) => ({
       row: index + 1,
       data: noteToCard(
@@ -70,98 +73,67 @@ export async function readApkg(
 }
 
 /**
- * The collection file of the package, unzipped while the package arrives (fflate's streaming Unzip):
- * only the collection entries are inflated and kept, the package itself never is. Inflated bytes are
- * counted against `maxBytes` as they come, so a zip bomb stops at the limit whatever its headers say.
+ * The collection file of the package, unzipped while the package arrives and (anki21b) zstd-decoded,
+ * all through @lingua/decompress: every byte the package expands to, in any entry or frame, counts
+ * against one budget, checked as it is decoded (413 past it), and each collection's SQLite header is
+ * checked as soon as it is decoded (400 if it is not SQLite, 413 if it declares more than the budget).
+ * Only the collection entries are decoded and kept, the package itself never is.
  */
 async function extractCollection(
   content: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
   maxBytes: number,
 ): Promise<Uint8Array> {
-  const files: Record<string, Uint8Array> = {};
-  let failure: unknown;
-  let inflated = 0;
-  const unzip = new Unzip((entry) => {
-    if (!(COLLECTION_FILES as readonly string[]).includes(entry.name)) return;
-    if (entry.originalSize !== undefined && entry.originalSize > maxBytes) {
-      failure ??= new MalformedFileError('The Anki collection is too large');
-      return;
-    }
-    const parts: Uint8Array[] = [];
-    entry.ondata = (err, chunk, final) => {
-      if (failure) return;
-      if (err) {
-        failure = err;
-        return;
-      }
-      inflated += chunk.length;
-      if (inflated > maxBytes) {
-        failure = new MalformedFileError('The Anki collection is too large');
-        entry.terminate();
-        return;
-      }
-      parts.push(chunk);
-      if (final) files[entry.name] = Buffer.concat(parts);
-    };
-    try {
-      entry.start();
-    } catch (err) {
-      failure ??= err; // a compression method fflate cannot inflate
-    }
-  });
-  unzip.register(UnzipInflate);
-  unzip.register(UnzipPassThrough);
-  const fail = (err: unknown): never => {
-    if (err instanceof MalformedFileError) throw err;
-    throw new MalformedFileError('The file is not a valid Anki package (zip)');
-  };
-  // errors of the source (a client gone) pass as they are; the unzipper's mean a broken package
-  const push = (chunk: Uint8Array, final = false) => {
-    try {
-      unzip.push(chunk, final);
-    } catch (err) {
-      fail(err);
-    }
-    if (failure) fail(failure);
-  };
-  for await (const chunk of content) push(chunk);
-  push(new Uint8Array(0), true);
-  const name = COLLECTION_FILES.find((n) => files[n]);
-  const data = name ? files[name] : undefined;
-  if (!name || !data)
-    throw new MalformedFileError('The Anki package holds no collection.anki2, .anki21 or .anki21b');
-  if (name !== 'collection.anki21b') return data;
+  const budget = new OutputBudget(maxBytes, 'The Anki package');
+  const files = new Map<string, Buffer>();
   try {
-    const size = zstdFrameContentSize(data);
-    if (size !== undefined && size > maxBytes)
-      throw new MalformedFileError('The Anki collection is too large');
-    return zstdDecompress(data);
+    await unzip(content, {
+      select: (name) => (COLLECTION_FILES as readonly string[]).includes(name),
+      budget,
+      onEntry: async (name, data) => {
+        const decoded = name === 'collection.anki21b' ? decodeStream(data, 'zstd', budget) : data;
+        files.set(name, await readSqliteImage(decoded, budget));
+      },
+    });
   } catch (err) {
-    if (err instanceof MalformedFileError) throw err;
-    throw new MalformedFileError('The collection.anki21b of the Anki package is not valid zstd data');
+    // the reader's own words for a broken package; 413 and a client gone pass as they are
+    if (isMalformed(err)) throw new MalformedFileError(err.message);
+    throw err;
+  }
+  const data = COLLECTION_FILES.map((n) => files.get(n)).find((f) => f !== undefined);
+  if (!data) throw new MalformedFileError('The Anki package holds no collection.anki2, .anki21 or .anki21b');
+  return data;
+}
+
+/**
+ * Tables we read that compute their rows (a view, a virtual table, a generated column) could
+ * expand a small file without bound when queried: Anki never writes them, so they are refused
+ * before any query runs.
+ */
+function refuseComputedTables(db: Database): void {
+  for (const table of ['col', 'notes', 'fields']) {
+    const [entry] = query(db, `SELECT type, sql FROM sqlite_master WHERE lower(name) = '${table}'`);
+    if (!entry) continue;
+    const [type, sql] = entry;
+    const computed =
+      type !== 'table' ||
+      /^\s*create\s+virtual\b/i.test(String(sql ?? '')) ||
+      // table_xinfo: hidden 2 = a generated column computed when read
+      query(db, `SELECT hidden FROM pragma_table_xinfo('${table}')`).some(([hidden]) => hidden === 2);
+    if (computed) throw new MalformedFileError(`The Anki collection's ${table} is not a plain table`);
   }
 }
 
-/** The Frame_Content_Size of a zstd frame header, when present (RFC 8878 §3.1.1.1). */
-function zstdFrameContentSize(data: Uint8Array): number | undefined {
-  if (data.length < 6 || data[0] !== 0x28 || data[1] !== 0xb5 || data[2] !== 0x2f || data[3] !== 0xfd) {
-    throw new MalformedFileError('The collection.anki21b of the Anki package is not valid zstd data');
-  }
-  const descriptor = data[4] ?? 0;
-  const fcsFlag = descriptor >> 6;
-  const singleSegment = (descriptor >> 5) & 1;
-  const dictIdFlag = descriptor & 3;
-  let offset = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][dictIdFlag]!;
-  const fcsBytes = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag]!;
-  if (fcsBytes === 0) return undefined;
-  let size = 0;
-  for (let i = 0; i < fcsBytes; i++) size += (data[offset++] ?? 0) * 2 ** (8 * i);
-  return fcsBytes === 2 ? size + 256 : size;
-}
-
-function query(db: Database, sql: string): unknown[][] {
+/** The rows of `sql`, stepped one by one and at most `limit` of them. */
+function query(db: Database, sql: string, limit = Infinity): unknown[][] {
   try {
-    return db.exec(sql)[0]?.values ?? [];
+    const statement = db.prepare(sql);
+    try {
+      const rows: unknown[][] = [];
+      while (rows.length < limit && statement.step()) rows.push(statement.get());
+      return rows;
+    } finally {
+      statement.free();
+    }
   } catch {
     throw new MalformedFileError('The Anki collection is not a valid Anki database');
   }

@@ -6,7 +6,7 @@ import { toCardContent } from './card-mapping';
 import { decodeCsvStream } from './csv.codec';
 import { type DuplicateStrategy, duplicateKey, planImport } from './import-plan';
 import { decodeJsonStream } from './json.codec';
-import { ANKI_INFLATE_FACTOR, PORTABILITY_LIMITS } from './portability-limits';
+import { PORTABILITY_LIMITS, ankiExpansionBudget } from './portability-limits';
 import {
   MalformedFileError,
   type PortableCard,
@@ -83,9 +83,15 @@ export function formatFromName(name: string): ImportFormat | undefined {
   return undefined;
 }
 
-/** The rows of an Anki package: unzipped as it arrives, then the collection opened whole (SQLite). */
+/**
+ * The rows of an Anki package: unzipped as it arrives, then the collection opened whole (SQLite);
+ * one note more than an import takes is enough to refuse the file.
+ */
 async function* ankiRows(content: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<RawRow> {
-  yield* await readApkg(content, { maxCollectionBytes: maxBytes * ANKI_INFLATE_FACTOR });
+  yield* await readApkg(content, {
+    maxCollectionBytes: ankiExpansionBudget(maxBytes),
+    maxNotes: PORTABILITY_LIMITS.maxImportRows + 1,
+  });
 }
 
 function rowsOf(format: ImportFormat, content: AsyncIterable<Uint8Array>, maxBytes: number) {
@@ -98,7 +104,8 @@ function rowsOf(format: ImportFormat, content: AsyncIterable<Uint8Array>, maxByt
  * arrives, its collection then opened whole, as SQLite needs it): each row is validated at once and
  * only the valid cards and the first problems are kept, so memory follows what will be imported, not
  * the size of the upload. A malformed file, or one with more
- * than maxImportRows rows, is refused as soon as that is known (400), before anything is written.
+ * than maxImportRows rows, is refused as soon as that is known (400), before anything is written; an
+ * Anki package that expands past its budget (ankiExpansionBudget), with 413.
  */
 export async function readImportFile(input: ReadImportFileInput): Promise<ImportFile> {
   const format = input.format ?? formatFromName(input.name);

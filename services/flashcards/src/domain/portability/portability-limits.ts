@@ -13,8 +13,17 @@ export const PORTABILITY_LIMITS = {
   maxReportedErrors: 500,
 } as const;
 
-/** An unzipped Anki collection may be this many times the upload limit. */
+/** An Anki package may expand (its collections, unzipped and zstd-decoded) to this many times the upload limit… */
 export const ANKI_INFLATE_FACTOR = 4;
+/**
+ * …and never past 64 MB: the collection is held whole twice while it is read (ours and SQLite's
+ * copy), and the service runs in 512 MiB. No import needs more: it takes at most maxImportRows notes.
+ */
+export const ANKI_EXPANSION_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The decompression budget of an Anki package uploaded under `uploadBytes` (40 MB free, 64 MB premium). */
+export const ankiExpansionBudget = (uploadBytes: number) =>
+  Math.min(uploadBytes * ANKI_INFLATE_FACTOR, ANKI_EXPANSION_MAX_BYTES);
 
 /** Premium = a subscriber or admin role, or an active/trial subscription on the token (spec: Roles). */
 export function isPremium(claims: { role?: string; subscription_status?: string } | undefined): boolean {
