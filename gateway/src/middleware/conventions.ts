@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import { PassThrough } from 'node:stream';
+import type { NextFunction, Request, RequestHandler } from 'express';
 import express from 'express';
 import compression from 'compression';
 import cors from 'cors';
 import helmet from 'helmet';
+import { OutputBudget, decodeAll, isContentCoding } from '@lingua/decompress';
 import { AppError } from '@lingua/errors';
 import { API_VERSION } from '@lingua/http';
 import { isPremium, type Caller } from '../domain/caller';
@@ -154,7 +156,10 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 /**
  * JSON bodies are read here (the gateway needs them): over the limit 413, malformed 400, nested
  * deeper than the limit 400, markup removed from strings; the proxy then sends the cleaned body.
- * Uploads (multipart) are streamed untouched but refused with 413 above the plan's size.
+ * A compressed body (Content-Encoding gzip, deflate, br, zstd) is decoded by @lingua/decompress,
+ * the limit counting its decoded bytes as they come, and travels on uncompressed: the proxy would
+ * otherwise compress it again, synchronously (brotli at its default quality: about 2 s of the event
+ * loop per MB). Uploads (multipart) are streamed untouched but refused with 413 above the plan's size.
  */
 export function bodyLimits(limits: {
   jsonBytes: number;
@@ -164,8 +169,19 @@ export function bodyLimits(limits: {
 }): RequestHandler {
   const parse = express.json({
     limit: limits.jsonBytes,
+    // compressed bodies never reach it (decodedJson below)
+    inflate: false,
     type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
   });
+  const accept = (req: Request, next: NextFunction) => {
+    if (req.body === undefined) return next();
+    if (jsonDepth(req.body, limits.maxDepth) > limits.maxDepth)
+      return next(new AppError('INVALID_INPUT', `JSON nesting deeper than ${limits.maxDepth} levels`));
+    req.body = cleanMarkup(req.body);
+    // the proxy sends the cleaned body with a Content-Length; a chunked framing header would contradict it
+    delete req.headers['transfer-encoding'];
+    next();
+  };
   return (req, res, next) => {
     const type = String(req.headers['content-type'] ?? '');
     if (/^multipart\//i.test(type)) {
@@ -184,15 +200,64 @@ export function bodyLimits(limits: {
       return next();
     }
     if (!JSON_TYPE.test(type)) return next();
-    parse(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      if (req.body === undefined) return next();
-      if (jsonDepth(req.body, limits.maxDepth) > limits.maxDepth)
-        return next(new AppError('INVALID_INPUT', `JSON nesting deeper than ${limits.maxDepth} levels`));
-      req.body = cleanMarkup(req.body);
-      // the proxy sends the cleaned body with a Content-Length; a chunked framing header would contradict it
-      delete req.headers['transfer-encoding'];
-      next();
-    });
+    const coding = String(req.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
+    if (coding !== 'identity') {
+      return decodedJson(req, coding, limits.jsonBytes).then(
+        (body) => {
+          req.body = body;
+          delete req.headers['content-encoding'];
+          accept(req, next);
+        },
+        (err: unknown) => next(err),
+      );
+    }
+    parse(req, res, (err?: unknown) => (err ? next(err) : accept(req, next)));
   };
+}
+
+const invalidJson = () => new AppError('INVALID_INPUT', 'Request body is not valid JSON');
+
+/**
+ * A compressed JSON body, decoded within `limit` bytes (its compressed form too: many empty gzip
+ * members decode to nothing but still cost their decoding). As express.json: UTF-8, an object or an
+ * array, an empty body is {}. On a refusal the rest of the body is read off first, so that the client
+ * gets the answer rather than a reset connection.
+ */
+async function decodedJson(req: Request, coding: string, limit: number): Promise<unknown> {
+  if (coding === 'deflate-raw' || !isContentCoding(coding))
+    throw new AppError('INVALID_INPUT', 'Unsupported request encoding', { status: 415 });
+  const charset = /;\s*charset=("?)([^";\s]+)\1/i.exec(String(req.headers['content-type']))?.[2];
+  if (charset && charset.toLowerCase() !== 'utf-8')
+    throw new AppError('INVALID_INPUT', 'Unsupported request encoding', { status: 415 });
+  // read through a pipe: stopping early must not destroy the request (and its socket) with it
+  const body = new PassThrough();
+  req.pipe(body);
+  const sent = new OutputBudget(limit, 'The request body');
+  async function* counted() {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      sent.spend(chunk.length);
+      yield chunk;
+    }
+  }
+  let text: string;
+  try {
+    text = (await decodeAll(counted(), coding, new OutputBudget(limit, 'The request body'))).toString('utf8');
+  } catch (err) {
+    req.unpipe(body);
+    if (!req.readableEnded && !req.destroyed) {
+      const drained = new Promise((resolve) => req.once('end', resolve).once('close', resolve));
+      req.resume();
+      await drained;
+    }
+    throw err;
+  }
+  if (text.trim() === '') return {};
+  if (!/^[\s\uFEFF]*[{[]/.test(text)) throw invalidJson();
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    throw invalidJson();
+  }
 }
