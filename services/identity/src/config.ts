@@ -1,10 +1,19 @@
 import { z } from 'zod';
 import { accessTokenPartiesEnv } from '@lingua/auth';
-import { DEV_JWT_SECRET, emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
+import {
+  DEV_JWT_SECRET,
+  emailLinkKeyEnv,
+  grpcCallersEnv,
+  grpcSigningKeyEnv,
+  serviceEnv,
+} from '@lingua/bootstrap';
 import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** identity: every variable it reads (see README); defaults run locally with no setup. */
 export const identityEnv = serviceEnv('identity', { http: 3001, grpc: 50051 });
+/** gRPC call identity: identity signs its calls (flashcards' counts) and verifies its callers'. */
+export const identityGrpcEnv = grpcSigningKeyEnv('identity');
+export const identityGrpcCallersEnv = grpcCallersEnv('identity');
 
 const list = (fallback: string) =>
   z
@@ -101,6 +110,7 @@ export const loadServiceConfig = (source: Record<string, string | undefined> = p
       // seals the address and link of account e-mails on their events (readable by notifications only)
       ...loadConfig(emailLinkKeyEnv, source),
     },
+    grpc: { ...loadConfig(identityGrpcEnv, source), ...loadConfig(identityGrpcCallersEnv, source) },
   };
   loadConfig(identityProductionGuard, source); // checks only: exits naming the variable
   return config;

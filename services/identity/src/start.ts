@@ -6,6 +6,7 @@ import {
   systemClock,
 } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
+import { createCallSigner } from '@lingua/grpc';
 import type { IdentityConfig } from './config';
 import { gridFsAvatarStore } from './data-access/avatar.gridfs-store';
 import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
@@ -61,7 +62,12 @@ function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: P
       clock,
     ),
     avatars: gridFsAvatarStore(connection),
-    cardStats: grpcCardStats(f.FLASHCARDS_ADDR, f.FLASHCARDS_STATS_DEADLINE_MS),
+    cardStats: grpcCardStats(
+      f.FLASHCARDS_ADDR,
+      f.FLASHCARDS_STATS_DEADLINE_MS,
+      // real time, not the rules' clock: the callee checks the assertion against its own
+      createCallSigner('identity', config.grpc.grpcSigningKey),
+    ),
     apple: apple && appleTokenClient(apple, clock),
     kickOutbox: () => deps.outbox.kick(),
   };
@@ -82,6 +88,7 @@ export function defineIdentityService(
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
+    grpcCallers: config.grpc.grpcCallers,
     consumers: (deps) => [subscriptionChangedSubscriber({ users: depsOf(deps).users })],
     workers: (deps) => [
       expiredRecordsSweeper(depsOf(deps)),
