@@ -5,6 +5,7 @@
 // interleaved rounds; then the CPU of each step: the reused assertion, a remembered verification,
 // and the Ed25519 sign and verify paid once per 30 s per caller and server. Needs `npm run build`.
 const { generateKeyPairSync, sign, verify } = require('node:crypto');
+const { performance } = require('node:perf_hooks');
 const grpc = require('@grpc/grpc-js');
 const { loadPackage } = require('../libs/proto/dist');
 const {
