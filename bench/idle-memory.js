@@ -16,7 +16,7 @@ const MiB = 1024 * 1024;
 const ASSERTION_KEY = crypto.randomBytes(32).toString('hex');
 const { generateCallKeys } = require('../libs/grpc/dist/call-identity');
 const GRPC_KEYS = Object.fromEntries(
-  ['IDENTITY', 'AI'].flatMap((s) => {
+  ['IDENTITY', 'AI', 'NOTIFICATIONS'].flatMap((s) => {
     const { signingKey, publicKey } = generateCallKeys();
     return [
       [`${s}_GRPC_SIGNING_KEY`, signingKey],

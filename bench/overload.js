@@ -217,6 +217,7 @@ async function startBenchStack(
     IDENTITY_BCRYPT_COST: '4',
     FLASHCARDS_ADDR: `127.0.0.1:${port.FLASHCARDS_GRPC}`,
     SUBSCRIPTIONS_ADDR: `127.0.0.1:${port.SUBSCRIPTIONS_GRPC}`,
+    IDENTITY_ADDR: `127.0.0.1:${port.IDENTITY_GRPC}`,
   };
   for (const s of SERVICES) {
     const S = s.toUpperCase();

@@ -141,9 +141,9 @@ function writeSecrets() {
         randomBytes(32).toString('hex'),
       ]),
     ),
-    // the gRPC callers' Ed25519 pairs: identity's calls to flashcards, ai's to subscriptions
+    // the gRPC callers' Ed25519 pairs: identity's calls to flashcards, ai's to subscriptions, notifications' to identity
     ...Object.fromEntries(
-      ['IDENTITY', 'AI'].flatMap((s) => {
+      ['IDENTITY', 'AI', 'NOTIFICATIONS'].flatMap((s) => {
         const { signingKey, publicKey } = generateCallKeys();
         return [
           [`${s}_GRPC_SIGNING_KEY`, signingKey],

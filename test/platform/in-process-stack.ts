@@ -27,12 +27,18 @@ export async function startInProcessStack(
   env: Record<string, string>,
   gatewayEnv: Record<string, string> = {},
 ): Promise<InProcessStack> {
+  const identityService = await startService(defineIdentityService(identity.loadServiceConfig(env)));
   const services = {
-    identity: await startService(defineIdentityService(identity.loadServiceConfig(env))),
+    identity: identityService,
     flashcards: await startService(defineFlashcardsService(flashcards.loadServiceConfig(env))),
     subscriptions: await startService(defineSubscriptionsService(subscriptions.loadServiceConfig(env))),
     ai: await startService(defineAiService(ai.loadServiceConfig(env))),
-    notifications: await startService(defineNotificationsService(notifications.loadServiceConfig(env))),
+    // notifications asks this identity, not whatever listens on the default port, about webhook owners
+    notifications: await startService(
+      defineNotificationsService(
+        notifications.loadServiceConfig({ IDENTITY_ADDR: identityService.grpcAddress!, ...env }),
+      ),
+    ),
   };
   const gateway = await startGateway(
     loadGatewayConfig({

@@ -22,7 +22,7 @@ export const CALL_ASSERTION_KEY = 'x-lingua-call';
  * all their public keys, so one calling a method not allowed to it is told PERMISSION_DENIED (and
  * logged by name). A service that starts calling is added here, then to the allow-lists.
  */
-export const SERVICE_CALLERS = ['identity', 'ai'] as const;
+export const SERVICE_CALLERS = ['identity', 'ai', 'notifications'] as const;
 export type ServiceCaller = (typeof SERVICE_CALLERS)[number];
 /** `operator`: a person with grpcurl (sign-call.ts), accepted on every method where its key is given. */
 export type CallerName = ServiceCaller | 'operator';

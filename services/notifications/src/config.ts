@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailLinkKeyEnv, serviceEnv } from '@lingua/bootstrap';
+import { emailLinkKeyEnv, grpcSigningKeyEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** notifications: every variable it reads (see .env.example); defaults run locally with no setup. */
@@ -24,6 +24,10 @@ export const notificationsFeatureEnv = z.object({
   /** An endpoint failing for this long without a single success is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER_MS: env.int(5 * 24 * 3_600_000, 60_000),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: env.int(10, 1, 1_000),
+  /** Identity's gRPC address: a scope-all endpoint's owner must still be an admin when events go out. */
+  IDENTITY_ADDR: env.addr('127.0.0.1:50051'),
+  /** How long an owner's role is remembered: a demoted admin's scope-all endpoints stop within it. */
+  WEBHOOK_OWNER_ROLE_CACHE_MS: env.int(30_000, 0, 600_000),
   /** In-app notifications are deleted this long after they were created (TTL index), read or not. */
   NOTIFICATIONS_RETENTION_DAYS: env.int(180, 1, 3_650),
   /**
@@ -60,6 +64,8 @@ export const loadServiceConfig = (source: Record<string, string | undefined> = p
     ...loadConfig(notificationsFeatureEnv, source),
     // opens the address and link identity sealed on the account e-mail events
     ...loadConfig(emailLinkKeyEnv, source),
+    // proves to identity that notifications asks for an owner's role
+    grpc: loadConfig(grpcSigningKeyEnv('notifications'), source),
   };
   loadConfig(notificationsProductionGuard, source); // checks only: exits naming the variable
   loadConfig(notificationsProductionSafety, source);

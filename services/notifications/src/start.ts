@@ -1,15 +1,18 @@
 import { type Clock, systemClock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
+import { createCallSigner } from '@lingua/grpc';
 import type { NotificationsConfig } from './config';
 import { httpWebhookSender, resolveHost } from './data-access/http-webhook-sender';
 import { measuredSender, registerWebhookGauges } from './data-access/webhook-metrics';
 import { cachedEndpointStore } from './data-access/endpoint-cache';
 import { notificationRepository } from './data-access/notification.repository';
+import { ownerRolesClient } from './data-access/owner-roles.client';
 import { smtpMailer } from './data-access/smtp-mailer';
 import { webhookDeliveryRepository } from './data-access/webhook-delivery.repository';
 import { webhookEndpointRepository } from './data-access/webhook-endpoint.repository';
 import type { QueuedDelivery, SendFirst } from './domain/fan-out-event.use-case';
 import type { Mailer } from './domain/send-account-email.use-case';
+import type { OwnerRoles } from './domain/webhook';
 import { domainEventsSubscriber } from './entry-points/events/domain-events.subscriber';
 import { registerHttp } from './entry-points/http';
 import {
@@ -27,6 +30,8 @@ export interface NotificationsOptions {
   mailer?: Mailer;
   /** false: this replica serves the API and consumes events but sends no webhooks. */
   runWebhookWorker?: boolean;
+  /** Replaces identity's answer about webhook owners (tests of this service alone). */
+  owners?: OwnerRoles;
 }
 
 /** Repositories and adapters, built once per running service. */
@@ -44,6 +49,14 @@ function buildFeatures(
       `notifications:${config.mongoDb}:webhook-endpoints:version`,
     ),
     deliveries: webhookDeliveryRepository(connection),
+    owners:
+      options.owners ??
+      ownerRolesClient({
+        address: config.IDENTITY_ADDR,
+        cacheMs: config.WEBHOOK_OWNER_ROLE_CACHE_MS,
+        now: Date.now,
+        signer: createCallSigner('notifications', config.grpc.grpcSigningKey),
+      }),
     sender: measuredSender(
       httpWebhookSender({
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -120,6 +133,7 @@ export function defineNotificationsService(
         async stop() {
           unregisterGauges();
           f.sender.close();
+          (f.owners as Partial<{ close(): void }>).close?.();
           (f.mailer as Partial<{ close(): void }>).close?.();
         },
       };
@@ -129,6 +143,7 @@ export function defineNotificationsService(
           endpoints: f.endpoints,
           deliveries: f.deliveries,
           notifications: f.notifications,
+          owners: f.owners,
           sender: f.sender,
           clock,
           logger: deps.logger,

@@ -1,3 +1,4 @@
+import { generateCallKeys } from '@lingua/grpc';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -40,6 +41,7 @@ describe('environment at boot', () => {
     const run = boot('services/notifications/dist/main.js', {
       NODE_ENV: 'production',
       NOTIFICATIONS_ASSERTION_KEY: randomBytes(32).toString('hex'),
+      NOTIFICATIONS_GRPC_SIGNING_KEY: generateCallKeys().signingKey,
       EMAIL_LINK_KEY: randomBytes(32).toString('base64'),
       SMTP_HOST: 'smtp.example.com',
       MAIL_FROM: 'Lingua <no-reply@example.com>',

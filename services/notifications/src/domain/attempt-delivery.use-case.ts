@@ -12,8 +12,10 @@ import type {
   ClaimedDelivery,
   DeliveryStore,
   EndpointStore,
+  OwnerRoles,
   WebhookEndpoint,
 } from './webhook';
+import { mayReceive, OWNER_NOT_ADMIN } from './webhook';
 import type { NotificationStore } from './in-app-notification';
 import { endpointDisabledNotification } from './notify-from-event.use-case';
 import { signedHeaders } from './webhook-signature';
@@ -39,6 +41,8 @@ export interface AttemptDeps {
   clock: Clock;
   logger: Logger;
   disableAfterMs: number;
+  /** A scope-all endpoint's owner must still be an admin when each attempt is sent. */
+  owners: OwnerRoles;
   /** Where the owner of an endpoint disabled by delivery is told (in-app). */
   notifications?: NotificationStore;
   random?: () => number;
@@ -75,6 +79,8 @@ export async function attemptDelivery(
   if (!endpoint) return void (await dead('endpoint deleted'));
   if (!endpoint.enabled)
     return void (await dead(`endpoint disabled (${endpoint.disabledReason ?? 'by owner'})`));
+  if (!(await mayReceive(endpoint, { ...deps, now })))
+    return void (await dead(`endpoint disabled (${OWNER_NOT_ADMIN})`));
 
   if (endpoint.circuitOpenUntil && endpoint.circuitOpenUntil > now) {
     await deps.deliveries.postpone(d, new Date(endpoint.circuitOpenUntil.getTime() + jitter(random)), now);

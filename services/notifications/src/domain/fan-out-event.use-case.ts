@@ -4,12 +4,14 @@ import {
   type DeliveryStore,
   type EndpointStore,
   isHealthy,
+  mayReceive,
+  type OwnerRoles,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from './webhook';
 import { webhookBody } from './webhook-signature';
 
-type Deps = { endpoints: EndpointStore; deliveries: DeliveryStore; clock: Clock };
+type Deps = { endpoints: EndpointStore; deliveries: DeliveryStore; clock: Clock; owners: OwnerRoles };
 
 /** The user an event is about; null when none (a guest's subscription). */
 export function subjectUserOf(event: AnyDomainEvent): string | null {
@@ -75,7 +77,7 @@ export function newDelivery(endpoint: WebhookEndpoint, event: EventLike, now: Da
 export async function queueDelivery(
   endpoint: WebhookEndpoint,
   event: EventLike,
-  deps: Deps,
+  deps: Omit<Deps, 'owners'>,
 ): Promise<QueuedDelivery> {
   const delivery = newDelivery(endpoint, event, deps.clock.now());
   const created = await deps.deliveries.createIfAbsent(delivery);
@@ -98,6 +100,7 @@ export async function fanOutEvent(
   const queued = await Promise.all(
     endpoints.map(async (endpoint) => {
       const now = deps.clock.now();
+      if (!(await mayReceive(endpoint, { ...deps, now }))) return null;
       if (firstDelivery && deps.sendFirst && maySendFirst(endpoint, event, now)) {
         const outcome = await deps.sendFirst(newDelivery(endpoint, event, now), endpoint);
         if (outcome !== 'queue') return null;

@@ -74,6 +74,33 @@ export function isSubscriber(endpoint: WebhookEndpoint, eventName: string, subje
   );
 }
 
+/**
+ * The owner's role as identity holds it now, not as their token said when the endpoint was made.
+ * Throws when identity cannot be asked: the caller retries rather than guesses.
+ */
+export interface OwnerRoles {
+  isAdmin(userId: string): Promise<boolean>;
+}
+
+export const OWNER_NOT_ADMIN = 'owner_not_admin';
+
+/**
+ * A scope-all endpoint receives every account's events only while its owner is an admin: once the
+ * owner is not, it is disabled (the owner sees why) and receives nothing more. Other endpoints pass.
+ */
+export async function mayReceive(
+  endpoint: WebhookEndpoint,
+  deps: { owners: OwnerRoles; endpoints: Pick<EndpointStore, 'update'>; now: Date },
+): Promise<boolean> {
+  if (endpoint.scope !== 'all' || (await deps.owners.isAdmin(endpoint.ownerId))) return true;
+  await deps.endpoints.update(endpoint.id, {
+    enabled: false,
+    disabledReason: OWNER_NOT_ADMIN,
+    updatedAt: deps.now,
+  });
+  return false;
+}
+
 /** No failure since its last success: its first attempt may be sent straight from the event consumer. */
 export function isHealthy(endpoint: WebhookEndpoint) {
   return endpoint.enabled && endpoint.consecutiveFailures === 0 && !endpoint.circuitOpenUntil;

@@ -14,7 +14,7 @@ const toProto = (u: User) => ({
   created_at: u.createdAt.toISOString(),
 });
 
-/** IdentityService: proto ↔ domain mapping only; no service calls it yet (operators may). */
+/** IdentityService: proto ↔ domain mapping only; notifications asks GetUser (webhook owners), operators may. */
 export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepository }): void {
   server.addService(
     loadPackage().lingua.identity.v1.IdentityService.service,
@@ -40,6 +40,7 @@ export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepo
         ),
       }),
     },
-    { GetUser: [], ResolveUser: [] },
+    // notifications: whether a scope-all webhook's owner is still an admin
+    { GetUser: ['notifications'], ResolveUser: [] },
   );
 }

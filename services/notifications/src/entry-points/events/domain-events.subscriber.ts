@@ -11,7 +11,7 @@ import type { NotificationStore } from '../../domain/in-app-notification';
 import { notifyFromEvent } from '../../domain/notify-from-event.use-case';
 import { disableEndpointsOfDeletedAccount } from '../../domain/account-deleted.use-case';
 import { type Mailer, sendAccountEmail } from '../../domain/send-account-email.use-case';
-import type { DeliveryStore, EndpointStore } from '../../domain/webhook';
+import type { DeliveryStore, EndpointStore, OwnerRoles } from '../../domain/webhook';
 
 export const HANDLED_EVENTS: EventName[] = [
   'user.created',
@@ -27,6 +27,7 @@ export interface DomainEventsDeps {
   notifications: NotificationStore;
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
+  owners: OwnerRoles;
   mailer: Mailer;
   clock: Clock;
   /** Opens the recipient and link identity sealed on the e-mail events. */
