@@ -60,10 +60,15 @@ function exportedSchemaKeys(module: ConfigModule): string[] {
 function variablesLoaderReads(load: (source: Source) => unknown): string[] {
   const seen = new Set<string>();
   const note = (key: string | symbol) => typeof key === 'string' && VARIABLE.test(key) && seen.add(key);
+  // NODE_ENV is the one variable a process must be given (libs/config): everything else is left unset
+  const given: Source = { NODE_ENV: 'test' };
   const source = new Proxy({} as Source, {
-    get: (_target, key) => (note(key), undefined),
-    has: (_target, key) => (note(key), false),
-    getOwnPropertyDescriptor: (_target, key) => (note(key), undefined),
+    get: (_target, key) => (note(key), typeof key === 'string' ? given[key] : undefined),
+    has: (_target, key) => (note(key), typeof key === 'string' && key in given),
+    getOwnPropertyDescriptor: (_target, key) =>
+      note(key) && typeof key === 'string' && key in given
+        ? { value: given[key], enumerable: true, configurable: true, writable: false }
+        : undefined,
   });
   load(source);
   return [...seen];

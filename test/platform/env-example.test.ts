@@ -103,7 +103,9 @@ describe('.env.example', () => {
       if (source && process.env[source] !== undefined) continue;
       for (const reader of readers.get(name) ?? []) {
         const { load } = CONFIGS[reader]!;
-        if (JSON.stringify(load({ [name]: value })) !== JSON.stringify(load({})))
+        // NODE_ENV is the one variable every process must be given (libs/config)
+        const given = { NODE_ENV: 'development' };
+        if (JSON.stringify(load({ ...given, [name]: value })) !== JSON.stringify(load(given)))
           differing.push(`${name}=${value} (${reader})`);
       }
     }
