@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { generateCallKeys, SERVICE_CALLERS } from '@lingua/grpc';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -68,7 +69,21 @@ describe('configuration at boot', () => {
   });
 
   it('When production keeps a development default for public URLs, audiences or SMTP, Then the service exits 1 naming it', () => {
-    const keys = { NODE_ENV: 'production', EMAIL_LINK_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const keys = {
+      NODE_ENV: 'production',
+      EMAIL_LINK_KEY: Buffer.alloc(32, 1).toString('base64'),
+      // valid gRPC call keys: this test is about the URLs, audiences and SMTP
+      ...Object.fromEntries(
+        SERVICE_CALLERS.flatMap((caller) => {
+          const { signingKey, publicKey } = generateCallKeys();
+          const name = caller.toUpperCase();
+          return [
+            [`${name}_GRPC_SIGNING_KEY`, signingKey],
+            [`${name}_GRPC_PUBLIC_KEY`, publicKey],
+          ];
+        }),
+      ),
+    };
     const identity = boot('services/identity/dist/main.js', {
       ...keys,
       JWT_SECRET: 'j'.repeat(40),
