@@ -24,13 +24,18 @@ type Doc = {
 const pointer = (...parts: string[]) =>
   parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
-/** The templated path of the document that matches a concrete path (`/api/x/{id}` for `/api/x/42`). */
+/**
+ * The templated path of the document that matches a concrete path (`/api/x/{id}` for `/api/x/42`):
+ * the most specific one, so `/deliveries/replay-failed` is not taken for `/deliveries/{deliveryId}`.
+ */
 function templateOf(doc: Doc, path: string): string | undefined {
   if (doc.paths[path]) return path;
-  return Object.keys(doc.paths).find((t) => {
-    const re = new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    return re.test(path);
-  });
+  const params = (t: string) => (t.match(/\{[^}]+\}/g) ?? []).length;
+  return Object.keys(doc.paths)
+    .filter((t) =>
+      new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+    )
+    .sort((a, b) => params(a) - params(b))[0];
 }
 
 /**
