@@ -182,7 +182,9 @@ function redisUserArgs(secret) {
 
 /** Fresh random passwords (hex: safe in URLs, configs and ACL rules) for every user. */
 function generatePasswords() {
-  const pw = () => crypto.randomBytes(24).toString('hex');
+  // a letter first: nats-server parses an environment variable's value as a config value, and one
+  // that starts with a digit is read as a number and refused (the server does not start)
+  const pw = () => `p${crypto.randomBytes(24).toString('hex')}`;
   const nats = Object.fromEntries([...natsServices(), NATS_ADMIN].map((n) => [n, pw()]));
   const redis = Object.fromEntries(Object.keys(ACCESS).map((n) => [n, pw()]));
   const mongo = Object.fromEntries(

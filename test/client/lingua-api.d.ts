@@ -274,8 +274,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log out: blacklist the access token; end this refresh token, or every session with allDevices
-         * @description Log out: blacklist the access token; end this refresh token, or every session with allDevices. Needs an access token (Authorization: Bearer).
+         * Log out: end the sign-in of the access token (and of the refresh token given), or every session with allDevices
+         * @description Log out: end the sign-in of the access token (and of the refresh token given), or every session with allDevices. Needs an access token (Authorization: Bearer).
          */
         post: operations["auth.logout"];
         delete?: never;
@@ -1214,8 +1214,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Blacklist the access token until it expires
-         * @description Blacklist the access token until it expires. Needs an access token (Authorization: Bearer).
+         * End the sign-in: the access token is blacklisted and its sign-in’s refresh token revoked
+         * @description End the sign-in: the access token is blacklisted and its sign-in’s refresh token revoked. Needs an access token (Authorization: Bearer).
          */
         post: operations["auth.v1.logout"];
         delete?: never;
@@ -3391,7 +3391,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
+            /** @description RATE001: this address was sent its e-mails for the hour (any address, known or not). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3462,6 +3462,15 @@ export interface operations {
             };
             /** @description SOCIAL_LOGIN_ERROR (AUTH003). Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description EMAIL_NOT_VERIFIED: an account has this address but never verified it. Codes: EMAIL_NOT_VERIFIED (EMAIL_NOT_VERIFIED), FORBIDDEN (AUTH003), SUBSCRIPTION_REQUIRED (AUTH003), SUBSCRIPTION_EXPIRED (AUTH003), SUBSCRIPTION_CANCELLED (AUTH003). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3861,7 +3870,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
+            /** @description RATE001: the address was sent its account e-mails for the hour. Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8455,6 +8464,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthError"];
                 };
             };
+            /** @description EMAIL_NOT_VERIFIED: an account has this address but never verified it. Codes: EMAIL_NOT_VERIFIED (EMAIL_NOT_VERIFIED), FORBIDDEN (AUTH003), SUBSCRIPTION_REQUIRED (AUTH003), SUBSCRIPTION_EXPIRED (AUTH003), SUBSCRIPTION_CANCELLED (AUTH003). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthError"];
+                };
+            };
             /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
             429: {
                 headers: {
@@ -8525,6 +8543,15 @@ export interface operations {
             };
             /** @description SOCIAL_LOGIN_ERROR or VALIDATION_ERROR. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthError"];
+                };
+            };
+            /** @description EMAIL_NOT_VERIFIED: an account has this address but never verified it. Codes: EMAIL_NOT_VERIFIED (EMAIL_NOT_VERIFIED), FORBIDDEN (AUTH003), SUBSCRIPTION_REQUIRED (AUTH003), SUBSCRIPTION_EXPIRED (AUTH003), SUBSCRIPTION_CANCELLED (AUTH003). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8899,7 +8926,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthError"];
                 };
             };
-            /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
+            /** @description RATE_LIMITED: the address was sent its account e-mails for the hour. Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -141,6 +141,18 @@ function writeSecrets() {
         randomBytes(32).toString('hex'),
       ]),
     ),
+    // each deployable's own database, NATS and Redis user (docs/adr/0019), and the servers' admins;
+    // a letter first: nats-server reads a variable's value as a config value (a leading digit is a number)
+    ...Object.fromEntries(
+      [
+        ...['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS'].flatMap((s) =>
+          ['MONGO', 'NATS', 'REDIS'].map((infra) => `${s}_${infra}_PASSWORD`),
+        ),
+        'GATEWAY_REDIS_PASSWORD',
+        'NATS_ADMIN_PASSWORD',
+        'MONGO_INITDB_ROOT_PASSWORD',
+      ].map((name) => [name, `p${randomBytes(24).toString('hex')}`]),
+    ),
     // the gRPC callers' Ed25519 pairs: identity's calls to flashcards, ai's to subscriptions, notifications' to identity
     ...Object.fromEntries(
       ['IDENTITY', 'AI', 'NOTIFICATIONS'].flatMap((s) => {

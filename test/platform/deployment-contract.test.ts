@@ -87,7 +87,7 @@ function secretFixture(key: string, secrets: Map<string, string>): string {
   if (grpcKey) return publicKeyOf(signingKeyFrom(secretValue(secrets, `${grpcKey[1]}_GRPC_SIGNING_KEY`)));
   if (key === 'JWT_SECRET' || key.endsWith('_ASSERTION_KEY')) return randomBytes(32).toString('hex');
   // the infrastructure users' passwords (docs/adr/0019); a Secret's URL is replaced by the local one
-  if (key.endsWith('_PASSWORD')) return randomBytes(24).toString('hex');
+  if (key.endsWith('_PASSWORD')) return `p${randomBytes(24).toString('hex')}`;
   if (key in INFRA) return INFRA[key]!();
   throw new Error(`no fixture for the secret key ${key}: add its shape to deployment-contract.test.ts`);
 }
