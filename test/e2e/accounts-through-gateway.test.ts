@@ -9,7 +9,7 @@ import {
   startJwksServer,
 } from '../../services/identity/test/harness';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
-import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
+import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMailSink } = require('../../deploy/local/mail-sink.js') as {

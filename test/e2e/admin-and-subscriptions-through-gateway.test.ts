@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isolatedServiceEnv, uniqueName, waitFor } from '@lingua/testing';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
-import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
+import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
 // Subscriptions and administration through the gateway, each by its real caller: a subscriber's app
 // (a sandbox purchase, cancelled at the period's end, then reactivated with the retention offer), an

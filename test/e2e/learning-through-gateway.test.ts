@@ -1,6 +1,6 @@
 import { isolatedServiceEnv } from '@lingua/testing';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
-import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
+import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
 // A learner's day through the gateway, with the access token the app got at sign-up: a card set,
 // cards imported into it from a CSV file, a learning session with reviews, a Group B card edited,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { isolatedServiceEnv, waitFor } from '@lingua/testing';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
-import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
+import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
 // A developer's webhook endpoint, managed through the gateway with the access token of the account
 // it belongs to, delivering to a receiver on loopback: registration, updates, the signed test event,

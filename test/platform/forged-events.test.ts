@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { registry } from '@lingua/metrics';
-import { httpCall, isolatedServiceEnv, natsUrl, waitFor } from '@lingua/testing';
+import { isolatedServiceEnv, natsUrl, waitFor } from '@lingua/testing';
+import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
 import { type InProcessStack, startInProcessStack } from './in-process-stack';
 
 // The whole stack in this process over the real FerretDB, NATS and Redis. A compromised pod is
@@ -20,23 +21,15 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await nc?.close();
-  await stack?.stop();
-  for (const s of Object.values(stack?.services ?? {}))
-    await s.deps.mongo.connection.dropDatabase().catch(() => undefined);
+  await stopAndDrop(stack);
 });
 
+const gateway = gatewayCaller(() => stack.gateway.url);
 const call = (method: string, path: string, body?: unknown, token?: string) =>
-  httpCall(stack.gateway.url, method, path, {
-    ...(body !== undefined && { body }),
-    headers: {
-      'x-forwarded-for': `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-      ...(token && { authorization: `Bearer ${token}` }),
-    },
-  });
+  gateway(method, path, { body, ...(token && { token }) });
 
 async function registeredUser() {
-  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
-  const user = { email: `f${tag}@example.com`, password: 'Secret123', username: `f_${tag}`.slice(0, 20) };
+  const user = newCredentials('f');
   const res = await call('POST', '/api/v1/auth/register', user);
   expect(res.status).toBe(201);
   return { ...user, id: res.body.data.userId as string };

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpCall, isolatedServiceEnv, waitFor } from '@lingua/testing';
+import { isolatedServiceEnv, waitFor } from '@lingua/testing';
+import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
 import { type InProcessStack, startInProcessStack } from './in-process-stack';
 
 // A partner's endpoint that receives every account's events (scope all) may only be kept by an
@@ -36,18 +37,12 @@ afterAll(async () => {
     await s.deps.mongo.connection.dropDatabase().catch(() => undefined);
 });
 
+const gateway = gatewayCaller(() => stack.gateway.url);
 const call = (method: string, path: string, body?: unknown, token?: string) =>
-  httpCall(stack.gateway.url, method, path, {
-    ...(body !== undefined && { body }),
-    headers: {
-      'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-      ...(token && { authorization: `Bearer ${token}` }),
-    },
-  });
+  gateway(method, path, { body, ...(token && { token }) });
 
 async function registered() {
-  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
-  const user = { email: `w${tag}@example.com`, password: 'Secret123', username: `w_${tag}`.slice(0, 20) };
+  const user = newCredentials('w');
   const res = await call('POST', '/api/v1/auth/register', user);
   expect(res.status).toBe(201);
   return { ...user, id: res.body.data.userId as string };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type HttpReply, httpCall } from '@lingua/testing';
-import type { InProcessStack } from '../platform/in-process-stack';
+import type { InProcessStack } from './in-process-stack';
 
 // What the *-through-gateway tests share: a caller that talks to the gateway with the global fetch
 // (so test/openapi-recorder.setup.ts sees every answer), each request from a client address of its
