@@ -11,6 +11,9 @@ const limits: RateLimits = {
   catalogueFree: 10_000,
   cataloguePremium: 10_000,
   loginPerMinute: 5,
+  signupPerHour: 100,
+  recoveryPerHour: 20,
+  storePerMinute: 600,
 };
 const policy = { max: 64, lifetimeMs: 1_000, remainingShareDivisor: 16 };
 let redis: RedisHandle;

@@ -1,3 +1,4 @@
+import { generateCallKeys, SERVICE_CALLERS } from '@lingua/grpc';
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
 import { loadServiceConfig, parseServiceConfig } from '../src/config';
@@ -32,12 +33,21 @@ describe('development mode: anonymous Group B callers', () => {
   });
 
   it('When NODE_ENV is production, Then the dev flag is refused, naming the variable', () => {
-    const production = { NODE_ENV: 'production', FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40) };
+    const production = {
+      NODE_ENV: 'production',
+      FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40),
+      // production requires its gRPC callers' public keys (docs/adr/0018)
+      ...Object.fromEntries(
+        SERVICE_CALLERS.map((c) => [`${c.toUpperCase()}_GRPC_PUBLIC_KEY`, generateCallKeys().publicKey]),
+      ),
+    };
     expect(() => parseServiceConfig({ ...production, FLASHCARDS_DEV_ANONYMOUS_USER: 'true' })).toThrow(
       /FLASHCARDS_DEV_ANONYMOUS_USER: must not be true when NODE_ENV=production/,
     );
     expect(parseServiceConfig(production).devAnonymousUser).toBe(false);
-    expect(loadServiceConfig({ FLASHCARDS_DEV_ANONYMOUS_USER: 'true' }).devAnonymousUser).toBe(true);
-    expect(loadServiceConfig({}).devAnonymousUser).toBe(false);
+    expect(
+      loadServiceConfig({ NODE_ENV: 'development', FLASHCARDS_DEV_ANONYMOUS_USER: 'true' }).devAnonymousUser,
+    ).toBe(true);
+    expect(loadServiceConfig({ NODE_ENV: 'development' }).devAnonymousUser).toBe(false);
   });
 });
