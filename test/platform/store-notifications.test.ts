@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isolatedServiceEnv, uniqueName, waitFor } from '@lingua/testing';
 import { makeApplePki, type ApplePki } from '../../services/subscriptions/test/support/apple-pki';
+import {
+  STOREKIT_PRODUCT as PRODUCT,
+  storeKitTransaction,
+} from '../../services/subscriptions/test/support/storekit.fixture';
 import { type PlayStandIn, startPlayStandIn } from '../../services/subscriptions/test/support/play-stand-in';
 import { type InProcessStack, startInProcessStack } from './in-process-stack';
 
@@ -9,7 +13,6 @@ import { type InProcessStack, startInProcessStack } from './in-process-stack';
 // Authorization; a refund they report must take the premium away from the user who bought it.
 
 const BUNDLE = 'com.lingua.test';
-const PRODUCT = 'com.lingua.premium.monthly';
 const SKU = 'premium_monthly';
 const DAY = 86_400_000;
 const PUSH_AUDIENCE = 'https://api.lingua.test/api/v1/subscriptions/notifications/google';
@@ -85,26 +88,7 @@ describe('store server notifications through the gateway (no user token)', () =>
     const token = await learner();
     const original = `tx${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     const now = Date.now();
-    const transaction = {
-      transactionId: original,
-      originalTransactionId: original,
-      bundleId: BUNDLE,
-      productId: PRODUCT,
-      subscriptionGroupIdentifier: '21000000',
-      purchaseDate: now,
-      originalPurchaseDate: now,
-      expiresDate: now + 30 * DAY,
-      quantity: 1,
-      type: 'Auto-Renewable Subscription',
-      inAppOwnershipType: 'PURCHASED',
-      signedDate: now,
-      environment: 'Sandbox',
-      transactionReason: 'PURCHASE',
-      storefront: 'USA',
-      storefrontId: '143441',
-      price: 9990,
-      currency: 'USD',
-    };
+    const transaction = storeKitTransaction({ bundleId: BUNDLE, original, start: now });
     const bought = await call('/api/v1/subscriptions/verify-receipt', {
       method: 'POST',
       headers: json(token),

@@ -5,8 +5,9 @@ import { generateCallKeys, SERVICE_CALLERS } from '@lingua/grpc';
 import { httpCall, signTestCaller } from '@lingua/testing';
 import { loadGatewayConfig } from '../../../gateway/src/config';
 import { type RunningGateway, startGateway } from '../../../gateway/src/server';
-import { DAY, type Harness, PRODUCT, startSubscriptions, tx } from './harness';
+import { type Harness, PRODUCT, startSubscriptions, tx } from './harness';
 import { type ApplePki, makeApplePki } from './support/apple-pki';
+import { storeKitTransaction } from './support/storekit.fixture';
 import { type PlayStandIn, startPlayStandIn } from './support/play-stand-in';
 
 // Production's store settings (NODE_ENV=production: real Apple and Google verifiers, no sandbox
@@ -62,29 +63,8 @@ afterAll(async () => {
 });
 
 /** A StoreKit 2 transaction as the App Store signs it for a TestFlight build (environment Sandbox). */
-const sandboxTransaction = (original: string) => {
-  const start = h.clock.now().getTime();
-  return {
-    transactionId: original,
-    originalTransactionId: original,
-    bundleId: BUNDLE,
-    productId: PRODUCT,
-    subscriptionGroupIdentifier: '21000000',
-    purchaseDate: start,
-    originalPurchaseDate: start,
-    expiresDate: start + 30 * DAY,
-    quantity: 1,
-    type: 'Auto-Renewable Subscription',
-    inAppOwnershipType: 'PURCHASED',
-    signedDate: Date.now(),
-    environment: 'Sandbox',
-    transactionReason: 'PURCHASE',
-    storefront: 'USA',
-    storefrontId: '143441',
-    price: 9990,
-    currency: 'USD',
-  };
-};
+const sandboxTransaction = (original: string) =>
+  storeKitTransaction({ bundleId: BUNDLE, original, start: h.clock.now().getTime() });
 
 /** The app's access token for the user (the gateway verifies it and adds the assertion itself). */
 const bearerOf = (sub: string) =>
