@@ -30,11 +30,9 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await stack?.stop();
+  await stopAndDrop(stack);
   receiver?.closeAllConnections();
   await new Promise((r) => receiver?.close(r));
-  for (const s of Object.values(stack?.services ?? {}))
-    await s.deps.mongo.connection.dropDatabase().catch(() => undefined);
 });
 
 const gateway = gatewayCaller(() => stack.gateway.url);

@@ -4,12 +4,7 @@ import type { AddressBudget, RateFamily } from './access-policy';
 import { type Caller, isPremium } from './caller';
 
 export type BucketName =
-  | 'shared-free'
-  | 'shared-subscriber'
-  | 'catalogue-free'
-  | 'catalogue-premium'
-  | 'api-key'
-  | AddressBudget;
+  'shared-free' | 'shared-subscriber' | 'catalogue-free' | 'catalogue-premium' | 'api-key' | AddressBudget;
 
 export interface RateLimits {
   sharedFree: number;
