@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { generateCallKeys } from '@lingua/grpc';
-import { freePort, signTestToken, waitFor } from '@lingua/testing';
+import { freePort, waitFor } from '@lingua/testing';
 import { userJourney } from '../client/journey';
 
 // `docker compose up` for real (npm run test:containers): podman + runc behind podman's
@@ -333,12 +333,40 @@ describe('docker-compose up with podman', () => {
   });
 
   it('serves a journey through the published gateway port, and a webhook container receives a signed user.created', async () => {
-    // an operator's admin token (signed with the deployment's JWT secret) subscribes the receiver
-    // container to every account's user.created
-    const admin = signTestToken(secrets.JWT_SECRET!, { role: 'admin' });
+    // an admin subscribes the receiver container to every account's user.created: a registered
+    // user whom an operator made an admin in identity's database (from a pod, as operators do),
+    // then signed in; notifications checks with identity that the owner of a scope-all endpoint
+    // is an admin
+    const operator = { email: `admin-${randomUUID()}@example.com`, password: 'Secret123' };
+    const signedUp = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...operator, username: `a${randomUUID().slice(0, 8)}` }),
+    });
+    expect(signedUp.status).toBe(201);
+    const identityPod = (await containers()).find((c) => c.service === 'identity')!;
+    await podman(
+      'exec',
+      identityPod.name,
+      'node',
+      '-e',
+      `const { MongoClient } = require('mongodb');
+       MongoClient.connect(process.env.MONGO_URL).then(async (c) => {
+         await c.db('lingua_identity').collection('users').updateOne({ email: process.argv[1] }, { $set: { role: 'admin' } });
+         await c.close();
+       });`,
+      operator.email,
+    );
+    const signedIn = await fetch(`${gatewayUrl}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(operator),
+    });
+    const session = (await signedIn.json()) as { data: { accessToken: string; userRole: string } };
+    expect(session.data.userRole).toBe('admin');
     const created = await fetch(`${gatewayUrl}/api/webhooks`, {
       method: 'POST',
-      headers: { ...admin.headers, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${session.data.accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         url: 'http://webhook-receiver:8080/hooks',
         events: ['user.created'],
