@@ -480,6 +480,16 @@ describe('deploy/k8s', () => {
     expect({ missing, unread }).toEqual({ missing: [], unread: [] });
   });
 
+  it('When a Deployment is described, Then it sets NODE_ENV itself (a process refuses to start without it), to production where it names a value', () => {
+    const wrong = contract.kubernetes.deployments
+      .filter(
+        (w) =>
+          !w.env.NODE_ENV || (w.env.NODE_ENV.value !== undefined && w.env.NODE_ENV.value !== 'production'),
+      )
+      .map((w) => `${w.name}: ${JSON.stringify(w.env.NODE_ENV ?? null)}`);
+    expect(wrong).toEqual([]);
+  });
+
   it('When a Deployment is described, Then it runs as a non-root user on a read-only root with a writable /tmp, and every file path it names is mounted', () => {
     const wrong: string[] = [];
     for (const w of contract.kubernetes.deployments) {
@@ -540,6 +550,16 @@ describe('docker-compose.yml', () => {
       .filter((s) => !s.securityContext.runAsNonRoot || !s.securityContext.readOnlyRootFilesystem)
       .map((s) => `${s.name}: ${JSON.stringify(s.securityContext)}`);
     wrong.push(...services().flatMap(unmountedFiles));
+    expect(wrong).toEqual([]);
+  });
+
+  it('When compose describes a deployable, Then it sets NODE_ENV itself (a process refuses to start without it)', () => {
+    const wrong = services()
+      .filter(
+        (w) =>
+          !w.env.NODE_ENV || (w.env.NODE_ENV.value !== undefined && w.env.NODE_ENV.value !== 'production'),
+      )
+      .map((w) => `${w.name}: ${JSON.stringify(w.env.NODE_ENV ?? null)}`);
     expect(wrong).toEqual([]);
   });
 
