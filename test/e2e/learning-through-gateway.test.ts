@@ -1,9 +1,10 @@
-import { isolatedServiceEnv } from '@lingua/testing';
+import { isolatedServiceEnv, waitFor } from '@lingua/testing';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
 // A learner's day through the gateway, with the access token the app got at sign-up: a card set,
-// cards imported into it from a CSV file, a learning session with reviews, a Group B card edited,
+// cards imported into it from a CSV file, a learning session with reviews, the set exported, an
+// achievement claimed, a Group B card edited,
 // its question type chosen and a test recorded, the set removed; word look-ups and an example image
 // described, rendered and fetched.
 jest.setTimeout(120_000);
@@ -109,6 +110,28 @@ describe('learning through the gateway', () => {
     expect(end.status).toBe(200);
     expect(end.body.data).toMatchObject({ sessionId, cardsStudied: 2, accuracy: 50 });
     expect(end.body.data.xpEarned).toBeGreaterThan(0);
+
+    // the set as a CSV file, for another app
+    const exported = await call('GET', `/api/export/cards?format=csv&setId=${setId}`, { token });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(String(exported.body).split(/\r?\n/)[0]).toMatch(/word/);
+    expect(String(exported.body)).toContain('kettle');
+
+    // the first card learned unlocked an achievement: its XP is claimed once
+    let unclaimed: { id: string; xp: number } | undefined;
+    await waitFor(async () => {
+      const board = await call('GET', '/api/achievements', { token });
+      expect(board.status).toBe(200);
+      unclaimed = (board.body.data.unlocked as { id: string; xp: number; claimed: boolean }[]).find(
+        (a) => !a.claimed,
+      );
+      expect(unclaimed).toBeDefined();
+    });
+    const claimed = await call('POST', `/api/achievements/${unclaimed!.id}/claim`, { token });
+    expect(claimed.status).toBe(200);
+    expect(claimed.body.data).toMatchObject({ achievementId: unclaimed!.id, xpEarned: unclaimed!.xp });
+    expect((await call('POST', `/api/achievements/${unclaimed!.id}/claim`, { token })).status).toBe(409);
 
     const removed = await call('DELETE', `/api/flashcard-sets/${setId}`, { token });
     expect(removed.status).toBe(200);
