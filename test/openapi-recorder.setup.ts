@@ -43,17 +43,20 @@ if (dir) {
   };
 
   globalThis.fetch = async (input, init) => {
+    // read before the call: a Request whose body the call consumed cannot be read again (a client
+    // such as openapi-fetch passes one, and every POST of it went unrecorded)
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const target = input instanceof Request ? input.url : String(input);
     const res = await original(input, init);
     try {
-      const request = new Request(input, init);
-      const url = new URL(request.url);
+      const url = new URL(target);
       const local = url.hostname === '127.0.0.1' || url.hostname === 'localhost';
       if (local && !url.pathname.includes('openapi.json')) {
         // every answer counts for coverage; only a JSON one has a body to check
         const json = res.headers.get('content-type')?.includes('json') && res.status !== 304;
         const body: unknown = json ? await res.clone().json() : NO_BODY;
         const list = recorded.get(url.origin) ?? [];
-        list.push({ method: request.method, path: url.pathname, status: res.status, body });
+        list.push({ method, path: url.pathname, status: res.status, body });
         recorded.set(url.origin, list);
       }
     } catch {
