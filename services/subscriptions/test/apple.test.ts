@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ApplePki, makeApplePki } from './support/apple-pki';
+import { storeKitTransaction } from './support/storekit.fixture';
 import { DAY, type Harness, PRODUCT, renewalInfo, startSubscriptions, tx, until } from './harness';
 
 const BUNDLE = 'com.lingua.test';
@@ -22,40 +23,18 @@ afterAll(async () => {
   pki?.cleanup();
 });
 
-/** A StoreKit 2 transaction as the App Store signs it. signedDate is real time: the chain is checked at it. */
-function transaction(o: {
-  original: string;
-  id?: string;
-  start?: number;
-  days?: number;
-  trial?: boolean;
-  bundleId?: string;
-  environment?: string;
-  revoked?: number;
-}) {
-  const start = o.start ?? h.clock.now().getTime();
-  return {
-    transactionId: o.id ?? o.original,
-    originalTransactionId: o.original,
+/** A StoreKit 2 transaction of this app, starting at the test clock unless told otherwise. */
+function transaction(
+  o: Omit<Parameters<typeof storeKitTransaction>[0], 'bundleId' | 'start'> & {
+    bundleId?: string;
+    start?: number;
+  },
+) {
+  return storeKitTransaction({
+    ...o,
     bundleId: o.bundleId ?? BUNDLE,
-    productId: PRODUCT,
-    subscriptionGroupIdentifier: '21000000',
-    purchaseDate: start,
-    originalPurchaseDate: start,
-    expiresDate: start + (o.days ?? 30) * DAY,
-    quantity: 1,
-    type: 'Auto-Renewable Subscription',
-    inAppOwnershipType: 'PURCHASED',
-    signedDate: Date.now(),
-    environment: o.environment ?? 'Sandbox',
-    transactionReason: 'PURCHASE',
-    storefront: 'USA',
-    storefrontId: '143441',
-    price: o.trial ? 0 : 9990,
-    currency: 'USD',
-    ...(o.trial && { offerType: 1, offerDiscountType: 'FREE_TRIAL' }),
-    ...(o.revoked && { revocationDate: o.revoked, revocationReason: 0 }),
-  };
+    start: o.start ?? h.clock.now().getTime(),
+  });
 }
 
 async function notify(
