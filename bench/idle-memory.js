@@ -14,16 +14,8 @@ const ROOT = path.resolve(__dirname, '..');
 const tag = `bench_idle_${Date.now().toString(36)}`;
 const MiB = 1024 * 1024;
 const ASSERTION_KEY = crypto.randomBytes(32).toString('hex');
-const { generateCallKeys } = require('../libs/grpc/dist/call-identity');
-const GRPC_KEYS = Object.fromEntries(
-  ['IDENTITY', 'AI', 'NOTIFICATIONS'].flatMap((s) => {
-    const { signingKey, publicKey } = generateCallKeys();
-    return [
-      [`${s}_GRPC_SIGNING_KEY`, signingKey],
-      [`${s}_GRPC_PUBLIC_KEY`, publicKey],
-    ];
-  }),
-);
+const { callerKeyEnv } = require('../libs/grpc/dist/call-identity');
+const GRPC_KEYS = callerKeyEnv();
 const rssOf = (pid) =>
   Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

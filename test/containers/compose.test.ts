@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { generateCallKeys } from '@lingua/grpc';
+import { callerKeyEnv } from '@lingua/grpc';
 import { freePort, waitFor } from '@lingua/testing';
 import { userJourney } from '../client/journey';
 
@@ -154,15 +154,7 @@ function writeSecrets() {
       ].map((name) => [name, `p${randomBytes(24).toString('hex')}`]),
     ),
     // the gRPC callers' Ed25519 pairs: identity's calls to flashcards, ai's to subscriptions, notifications' to identity
-    ...Object.fromEntries(
-      ['IDENTITY', 'AI', 'NOTIFICATIONS'].flatMap((s) => {
-        const { signingKey, publicKey } = generateCallKeys();
-        return [
-          [`${s}_GRPC_SIGNING_KEY`, signingKey],
-          [`${s}_GRPC_PUBLIC_KEY`, publicKey],
-        ];
-      }),
-    ),
+    ...callerKeyEnv(),
   };
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   writeFileSync(

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { generateCallKeys, SERVICE_CALLERS } from '@lingua/grpc';
+import { callerKeyEnv } from '@lingua/grpc';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -73,16 +73,7 @@ describe('configuration at boot', () => {
       NODE_ENV: 'production',
       EMAIL_LINK_KEY: Buffer.alloc(32, 1).toString('base64'),
       // valid gRPC call keys: this test is about the URLs, audiences and SMTP
-      ...Object.fromEntries(
-        SERVICE_CALLERS.flatMap((caller) => {
-          const { signingKey, publicKey } = generateCallKeys();
-          const name = caller.toUpperCase();
-          return [
-            [`${name}_GRPC_SIGNING_KEY`, signingKey],
-            [`${name}_GRPC_PUBLIC_KEY`, publicKey],
-          ];
-        }),
-      ),
+      ...callerKeyEnv(),
     };
     const identity = boot('services/identity/dist/main.js', {
       ...keys,

@@ -35,6 +35,17 @@ async function registeredUser() {
   return { ...user, id: res.body.data.userId as string };
 }
 
+/** Signs in until the role the events decided shows (they are applied asynchronously). */
+const signedInAs = (u: { email: string; password: string }, role: string) =>
+  waitFor(
+    async () => {
+      const s = await signIn(u);
+      expect(s.userRole).toBe(role);
+      return s;
+    },
+    { timeoutMs: 30_000, intervalMs: 300 },
+  );
+
 const signIn = async (u: { email: string; password: string }) => {
   const res = await call('POST', '/api/v1/auth/login', { email: u.email, password: u.password });
   expect(res.status).toBe(200);
@@ -88,14 +99,7 @@ describe('forged events on the bus', () => {
       status: 'active',
       timestamp: new Date(Date.now() + 1_000),
     });
-    const session = await waitFor(
-      async () => {
-        const s = await signIn(u);
-        expect(s.userRole).toBe('subscriber');
-        return s;
-      },
-      { timeoutMs: 30_000, intervalMs: 300 },
-    );
+    const session = await signedInAs(u, 'subscriber');
     expect(claimsOf(session.accessToken).role).toBe('subscriber');
     const admin = await call('GET', '/api/v1/admin/subscriptions', undefined, session.accessToken);
     expect(admin.status).toBe(403);
@@ -110,14 +114,7 @@ describe('forged events on the bus', () => {
       timestamp: new Date('2099-01-01T00:00:00Z'),
     });
     await publishRaw(u.id, { userRole: 'subscriber', status: 'active', timestamp: new Date() });
-    const session = await waitFor(
-      async () => {
-        const s = await signIn(u);
-        expect(s.userRole).toBe('subscriber');
-        return s;
-      },
-      { timeoutMs: 30_000, intervalMs: 300 },
-    );
+    const session = await signedInAs(u, 'subscriber');
     expect(claimsOf(session.accessToken)).toMatchObject({ role: 'subscriber' });
     await waitFor(async () => expect(await refusedFuture()).toBeGreaterThan(before));
   });

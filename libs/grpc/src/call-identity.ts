@@ -76,6 +76,24 @@ export function generateCallKeys(): { signingKey: string; publicKey: string } {
 }
 
 /**
+ * A fresh pair for every service caller as the environment names them (`<CALLER>_GRPC_SIGNING_KEY`,
+ * `<CALLER>_GRPC_PUBLIC_KEY`): what a deployment's secrets hold, for tests and benches that run
+ * production settings. Follows SERVICE_CALLERS, so a new caller needs no edit here.
+ */
+export function callerKeyEnv(): Record<string, string> {
+  return Object.fromEntries(
+    SERVICE_CALLERS.flatMap((caller) => {
+      const { signingKey, publicKey } = generateCallKeys();
+      const name = caller.toUpperCase();
+      return [
+        [`${name}_GRPC_SIGNING_KEY`, signingKey],
+        [`${name}_GRPC_PUBLIC_KEY`, publicKey],
+      ];
+    }),
+  );
+}
+
+/**
  * Outside production only: a key derived from the caller's name, so `npm start` and the tests need
  * no setup. Anyone can derive it, which is why production refuses to start without real keys.
  */

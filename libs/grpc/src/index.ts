@@ -9,6 +9,7 @@ export {
   devCallSigner,
   devSigningKey,
   devTrustedCallers,
+  callerKeyEnv,
   generateCallKeys,
   publicKeyFrom,
   publicKeyOf,

@@ -1,4 +1,4 @@
-import { generateCallKeys, SERVICE_CALLERS } from '@lingua/grpc';
+import { callerKeyEnv } from '@lingua/grpc';
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
 import { loadServiceConfig, parseServiceConfig } from '../src/config';
@@ -37,9 +37,7 @@ describe('development mode: anonymous Group B callers', () => {
       NODE_ENV: 'production',
       FLASHCARDS_ASSERTION_KEY: 'x'.repeat(40),
       // production requires its gRPC callers' public keys (docs/adr/0018)
-      ...Object.fromEntries(
-        SERVICE_CALLERS.map((c) => [`${c.toUpperCase()}_GRPC_PUBLIC_KEY`, generateCallKeys().publicKey]),
-      ),
+      ...callerKeyEnv(),
     };
     expect(() => parseServiceConfig({ ...production, FLASHCARDS_DEV_ANONYMOUS_USER: 'true' })).toThrow(
       /FLASHCARDS_DEV_ANONYMOUS_USER: must not be true when NODE_ENV=production/,

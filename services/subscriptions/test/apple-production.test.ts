@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { generateCallKeys, SERVICE_CALLERS } from '@lingua/grpc';
+import { callerKeyEnv } from '@lingua/grpc';
 import { httpCall, signTestCaller } from '@lingua/testing';
 import { loadGatewayConfig } from '../../../gateway/src/config';
 import { type RunningGateway, startGateway } from '../../../gateway/src/server';
@@ -32,12 +32,7 @@ beforeAll(async () => {
     APPLE_APP_APPLE_ID: '1234567890',
     APPLE_SANDBOX_ALLOWED_USER_IDS: `someone-else, ${TESTER}`,
     // production requires its gRPC callers' public keys (docs/adr/0018)
-    ...Object.fromEntries(
-      SERVICE_CALLERS.map((caller) => [
-        `${caller.toUpperCase()}_GRPC_PUBLIC_KEY`,
-        generateCallKeys().publicKey,
-      ]),
-    ),
+    ...callerKeyEnv(),
     GOOGLE_PLAY_API_URL: play.url,
     GOOGLE_PLAY_PACKAGE_NAME: BUNDLE,
     GOOGLE_SERVICE_ACCOUNT_KEY_FILE: play.keyFile,
