@@ -424,6 +424,8 @@ function missingVariables(w: Workload, env: Record<string, string>): string[] {
 function unmountedFiles(w: Workload): string[] {
   return Object.entries(w.env)
     .filter(([, v]) => path.isAbsolute(v.value ?? ''))
+    // a rendered secret is no path, even when its base64 begins with '/'
+    .filter(([, v]) => ![...secrets.values()].includes(v.value!))
     .filter(([, v]) => !w.mounts.some((m) => m.files?.some((f) => f.path === v.value)))
     .map(([name, v]) => `${w.name}: ${name}=${v.value} is no file of a mounted volume`);
 }
