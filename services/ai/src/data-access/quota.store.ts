@@ -1,17 +1,8 @@
-import type { RedisClient } from '@lingua/redis';
+import { countWithin, type RedisClient, uncount } from '@lingua/redis';
 import type { QuotaStore, WindowState } from '../domain/ports';
 
 /** Redis keys of this service all start with `ai:` (the Redis instance is shared). */
 export const KEY_PREFIX = 'ai:';
-
-// Check-and-count in one script, so replicas sharing Redis can never both take the last unit.
-const RESERVE_DAILY = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local limit = tonumber(ARGV[1])
-if limit >= 0 and used >= limit then return {0, used} end
-used = redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-return {1, used}`;
 
 // Sliding window: one sorted-set member per look-up, scored by its time (from the service clock).
 const TAKE_WINDOW = `
@@ -45,18 +36,17 @@ export function quotaStore(redis: RedisClient): QuotaStore {
   return {
     /** Counts one use for the day unless `limit` (negative = none) is reached. */
     async reserveDaily(feature: string, userId: string, day: string, limit: number) {
-      const [allowed, used] = (await redis.eval(RESERVE_DAILY, {
-        keys: [dailyKey(feature, userId, day)],
-        // kept two days: long enough for every time zone's view of "today", then gone
-        arguments: [String(limit), String(2 * 86_400)],
-      })) as [number, number];
-      return { allowed: allowed === 1, used };
+      // check, count and lifetime in one step: replicas never both take the last unit, and the key
+      // is kept two days, long enough for every time zone's view of "today", then gone
+      const taken = await countWithin(redis, dailyKey(feature, userId, day), {
+        ttlMs: 2 * 86_400_000,
+        limit,
+      });
+      return { allowed: taken.counted, used: taken.count };
     },
     /** Gives back a use that was not delivered (the provider failed). */
     async releaseDaily(feature: string, userId: string, day: string) {
-      const key = dailyKey(feature, userId, day);
-      const left = await redis.decr(key);
-      if (left < 0) await redis.set(key, '0', { KEEPTTL: true });
+      await uncount(redis, dailyKey(feature, userId, day));
     },
     async usedDaily(feature: string, userId: string, day: string): Promise<number> {
       return Number((await redis.get(dailyKey(feature, userId, day))) ?? 0);

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@lingua/redis';
+import { countWithin, type RedisClient, uncount } from '@lingua/redis';
 
 export type ExportQuota = ReturnType<typeof exportQuota>;
 
@@ -7,7 +7,8 @@ export const EXPORT_QUOTA_KEY_PREFIX = 'flashcards:exports:';
 /**
  * Free users' daily export counters in Redis (`flashcards:exports:<userId>:<YYYY-MM-DD>`), expiring
  * a day after their UTC day ends. A slot is reserved before the export and released if it fails,
- * so only delivered exports count; INCR makes concurrent reservations exact.
+ * so only delivered exports count; one atomic step (@lingua/redis countWithin) makes concurrent
+ * reservations exact and never leaves a counter without its expiry.
  */
 export function exportQuota(redis: RedisClient) {
   const key = (userId: string, day: string) => `${EXPORT_QUOTA_KEY_PREFIX}${userId}:${day}`;
@@ -19,18 +20,12 @@ export function exportQuota(redis: RedisClient) {
       limit: number,
       ttlSeconds: number,
     ): Promise<{ allowed: boolean; used: number }> {
-      const k = key(userId, day);
-      const used = await redis.incr(k);
       // a relative TTL: the service clock (injected) need not agree with the Redis server's
-      if (used === 1) await redis.expire(k, Math.max(1, Math.ceil(ttlSeconds)));
-      if (used > limit) {
-        await redis.decr(k);
-        return { allowed: false, used: limit };
-      }
-      return { allowed: true, used };
+      const taken = await countWithin(redis, key(userId, day), { ttlMs: ttlSeconds * 1000, limit });
+      return taken.counted ? { allowed: true, used: taken.count } : { allowed: false, used: limit };
     },
     async release(userId: string, day: string): Promise<void> {
-      await redis.decr(key(userId, day));
+      await uncount(redis, key(userId, day));
     },
     async used(userId: string, day: string): Promise<number> {
       return Number((await redis.get(key(userId, day))) ?? 0);

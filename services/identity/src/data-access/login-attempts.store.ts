@@ -1,6 +1,6 @@
 import type { AttemptReservation, LoginAttemptsStore } from '../domain/ports';
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '@lingua/redis';
+import { countWithin, type RedisClient } from '@lingua/redis';
 
 /** Keys of this service live under `identity:` (the gateway keeps its own counters under `gateway:`). */
 const FAILURES_PREFIX = 'identity:login-failures:';
@@ -59,9 +59,7 @@ export function loginAttemptsStore(redis: RedisClient): LoginAttemptsStore {
     /** Counts one login attempt from `ip` in the window starting at `windowStart` (epoch ms). */
     async countIpAttempt(ip: string, windowStart: number, windowMs: number): Promise<number> {
       const key = `${IP_PREFIX}${ip}:${windowStart}`;
-      const n = await redis.incr(key);
-      if (n === 1) await redis.pExpire(key, windowMs * 2);
-      return n;
+      return (await countWithin(redis, key, { ttlMs: windowMs * 2 })).count;
     },
   };
 }

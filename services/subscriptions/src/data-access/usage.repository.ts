@@ -1,7 +1,8 @@
-import type { RedisClient } from '@lingua/redis';
+import { countWithin, type RedisClient } from '@lingua/redis';
 import type { UsageCounters } from '../domain/ports';
 
 const PREFIX = 'subscriptions:dialogues';
+const DAY_MS = 86_400_000;
 const day = (now: Date) => now.toISOString().slice(0, 10);
 const month = (now: Date) => now.toISOString().slice(0, 7);
 
@@ -15,19 +16,15 @@ export function redisUsageCounters(redis: RedisClient): UsageCounters {
   const lastKey = (owner: string) => `${PREFIX}:last:${owner}`;
   return {
     async takeDialogue(owner, limit, now) {
-      const key = dayKey(owner, now);
-      const today = await redis.incr(key);
-      if (today === 1) await redis.expire(key, 2 * 86_400);
-      // over the limit: give the unit back, so the count stays the number of practices done
-      if (limit !== undefined && today > limit) {
-        await redis.decr(key);
-        return { counted: false, today: today - 1 };
-      }
-      const mKey = monthKey(owner, now);
-      const m = await redis.incr(mKey);
-      if (m === 1) await redis.expire(mKey, 40 * 86_400);
+      // count, limit and lifetime in one step each: a key must never be left without its expiry
+      const today = await countWithin(redis, dayKey(owner, now), {
+        ttlMs: 2 * DAY_MS,
+        ...(limit !== undefined && { limit }),
+      });
+      if (!today.counted) return { counted: false, today: today.count };
+      await countWithin(redis, monthKey(owner, now), { ttlMs: 40 * DAY_MS });
       await redis.set(lastKey(owner), now.toISOString(), { EX: 400 * 86_400 });
-      return { counted: true, today };
+      return { counted: true, today: today.count };
     },
     async dialoguesToday(owner, now) {
       return Number((await redis.get(dayKey(owner, now))) ?? 0);
