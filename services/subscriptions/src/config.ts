@@ -64,6 +64,12 @@ const subscriptionsSettings = z
     GOOGLE_RTDN_AUDIENCE: z.string().optional(),
     GOOGLE_RTDN_SERVICE_ACCOUNT_EMAIL: z.string().optional(),
     GOOGLE_RTDN_CERTS_URL: env.url('https://www.googleapis.com/oauth2/v1/certs'),
+    /**
+     * How long a store notification's claim is held by the attempt applying it: a retry in that time
+     * is answered 409, one after it takes the claim over (the attempt died). Longer than an apply
+     * (two store calls of STORE_TIMEOUT_MS and a few writes).
+     */
+    STORE_NOTIFICATION_LEASE_MS: env.int(30_000, 1_000, 600_000),
     SUBSCRIPTIONS_SWEEP_INTERVAL_MS: env.int(60_000, 50, 3_600_000),
     SUBSCRIPTIONS_GRACE_PERIOD_DAYS: env.int(3, 0, 60),
     FREE_DIALOGUES_PER_DAY: env.int(3, 0, 1000),

@@ -3,7 +3,7 @@ import { authenticate, createAssertionVerifier, createTokenBlacklist } from '@li
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
-import { notificationLog } from './data-access/notification-log.repository';
+import { NOTIFICATION_RETENTION_MS, notificationLog } from './data-access/notification-log.repository';
 import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
 import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-store-server-api';
 import { googlePushAuth } from './data-access/stores/google-push-auth';
@@ -133,7 +133,10 @@ export function defineSubscriptionsService(
         storeNotificationRoutes(
           c,
           {
-            journal: notificationLog(deps.mongo.connection),
+            journal: notificationLog(deps.mongo.connection, {
+              leaseMs: s.STORE_NOTIFICATION_LEASE_MS,
+              retentionMs: NOTIFICATION_RETENTION_MS,
+            }),
             apple: stores.apple,
             google: stores.google,
             packageName: s.GOOGLE_PLAY_PACKAGE_NAME,

@@ -1,4 +1,5 @@
 import type { IndexSpec } from '@lingua/mongo';
+import { STORE_NOTIFICATIONS_COLLECTION } from './notification-log.repository';
 import { SUBSCRIPTIONS_COLLECTION } from './subscription.repository';
 
 /**
@@ -13,6 +14,13 @@ export const subscriptionsIndexes: IndexSpec[] = [
   { collection: SUBSCRIPTIONS_COLLECTION, key: { deviceId: 1, expiresAt: -1 }, name: 'device_expiry' },
   // the expiry sweep
   { collection: SUBSCRIPTIONS_COLLECTION, key: { status: 1, expiresAt: 1 }, name: 'status_expiry' },
+  // store notification ids are forgotten once no store retries them any more (expireAt is set per row)
+  {
+    collection: STORE_NOTIFICATIONS_COLLECTION,
+    key: { expireAt: 1 },
+    name: 'store_notifications_expiry',
+    expireAfterSeconds: 0,
+  },
   // the outbox relay's query
   { collection: SUBSCRIPTIONS_COLLECTION, key: { _outboxPending: 1 }, name: 'outbox_pending' },
 ];

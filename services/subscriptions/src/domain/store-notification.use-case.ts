@@ -8,15 +8,29 @@ import { applyPurchase, newSubscription } from './verify-receipt.use-case';
 
 export type NotificationOutcome = 'applied' | 'duplicate' | 'unknown_subscription' | 'ignored';
 
+/** What claiming a notification id found. */
+export type ClaimResult =
+  /** This attempt holds the lease (a new id, or one whose last holder's lease ran out). */
+  | { kind: 'claimed'; owner: string }
+  /** Applied already: a replay. */
+  | { kind: 'done' }
+  /** Another attempt holds an unexpired lease: it may still be applying. */
+  | { kind: 'in_progress'; retryAfterMs: number };
+
 export interface NotificationJournal {
-  claim(id: string, now: Date): Promise<boolean>;
-  done(id: string): Promise<void>;
-  release(id: string): Promise<void>;
+  /** Claims the id with a lease; a lease that ran out is taken over (its holder died or hung). */
+  claim(id: string, now: Date): Promise<ClaimResult>;
+  /** The notification is applied: later deliveries are replays. */
+  done(id: string, now: Date): Promise<void>;
+  /** Gives this attempt's claim back (applying failed), so the store's retry is processed at once. */
+  release(id: string, owner: string): Promise<void>;
 }
 
 /**
  * Applies a store notification once: the store's notification id is claimed first (a replay is
- * acknowledged and ignored), the claim is released if applying fails so the store's retry is handled.
+ * acknowledged and ignored; a delivery while another attempt holds the claim is 409 with
+ * Retry-After, never "duplicate", since that attempt may still fail); the claim is released if
+ * applying fails, and otherwise expires, so the store's retry is handled either way.
  * A purchase the store still asks us to acknowledge is acknowledged after it is applied.
  * `resolve` turns the notification into the store's current view of the purchase (or undefined to ignore).
  */
@@ -29,7 +43,16 @@ export async function handleStoreNotification(
   },
   ctx: SubscriptionsContext & { journal: NotificationJournal },
 ): Promise<NotificationOutcome> {
-  if (!(await ctx.journal.claim(input.notificationId, ctx.clock.now()))) return 'duplicate';
+  const claim = await ctx.journal.claim(input.notificationId, ctx.clock.now());
+  if (claim.kind === 'done') return 'duplicate';
+  if (claim.kind === 'in_progress') {
+    const seconds = Math.max(1, Math.ceil(claim.retryAfterMs / 1000));
+    // 409, not 503: the service is healthy (no 5xx for the availability budget); both stores retry any non-2xx
+    throw new AppError('CONFLICT', 'This notification is being applied by another delivery; retry later', {
+      details: { retryAfterSeconds: seconds },
+      headers: { 'Retry-After': String(seconds) },
+    });
+  }
   try {
     const resolved = await input.resolve();
     let outcome: NotificationOutcome = 'ignored';
@@ -54,10 +77,11 @@ export async function handleStoreNotification(
         outcome = 'applied';
       }
     }
-    await ctx.journal.done(input.notificationId);
+    await ctx.journal.done(input.notificationId, ctx.clock.now());
     return outcome;
   } catch (err) {
-    await ctx.journal.release(input.notificationId).catch(() => undefined);
+    // a release that fails too (the database is down) is not fatal: the lease runs out instead
+    await ctx.journal.release(input.notificationId, claim.owner).catch(() => undefined);
     throw err;
   }
 }

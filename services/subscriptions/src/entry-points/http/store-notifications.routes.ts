@@ -34,9 +34,15 @@ const GOOGLE_TYPES: Record<number, string> = {
   13: 'expired',
 };
 
+const IN_PROGRESS =
+  'CONFLICT: another delivery of this notification is being applied; retry after `Retry-After` seconds (the end of its lease)';
+const NOTIFICATION_DESCRIPTION =
+  'Called by the store, not by the app; no user token. Answers 200 `{received, outcome}` once the notification is applied (`applied`, `ignored`, `unknown_subscription`) or was applied before (`duplicate`). A delivery that arrives while an earlier delivery of the same notification is still being applied gets 409 `CONFLICT` with `Retry-After` (never `duplicate`: that attempt may still fail); an attempt that never finishes (a crash) holds its claim only until its lease (`STORE_NOTIFICATION_LEASE_MS`) ends, after which a retry applies the notification.';
+
 /**
  * Store server-to-server notifications. They carry no user token: Apple's are authenticated by their
- * signature, Google's by the push credentials. Replays (same notification id) are acknowledged and ignored.
+ * signature, Google's by the push credentials. Replays (same notification id) are acknowledged and ignored;
+ * a delivery while another is still being applied is 409 (the domain's claim lease).
  */
 export function storeNotificationRoutes(
   ctx: SubscriptionsContext,
@@ -88,9 +94,11 @@ export function storeNotificationRoutes(
     auth: 'none',
     body: AppleNotificationBody,
     response: StoreNotificationResult,
+    description: `${NOTIFICATION_DESCRIPTION} Apple retries a non-2xx answer five times over the following days (1 to 72 hours apart).`,
     errors: {
       400: 'RECEIPT_VERIFICATION_FAILED (bad signature) / RECEIPT_INVALID',
       404: 'Apple verifier not enabled',
+      409: IN_PROGRESS,
     },
   });
 
@@ -148,9 +156,11 @@ export function storeNotificationRoutes(
     query: GoogleNotificationQuery,
     body: GoogleNotificationBody,
     response: StoreNotificationResult,
+    description: `${NOTIFICATION_DESCRIPTION} Pub/Sub redelivers a non-2xx answer with back-off until the message's retention ends.`,
     errors: {
       401: 'Push authentication failed',
       404: 'Google verifier not enabled',
+      409: IN_PROGRESS,
       502: 'PLATFORM_VERIFICATION_ERROR',
     },
   });
