@@ -2,6 +2,7 @@ import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import {
   type AnyDomainEvent,
+  EVENT_NAMES,
   type EventName,
   isFromTheFuture,
   MAX_EVENT_CLOCK_SKEW_MS,
@@ -19,6 +20,7 @@ import {
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import type { NatsHandle } from './nats-connection';
 import type { ProcessedEvents } from './processed-events';
+import { classifyFailure, type FailureKind, isFromANewerProducer } from './failures';
 import { deadLetterSubjectFor, type EventBusConfig, subjectFor } from './streams';
 
 export type EventHandler = (
@@ -33,11 +35,36 @@ export interface ConsumerOptions {
   events: EventName[] | '*';
   handler: EventHandler;
   logger: Logger;
-  /** Attempts before the message goes to the dead-letter stream. */
+  /**
+   * Deterministic failures (see classifyFailure) before the message goes to the dead-letter stream,
+   * counted by this consumer, not by the server's delivery count. Infrastructure failures are never
+   * counted: they are retried until the dependency is back.
+   */
   maxAttempts?: number;
-  /** Delay before retry n (last value repeats). */
+  /**
+   * Delay before retry n; past the list, the last value doubles at each retry up to maxBackoffMs.
+   * Paced by the server's delivery count, so the pace survives restarts and moves between replicas.
+   */
   backoffMs?: number[];
-  /** How long the server waits for an ack before redelivering (a crashed handler). */
+  /** The longest delay between two retries of an event (default 60 s). */
+  maxBackoffMs?: number;
+  /**
+   * How long an event this build cannot read because a newer producer wrote it (an unknown event
+   * name or enum value, as during a rolling deploy) is retried before it is dead-lettered (default
+   * 1 hour after it entered the stream).
+   */
+  unknownEventRetryMs?: number;
+  /**
+   * Validates a message into an event (default @lingua/contracts parseEvent, this build's schemas);
+   * tests stand in a newer build's schemas with it.
+   */
+  parse?: (raw: unknown) => AnyDomainEvent;
+  /** Overrides the classification of a handler's failure (default classifyFailure). */
+  classifyFailure?: (err: unknown) => FailureKind;
+  /**
+   * How long the server waits for an ack before redelivering (a crashed handler). A message being
+   * handled or waiting for a slot in this process is kept alive (`working()`) every third of it.
+   */
   ackWaitMs?: number;
   processed?: ProcessedEvents;
   /**
@@ -65,6 +92,20 @@ export interface ConsumerOptions {
   maxClockSkewMs?: number;
   /** The clock the timestamps are checked against (tests). */
   now?: () => Date;
+}
+
+/** Default schedule: 1 s, 5 s, 30 s, then 60 s (maxBackoffMs) for as long as the failure lasts. */
+export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000];
+
+/**
+ * The delay before the retry that follows delivery `n` (1-based): the schedule, then its last value
+ * doubled per further delivery, never above `maxMs`.
+ */
+export function retryDelayMs(n: number, schedule: number[] = DEFAULT_BACKOFF_MS, maxMs = 60_000): number {
+  const list = schedule.length > 0 ? schedule : DEFAULT_BACKOFF_MS;
+  const i = Math.max(0, n - 1);
+  const base = i < list.length ? list[i]! : list[list.length - 1]! * 2 ** Math.min(30, i - list.length + 1);
+  return Math.min(maxMs, base);
 }
 
 export interface RunningConsumer {
@@ -104,9 +145,15 @@ async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: Consu
 /**
  * A durable pull consumer: the event is validated (a timestamp further ahead than clock skew
  * explains is refused like a malformed message), handled once (processed-event record, unless the
- * handler is idempotent on its own), acked; up to `concurrency` messages are handled at a time;
- * a failure is retried after a back-off; after maxAttempts, or at once for a malformed message,
- * it is copied to the dead-letter stream with the reason, and terminated.
+ * handler is idempotent on its own), acked; up to `concurrency` messages are handled at a time.
+ *
+ * Failures (docs/adr/0021-event-retry-and-dead-letters.md): an infrastructure failure (database,
+ * Redis, network, timeout, or anything not known to be deterministic, the processed-event lookup
+ * included) is retried with capped back-off for as long as it lasts and never dead-lettered; a
+ * deterministic one (PermanentEventError, a validation error) is counted by this consumer and
+ * dead-lettered after maxAttempts; a malformed message at once; an event from a newer producer
+ * (unknown name or enum value) is retried for unknownEventRetryMs, then dead-lettered. Every message
+ * taken from the server is kept alive until it is settled, so waiting for a slot never expires it.
  */
 export async function startDurableConsumer(
   nats: NatsHandle,
@@ -115,14 +162,20 @@ export async function startDurableConsumer(
 ): Promise<RunningConsumer> {
   await ensureConsumer(nats, cfg, opts);
   const maxAttempts = opts.maxAttempts ?? 5;
-  const backoff = opts.backoffMs ?? [1_000, 5_000, 30_000, 120_000];
+  const backoff = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxBackoffMs = opts.maxBackoffMs ?? 60_000;
+  const delayAfter = (n: number) => retryDelayMs(n, backoff, maxBackoffMs);
+  const unknownEventRetryMs = opts.unknownEventRetryMs ?? 3600_000;
+  const classify = opts.classifyFailure ?? classifyFailure;
+  const ackWaitMs = opts.ackWaitMs ?? 30_000;
   const wanted = opts.events === '*' ? undefined : new Set<string>(opts.events);
+  const known = new Set<string>(Object.values(EVENT_NAMES));
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const idempotent = opts.idempotent ?? false;
   const recordsProcessed = (event: AnyDomainEvent) =>
     opts.processed && !(typeof idempotent === 'function' ? idempotent(event) : idempotent);
   const consumer = await nats.js.consumers.get(cfg.streamName, opts.durable);
-  // enough buffered for every slot to be refilled at once
+  // the client pulls ahead of the handlers; what it holds is kept alive below, so this only sizes a pull
   const messages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
   const service = opts.service ?? 'unknown';
   const consumerLabels = { service, consumer: opts.durable };
@@ -137,6 +190,35 @@ export async function startDurableConsumer(
   const skewMs = opts.maxClockSkewMs ?? MAX_EVENT_CLOCK_SKEW_MS;
   const now = opts.now ?? (() => new Date());
 
+  // Messages taken from the server and not yet acked, nak'd or terminated: while one waits for a
+  // slot, for its ordering key or for a slow handler, the server is told it is being worked on, so
+  // it is never redelivered (and its delivery count never grows) just for waiting.
+  const unsettled = new Set<JsMsg>();
+  const keepAlive = setInterval(
+    () => {
+      for (const msg of unsettled) msg.working();
+    },
+    Math.max(250, Math.floor(ackWaitMs / 3)),
+  );
+  keepAlive.unref();
+  const settle = (msg: JsMsg, how: 'ack' | 'nak' | 'term', arg?: number | string) => {
+    unsettled.delete(msg);
+    if (how !== 'nak') failures.delete(msg.seq); // done with: its count goes too
+    if (how === 'ack') msg.ack();
+    else if (how === 'nak') msg.nak(arg as number | undefined);
+    else msg.term(arg as string | undefined);
+  };
+  // Deterministic failures per stream sequence, counted here (not by the server's delivery count,
+  // which also counts outages and expired ack waits). Bounded: the oldest entry goes first.
+  const failures = new Map<number, number>();
+  const countFailure = (seq: number) => {
+    const n = (failures.get(seq) ?? 0) + 1;
+    failures.delete(seq);
+    failures.set(seq, n);
+    if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
+    return n;
+  };
+
   const deadLetter = async (
     msg: JsMsg,
     reason: string,
@@ -147,12 +229,16 @@ export async function startDurableConsumer(
     msg.headers?.keys().forEach((k) => h.set(k, msg.headers!.get(k)));
     h.set('x-dead-letter-reason', reason.replace(/\s+/g, ' ').slice(0, 500)); // header values are single-line
     h.set('x-original-subject', msg.subject);
+    h.set('x-original-stream', cfg.streamName);
+    h.set('x-original-seq', String(msg.seq));
+    h.set('x-consumer', opts.durable);
     h.set('x-delivery-count', String(msg.info.deliveryCount));
+    h.set('x-failed-attempts', String(failures.get(msg.seq) ?? 1));
     await nats.js.publish(deadLetterSubjectFor(cfg, opts.durable), msg.data, {
       headers: h,
-      msgID: `${opts.durable}:${msg.seq}`,
+      msgID: `${opts.durable}:${cfg.streamName}:${msg.seq}`,
     });
-    msg.term(reason);
+    settle(msg, 'term', reason);
     eventsDeadLettered.inc({ ...consumerLabels, event: eventLabel(event) });
     counted(event, outcome);
     opts.logger.error({ subject: msg.subject, seq: msg.seq, reason }, 'event dead-lettered');
@@ -160,16 +246,70 @@ export async function startDurableConsumer(
 
   const parse = (msg: JsMsg): AnyDomainEvent | Error => {
     try {
-      return parseEvent(msg.json());
+      return (opts.parse ?? parseEvent)(msg.json());
     } catch (err) {
       return err as Error;
     }
   };
+  /** The event name the envelope claims, read without validating anything else. */
+  const claimedName = (msg: JsMsg): string | undefined => {
+    try {
+      const name = (msg.json() as { event?: unknown })?.event;
+      return typeof name === 'string' ? name : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** A failure of the handler, the processed-event record or the bus: retried, or dead-lettered. */
+  const failed = async (msg: JsMsg, event: AnyDomainEvent | Error, err: unknown) => {
+    const name = event instanceof Error ? undefined : event.event;
+    const kind = classify(err);
+    const retryInMs = delayAfter(msg.info.deliveryCount);
+    if (kind === 'deterministic') {
+      const attempt = countFailure(msg.seq);
+      if (attempt >= maxAttempts) return deadLetter(msg, (err as Error)?.message ?? String(err), event);
+      counted(event, 'failed');
+      opts.logger.warn(
+        { err, event: name, seq: msg.seq, attempt, maxAttempts, retryInMs },
+        'event handler failed; will retry, then dead-letter',
+      );
+    } else {
+      counted(event, 'retried');
+      opts.logger.warn(
+        { err, event: name, seq: msg.seq, deliveryCount: msg.info.deliveryCount, retryInMs },
+        'event not handled (infrastructure); will retry until it succeeds',
+      );
+    }
+    settle(msg, 'nak', retryInMs);
+  };
 
   const handle = async (msg: JsMsg, event: AnyDomainEvent | Error) => {
     if (msg.info.redelivered) eventsRedelivered.inc({ ...consumerLabels, event: eventLabel(event) });
-    if (event instanceof Error) return deadLetter(msg, `malformed event: ${event.message}`, event);
-    if (wanted && !wanted.has(event.event)) return msg.ack();
+    if (event instanceof Error) {
+      // an event this build does not know yet: the newer consumer rolling out will handle it
+      const name = claimedName(msg);
+      if (name !== undefined && known.has(name) && wanted && !wanted.has(name)) return settle(msg, 'ack');
+      if (isFromANewerProducer(event)) {
+        const ageMs = now().getTime() - msg.info.timestampNanos / 1e6;
+        if (ageMs < unknownEventRetryMs) {
+          counted(event, 'deferred');
+          const retryInMs = delayAfter(msg.info.deliveryCount);
+          opts.logger.warn(
+            { event: name, seq: msg.seq, retryInMs, reason: event.message },
+            'event from a newer producer (unknown name or value); will retry',
+          );
+          return settle(msg, 'nak', retryInMs);
+        }
+        return deadLetter(
+          msg,
+          `unknown event name or value after ${unknownEventRetryMs} ms: ${event.message}`,
+          event,
+        );
+      }
+      return deadLetter(msg, `malformed event: ${event.message}`, event);
+    }
+    if (wanted && !wanted.has(event.event)) return settle(msg, 'ack');
     // Best Practice: refused here, once for every consumer. Dead-lettered (not dropped): the copy,
     // with its headers and subject, is the evidence of a forged publisher or a clock gone wrong,
     // and can be replayed once explained; terminated, so it is never retried.
@@ -183,7 +323,7 @@ export async function startDurableConsumer(
     const bookkeeping = recordsProcessed(event);
     if (bookkeeping && (await opts.processed!.has(opts.durable, event.id))) {
       counted(event, 'skipped');
-      return msg.ack();
+      return settle(msg, 'ack');
     }
     const get = (k: string) => msg.headers?.get(k) || undefined;
     const parent = extractTraceContext({ get, keys: () => msg.headers?.keys() ?? [] });
@@ -210,46 +350,54 @@ export async function startDurableConsumer(
           try {
             await opts.handler(event, { deliveryCount: msg.info.deliveryCount, subject: msg.subject });
             timed();
-            if (bookkeeping) await opts.processed!.add(opts.durable, event.id);
-            msg.ack();
-            counted(event, 'acked');
           } catch (err) {
             timed();
-            const attempt = msg.info.deliveryCount;
-            if (attempt >= maxAttempts) return deadLetter(msg, (err as Error).message, event);
-            counted(event, 'retried');
-            const delay = backoff[Math.min(attempt - 1, backoff.length - 1)]!;
-            opts.logger.warn(
-              { err, event: event.event, id: event.id, attempt, retryInMs: delay },
-              'event handler failed; will retry',
-            );
-            msg.nak(delay);
+            return failed(msg, event, err);
           }
+          if (bookkeeping) await opts.processed!.add(opts.durable, event.id);
+          settle(msg, 'ack');
+          counted(event, 'acked');
         },
       ),
     );
   };
 
   const inFlight = new Set<Promise<void>>();
+  // taken from the server, waiting for a slot (kept alive meanwhile)
+  const waiting: JsMsg[] = [];
   // the last task of each ordering key: the next event with that key starts after it
   const tails = new Map<string, Promise<void>>();
+  const start = (msg: JsMsg) => {
+    const event = parse(msg);
+    const key = event instanceof Error ? undefined : opts.orderingKey?.(event);
+    const run = () =>
+      handle(msg, event).catch((err) =>
+        // the processed-event record, the dead-letter publish: the same retry as a handler's failure
+        failed(msg, event, err).catch((inner) => {
+          opts.logger.error({ err: inner, subject: msg.subject }, 'event consumer failure');
+          settle(msg, 'nak', delayAfter(msg.info.deliveryCount));
+        }),
+      );
+    const previous = key === undefined ? undefined : tails.get(key);
+    const task: Promise<void> = (previous ? previous.then(run) : run()).finally(() => {
+      inFlight.delete(task);
+      if (key !== undefined && tails.get(key) === task) tails.delete(key);
+      fill();
+    });
+    if (key !== undefined) tails.set(key, task);
+    inFlight.add(task);
+  };
+  let closing = false;
+  const fill = () => {
+    while (!closing && inFlight.size < concurrency && waiting.length > 0) start(waiting.shift()!);
+  };
   const loop = (async () => {
+    // never blocks on the handlers: the client's buffer is drained at once into `waiting`, where
+    // every message is kept alive (a client-side buffer would let them reach the ack wait)
     for await (const msg of messages) {
-      const event = parse(msg);
-      const key = event instanceof Error ? undefined : opts.orderingKey?.(event);
-      const run = () =>
-        handle(msg, event).catch((err) => {
-          opts.logger.error({ err, subject: msg.subject }, 'event consumer failure');
-          msg.nak(backoff[0]);
-        });
-      const previous = key === undefined ? undefined : tails.get(key);
-      const task: Promise<void> = (previous ? previous.then(run) : run()).finally(() => {
-        inFlight.delete(task);
-        if (key !== undefined && tails.get(key) === task) tails.delete(key);
-      });
-      if (key !== undefined) tails.set(key, task);
-      inFlight.add(task);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      unsettled.add(msg);
+      waiting.push(msg);
+      fill();
     }
   })();
 
@@ -258,7 +406,11 @@ export async function startDurableConsumer(
       unregisterLag();
       await messages.close();
       await loop.catch(() => undefined);
+      closing = true;
+      // not started: handed back at once, for another replica (or the next start) to take
+      for (const msg of waiting.splice(0)) settle(msg, 'nak');
       await Promise.allSettled(inFlight); // the messages already taken finish (and are acked)
+      clearInterval(keepAlive);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { AnyDomainEvent } from '@lingua/contracts';
 import { makeEvent } from '@lingua/contracts';
 import { natsUrl, silentLogger, uniqueName, waitFor } from '@lingua/testing';
 import { startDurableConsumer } from './durable-consumer';
+import { PermanentEventError } from './failures';
 import { connectNats, type NatsHandle } from './nats-connection';
 import { createEventPublisher } from './publisher';
 import { deadLetterSubjectFor, ensureStreams, eventBusConfig } from './streams';
@@ -98,7 +99,7 @@ describe('JetStream event bus', () => {
     }
   });
 
-  it('When a handler keeps failing, Then it is retried with back-off and dead-lettered after maxAttempts with the reason', async () => {
+  it('When a handler keeps failing deterministically, Then it is retried with back-off and dead-lettered after maxAttempts with the reason', async () => {
     const cfg = isolatedBus();
     await ensureStreams(nats.jsm, cfg);
     const attempts: number[] = [];
@@ -110,18 +111,21 @@ describe('JetStream event bus', () => {
       backoffMs: [20, 40],
       handler: async (_e, meta) => {
         attempts.push(meta.deliveryCount);
-        throw new Error('smtp down');
+        throw new PermanentEventError('550 mailbox unavailable');
       },
     });
     try {
       const event = userCreated('cat');
       await createEventPublisher(nats, cfg).publish(event);
       await waitFor(() => expect(attempts).toEqual([1, 2, 3]));
-      const dlq = await nats.jsm.streams.getMessage(`${cfg.streamName}_DLQ`, {
-        last_by_subj: deadLetterSubjectFor(cfg, 'mailer'),
+      const dlq = await waitFor(async () => {
+        const found = await nats.jsm.streams.getMessage(`${cfg.streamName}_DLQ`, {
+          last_by_subj: deadLetterSubjectFor(cfg, 'mailer'),
+        });
+        expect(found).not.toBeNull();
+        return found;
       });
-      expect(dlq).not.toBeNull();
-      expect(dlq!.header.get('x-dead-letter-reason')).toBe('smtp down');
+      expect(dlq!.header.get('x-dead-letter-reason')).toBe('550 mailbox unavailable');
       expect(dlq!.json<AnyDomainEvent>().id).toBe(event.id);
     } finally {
       await consumer.stop();

@@ -4,9 +4,11 @@ export { ensureStreams, eventBusConfig, subjectFor, deadLetterSubjectFor } from 
 export type { EventBusConfig } from './streams';
 export { createEventPublisher } from './publisher';
 export type { EventPublisher, PublishOptions } from './publisher';
-export { startDurableConsumer } from './durable-consumer';
+export { DEFAULT_BACKOFF_MS, retryDelayMs, startDurableConsumer } from './durable-consumer';
 export type { ConsumerOptions, RunningConsumer, EventHandler } from './durable-consumer';
 export { mongoProcessedEvents, PROCESSED_EVENTS_COLLECTION } from './processed-events';
 export type { ProcessedEvents } from './processed-events';
 export { outboxFields, stageEvents, OutboxRelay } from './outbox';
 export type { OutboxEntry, OutboxRelayOptions, OutboxHint } from './outbox';
+export { classifyFailure, isFromANewerProducer, PermanentEventError } from './failures';
+export type { FailureKind } from './failures';

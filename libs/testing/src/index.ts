@@ -16,3 +16,5 @@ export type { HttpReply, HttpCallOptions } from './http-call';
 export { assertionHeaders, forwardedByGateway, signTestCaller, signTestToken } from './test-token';
 export type { AssertionTarget, TestToken } from './test-token';
 export { nginxBinary, startNginxIngress } from './nginx-server';
+export { startTcpProxy } from './tcp-proxy';
+export type { TcpProxy } from './tcp-proxy';
