@@ -41,7 +41,7 @@ const ACCESS = {
   },
   flashcards: {
     publishes: ['card.reviewed', 'achievement.unlocked'],
-    durables: ['flashcards-user-deleted'],
+    durables: ['flashcards-user-deleted', 'flashcards-card-reviewed'],
     // the due read model, export quotas
     redisKeys: ['flashcards:*'],
     redisReadKeys: BLACKLIST.keys,

@@ -58,6 +58,26 @@ export const EVENT_DATA_SCHEMAS = {
     correct: z.boolean(),
     masteryLevel: z.number().int().min(0).max(100),
     nextReviewDate: isoDate,
+    /**
+     * The review as flashcards logs it, staged with the card's write so the review log and study day
+     * can be completed after a crash (flashcards consumes it). Optional: events staged before it.
+     */
+    review: z
+      .object({
+        id: z.uuid(),
+        setId: z.string().nullable(),
+        sessionId: z.string().nullable(),
+        algorithm: z.string(),
+        grade: z.string(),
+        rating: z.number().int(),
+        responseTimeMs: z.number().int().min(0),
+        mode: z.string().nullable(),
+        intervalDays: z.number(),
+        firstReview: z.boolean(),
+        becameMastered: z.boolean(),
+        reviewedAt: isoDate,
+      })
+      .optional(),
   }),
   [EVENT_NAMES.achievementUnlocked]: z.object({
     userId,

@@ -14,6 +14,7 @@ import { reviewRepository } from './data-access/review.repository';
 import { sessionRepository } from './data-access/session.repository';
 import { setRepository } from './data-access/set.repository';
 import { studyTestRepository } from './data-access/study-test.repository';
+import { cardReviewedSubscriber } from './entry-points/events/card-reviewed.subscriber';
 import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerFlashcardsGrpc } from './entry-points/grpc/flashcards.grpc';
 import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
@@ -22,12 +23,15 @@ import { registerHttpRoutes } from './entry-points/http';
 import { flashcardsIndexes } from './data-access/indexes';
 import { achievementDepsOver } from './domain/achievements/achievement-store';
 import { evaluateAchievements } from './domain/achievements/evaluate-achievements.use-case';
+import type { ReviewFaults } from './domain/review-card.use-case';
 
 export interface FlashcardsOptions {
   /** Time for due dates, streaks and token expiry (tests pass a TestClock). */
   clock?: Clock;
   /** Achievement evaluation after reviews and sessions (else the achievement rules). */
   achievements?: AchievementHook;
+  /** Test-only: where a test stops a review as a crash would (main.ts never passes it). */
+  faults?: ReviewFaults;
 }
 
 /** Revoked tokens mirrored in memory, one mirror per running service (stopped with its workers). */
@@ -50,6 +54,7 @@ export function flashcardsDeps(
   deps: ServiceDeps<FlashcardsConfig>,
   clock: Clock,
   achievements?: AchievementHook,
+  faults?: ReviewFaults,
 ): FlashcardsDeps {
   const connection = deps.mongo.connection;
   const assertions = createAssertionVerifier('flashcards', deps.config.assertionKey, { clock });
@@ -106,6 +111,7 @@ export function flashcardsDeps(
     achievements: achievements ?? {
       onActivity: (userId, known) => evaluateAchievements(userId, achievementDeps, known),
     },
+    faults,
     async eraseUserExtras(userId) {
       await achievementStore.deleteAllOfUser(userId);
       await quota?.eraseUser(userId);
@@ -123,7 +129,7 @@ export function defineFlashcardsService(
   const built = new WeakMap<ServiceDeps<FlashcardsConfig>, FlashcardsDeps>();
   const depsOf = (deps: ServiceDeps<FlashcardsConfig>) => {
     let d = built.get(deps);
-    if (!d) built.set(deps, (d = flashcardsDeps(deps, clock, options.achievements)));
+    if (!d) built.set(deps, (d = flashcardsDeps(deps, clock, options.achievements, options.faults)));
     return d;
   };
   return {
@@ -140,7 +146,7 @@ export function defineFlashcardsService(
         now: () => clock.now(),
       }),
     grpcCallers: config.grpc.grpcCallers,
-    consumers: (deps) => [userDeletedSubscriber(depsOf(deps))],
+    consumers: (deps) => [userDeletedSubscriber(depsOf(deps)), cardReviewedSubscriber(depsOf(deps))],
     workers: (deps) => {
       const blacklist = blacklistFor(deps, clock);
       return blacklist ? [blacklist] : [];

@@ -46,6 +46,8 @@ const schema = new Schema<CardDoc>(
     ...outboxFields,
     // the write version, `$inc`ed by every update (card.repository.ts): orders the due read model's writes
     ...{ _rev: { type: Number, select: false } },
+    // the card's last review {id, timesReviewed, correct}, written with it: answers a retry of that review
+    ...{ _lastReview: { type: Object, select: false } },
   },
   { collection: CARDS_COLLECTION, versionKey: false, timestamps: false },
 );

@@ -8,6 +8,7 @@ import type {
   CardListFilter,
   CardRepository,
   DueQuery,
+  LastReview,
   NewCard,
   SetTally,
   SetTallyRule,
@@ -46,7 +47,12 @@ export const wordKeyOf = (word: string) => word.trim().toLowerCase();
  * Every write of a card document `$inc`s its `_rev` in the same atomic update (absent = 0 for cards
  * older than the field), so the due read model can order writes that reach Redis out of order.
  */
-type StoredCard = CardDoc & { _outbox?: unknown; _outboxPending?: unknown; _rev?: number };
+type StoredCard = CardDoc & {
+  _outbox?: unknown;
+  _outboxPending?: unknown;
+  _rev?: number;
+  _lastReview?: LastReview;
+};
 const REV = { _rev: 1 } as const;
 
 const toCard = (doc: CardDoc): Card => {
@@ -54,6 +60,7 @@ const toCard = (doc: CardDoc): Card => {
   delete rest._outbox;
   delete rest._outboxPending;
   delete rest._rev;
+  delete rest._lastReview;
   return { id: _id, ...rest };
 };
 
@@ -248,11 +255,14 @@ export function cardRepository(
       options: {
         where?: Partial<Pick<CardDoc, 'timesReviewed' | 'isFavorite'>>;
         events?: AnyDomainEvent[];
+        lastReview?: LastReview;
       } = {},
     ): Promise<Card | null> {
       const $set: Record<string, unknown> = { ...set };
       if (set.word !== undefined) $set.wordKey = wordKeyOf(set.word);
       const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
+      // hidden like the outbox: stored with the card, never part of it
+      const marks = options.lastReview ? { _lastReview: options.lastReview } : {};
       // the native driver: the prior state including the staged events is wanted, which mongoose's
       // projection of the hidden outbox fields would hide
       const before = await Cards.collection.findOneAndUpdate(
@@ -261,8 +271,8 @@ export function cardRepository(
           ...options.where,
         } as never,
         (staged
-          ? { $set: { ...$set, ...staged.$set }, $push: staged.$push, $inc: REV }
-          : { $set, $inc: REV }) as never,
+          ? { $set: { ...$set, ...marks, ...staged.$set }, $push: staged.$push, $inc: REV }
+          : { $set: { ...$set, ...marks }, $inc: REV }) as never,
         { returnDocument: 'before' },
       );
       if (!before) return null;
@@ -275,6 +285,17 @@ export function cardRepository(
       const version = ((before as unknown as StoredCard)._rev ?? 0) + 1;
       await dueIndex?.cardsWritten(userId, [{ card, version }]);
       return card;
+    },
+
+    async lastReview(userId: string, id: string): Promise<LastReview | null> {
+      const doc = await Cards.collection.findOne({ _id: id, userId } as never, {
+        projection: { _lastReview: 1 },
+      });
+      return (doc as StoredCard | null)?._lastReview ?? null;
+    },
+
+    async exists(userId: string, id: string): Promise<boolean> {
+      return (await Cards.collection.countDocuments({ _id: id, userId } as never, { limit: 1 })) > 0;
     },
 
     async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {

@@ -32,11 +32,13 @@ export function learningProfileRepository(connection: Connection): LearningProfi
       await Profiles.updateOne({ _id: userId }, { $set: { ...settings, updatedAt: now } }, { upsert: true });
       return get(userId);
     },
-    /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. */
+    /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. Idempotent. */
     async recordStudyDay(userId: string, day: string, now: Date) {
       for (let attempt = 0; attempt < 5; attempt++) {
         const profile = await get(userId);
-        if (profile.lastStudyDay === day)
+        // the same day, or an earlier one (a review completed late, after a crash): already counted or
+        // too late to change the streak, which only moves forward
+        if (profile.lastStudyDay !== null && day <= profile.lastStudyDay)
           return { currentStreak: profile.currentStreak, longestStreak: profile.longestStreak };
         const streak = nextStreak(profile, day);
         const r = await Profiles.updateOne(

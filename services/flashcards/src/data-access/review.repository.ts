@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { isDuplicateKeyError } from '@lingua/mongo';
 import type { ReviewRecord, ReviewRepository } from '../domain/ports';
 import { type ReviewDoc, reviewModel } from './review.model';
 
@@ -10,9 +11,16 @@ export const MAX_REVIEWS_PER_QUERY = 50_000;
 export function reviewRepository(connection: Connection): ReviewRepository {
   const Reviews = reviewModel(connection);
   return {
-    async insert(review: ReviewRecord): Promise<void> {
+    async insert(review: ReviewRecord): Promise<boolean> {
       const { id, ...rest } = review;
-      await Reviews.collection.insertOne({ _id: id, ...rest } as never);
+      try {
+        await Reviews.collection.insertOne({ _id: id, ...rest } as never);
+        return true;
+      } catch (err) {
+        // the review's id is deterministic: a retry or a recovery of a review already logged
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
     },
     /** Reviews of the user in [from, to), optionally of one set, with the fields stats need. */
     async between(userId: string, from: Date | undefined, to: Date, setId?: string) {

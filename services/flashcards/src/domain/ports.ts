@@ -202,8 +202,14 @@ export interface CardRepository {
     options?: {
       where?: Partial<Pick<Card, 'timesReviewed' | 'isFavorite'>>;
       events?: AnyDomainEvent[];
+      /** A review's write: which review it was, kept with the card (see `lastReview`). */
+      lastReview?: LastReview;
     },
   ): Promise<Card | null>;
+  /** The last review written with the card (answers a retry of it), or null. */
+  lastReview(userId: string, id: string): Promise<LastReview | null>;
+  /** Whether the card exists for the user, archived or not. */
+  exists(userId: string, id: string): Promise<boolean>;
   updateMany(userId: string, ids: string[], set: Partial<Omit<Card, 'id'>>): Promise<number>;
   /** After a bulk write elsewhere changed these cards' content (not their schedule or state). */
   contentChanged(userId: string, ids: string[]): Promise<void>;
@@ -213,6 +219,13 @@ export interface CardRepository {
   tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]>;
   deleteSetCards(userId: string, setId: string): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
+}
+
+/** The last review of a card, kept in the card's own write: its id, the count it followed, its result. */
+export interface LastReview {
+  id: string;
+  timesReviewed: number;
+  correct: boolean;
 }
 
 /** The per-user card counters the card repository keeps. */
@@ -239,7 +252,8 @@ export interface SetRepository {
 }
 
 export interface ReviewRepository {
-  insert(review: ReviewRecord): Promise<void>;
+  /** Idempotent by the review's id: false when the log already holds it. */
+  insert(review: ReviewRecord): Promise<boolean>;
   /** Reviews of the user in [from, to), optionally of one set, with the fields stats need. */
   between(
     userId: string,

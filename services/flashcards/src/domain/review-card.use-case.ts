@@ -1,13 +1,20 @@
-import { randomUUID } from 'node:crypto';
-import { makeEvent } from '@lingua/contracts';
+import { createHash } from 'node:crypto';
+import { type DomainEvent, makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import type { AchievementHook } from './achievement-hook';
 import { bestStreak } from './achievements/achievement-rules';
 import { utcDay } from './learning/streak';
 import type { Grade } from './scheduling/grade';
-import { type ReviewOutcome, scheduleReview } from './scheduling/schedule-review';
+import { scheduleReview } from './scheduling/schedule-review';
 import type { Algorithm } from './scheduling/schedule-state';
-import type { Card, CardRepository, LearningProfileRepository, OutboxKick, ReviewRepository } from './ports';
+import type {
+  Card,
+  CardRepository,
+  LearningProfileRepository,
+  OutboxKick,
+  ReviewRecord,
+  ReviewRepository,
+} from './ports';
 
 export interface ReviewCardCommand {
   userId: string;
@@ -19,10 +26,16 @@ export interface ReviewCardCommand {
   responseTimeMs?: number;
   mode?: string | null;
   sessionId?: string | null;
+  /**
+   * The card's `timesReviewed` as the client saw it when it asked. Given, the answer applies to that
+   * state only: a retry after a lost answer (the card already past it by this very review) gets the
+   * first answer again and changes nothing.
+   */
+  timesReviewed?: number | undefined;
 }
 
 export interface ReviewCardDeps {
-  cards: Pick<CardRepository, 'findActive' | 'update'>;
+  cards: Pick<CardRepository, 'findActive' | 'update' | 'lastReview'>;
   reviews: Pick<ReviewRepository, 'insert'>;
   profiles: Pick<LearningProfileRepository, 'recordStudyDay'>;
   clock: { now(): Date };
@@ -30,43 +43,52 @@ export interface ReviewCardDeps {
   outbox: Pick<OutboxKick, 'cardStaged'>;
   achievements?: AchievementHook | undefined;
   logger: { warn(obj: object, msg: string): void };
+  /** Test-only fault points (start.ts passes them only when a test gives them; absent in production). */
+  faults?: ReviewFaults | undefined;
+}
+
+/** Where a test stops a review as a crash would. */
+export interface ReviewFaults {
+  /** Right after the card's write, before anything else of the review. */
+  afterCardWrite?(): void | Promise<void>;
 }
 
 /**
- * Records one answer: reschedules the card with the user's algorithm (compare-and-set on the review
- * count, so concurrent answers never apply to the same prior state), stages card.reviewed in the same
- * write, logs the review, counts the study day, and lets achievements look at the new activity.
+ * The id of the review that answers a card in this state: the same answer to the same state (a
+ * retry, a recovery) always gets the same id, and the next review a different one. The state is the
+ * review count and the last review's time (a count alone could repeat after an import reset it).
+ * UUID layout (version 5 bits) so it can also be the event's id.
+ */
+export function reviewIdOf(card: Pick<Card, 'id' | 'timesReviewed' | 'lastReviewedAt'>): string {
+  const h = createHash('sha1')
+    .update(`review:${card.id}:${card.timesReviewed}:${card.lastReviewedAt?.getTime() ?? '-'}`)
+    .digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * Records one answer. The card's write is the review: it reschedules the card (compare-and-set on the
+ * review count, so concurrent answers never apply to the same prior state), remembers which review
+ * it was, and stages card.reviewed carrying the whole review. The review log, the study day and the
+ * achievements follow (completeReview); if the process dies before them, the card.reviewed consumer
+ * completes them from the staged event (ADR 0023).
  */
 export async function reviewCard(
   cmd: ReviewCardCommand,
   deps: ReviewCardDeps,
-): Promise<{ card: Card; outcome: ReviewOutcome; achievements: string[] }> {
+): Promise<{ card: Card; correct: boolean; achievements: string[] }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const card = await deps.cards.findActive(cmd.userId, cmd.cardId);
     if (!card) throw new AppError('NOT_FOUND', 'Flashcard not found');
+    if (cmd.timesReviewed !== undefined && card.timesReviewed !== cmd.timesReviewed)
+      return replay(card, cmd.timesReviewed, deps);
     const now = deps.clock.now();
     const outcome = scheduleReview(cmd.algorithm, card, cmd.grade, now);
-    const event = makeEvent(
-      'card.reviewed',
-      {
-        userId: cmd.userId,
-        cardId: card.id,
-        correct: outcome.correct,
-        masteryLevel: outcome.state.masteryLevel,
-        nextReviewDate: outcome.state.nextReviewDate.toISOString(),
-      },
-      { now },
-    );
-    const updated = await deps.cards.update(
-      cmd.userId,
-      card.id,
-      { ...outcome.state, updatedAt: now },
-      { where: { timesReviewed: card.timesReviewed }, events: [event] },
-    );
-    if (!updated) continue; // another answer got there first: reschedule from the new state
-    deps.outbox.cardStaged(card.id);
-    await deps.reviews.insert({
-      id: randomUUID(),
+    const review: ReviewRecord = {
+      id: reviewIdOf(card),
       userId: cmd.userId,
       cardId: card.id,
       setId: card.setId,
@@ -82,16 +104,123 @@ export async function reviewCard(
       firstReview: outcome.firstReview,
       becameMastered: outcome.becameMastered,
       reviewedAt: now,
-    });
-    const streak = await deps.profiles.recordStudyDay(cmd.userId, utcDay(now), now);
-    const achievements = await unlockAchievements(
+    };
+    const updated = await deps.cards.update(
       cmd.userId,
-      deps,
-      streak && { streakDays: bestStreak(streak) },
+      card.id,
+      { ...outcome.state, updatedAt: now },
+      {
+        where: { timesReviewed: card.timesReviewed },
+        events: [reviewedEvent(review, outcome.state.nextReviewDate)],
+        lastReview: { id: review.id, timesReviewed: card.timesReviewed, correct: review.correct },
+      },
     );
-    return { card: updated, outcome, achievements };
+    if (!updated) continue; // another answer got there first: reschedule from the new state
+    await deps.faults?.afterCardWrite?.();
+    try {
+      const achievements = await completeReview(review, deps);
+      return { card: updated, correct: outcome.correct, achievements };
+    } finally {
+      // published once the follow-ups are done (or failed): the consumer then finds them done
+      deps.outbox.cardStaged(card.id);
+    }
   }
   throw new AppError('CONFLICT', 'The card is being reviewed concurrently; try again');
+}
+
+/** The answer the client already had: the card moved past the state it names by exactly that review. */
+async function replay(card: Card, timesReviewed: number, deps: ReviewCardDeps) {
+  const last = await deps.cards.lastReview(card.userId, card.id);
+  if (last && last.timesReviewed === timesReviewed && card.timesReviewed === timesReviewed + 1)
+    return { card, correct: last.correct, achievements: [] };
+  throw new AppError(
+    'CONFLICT',
+    `The card's review count is ${card.timesReviewed}, not ${timesReviewed}: reload it and answer again`,
+  );
+}
+
+function reviewedEvent(review: ReviewRecord, nextReviewDate: Date) {
+  return makeEvent(
+    'card.reviewed',
+    {
+      userId: review.userId,
+      cardId: review.cardId,
+      correct: review.correct,
+      masteryLevel: review.masteryLevel,
+      nextReviewDate: nextReviewDate.toISOString(),
+      review: {
+        id: review.id,
+        setId: review.setId,
+        sessionId: review.sessionId,
+        algorithm: review.algorithm,
+        grade: review.grade,
+        rating: review.rating,
+        responseTimeMs: review.responseTimeMs,
+        mode: review.mode,
+        intervalDays: review.intervalDays,
+        firstReview: review.firstReview,
+        becameMastered: review.becameMastered,
+        reviewedAt: review.reviewedAt.toISOString(),
+      },
+    },
+    // the review's id: a copy of the event (a relay publishing twice) is dropped by the stream
+    { id: review.id, now: review.reviewedAt },
+  );
+}
+
+/**
+ * The card.reviewed consumer's part: the follow-ups of the review the event carries, if they are
+ * missing. A card that no longer exists (its account or set erased) gets nothing recreated. The
+ * achievements are evaluated only when the log lacked the review (the request died before them).
+ */
+export async function completeReviewFromEvent(
+  event: DomainEvent<'card.reviewed'>,
+  deps: Pick<ReviewCardDeps, 'reviews' | 'profiles' | 'achievements' | 'logger'> & {
+    cards: Pick<CardRepository, 'exists'>;
+  },
+): Promise<void> {
+  const { review, ...d } = event.data;
+  if (!review) return; // staged before events carried the review
+  if (!(await deps.cards.exists(d.userId, d.cardId))) return;
+  const record: ReviewRecord = {
+    ...review,
+    userId: d.userId,
+    cardId: d.cardId,
+    correct: d.correct,
+    masteryLevel: d.masteryLevel,
+    reviewedAt: new Date(review.reviewedAt),
+  };
+  const logged = await deps.reviews.insert(record);
+  const streak = await deps.profiles.recordStudyDay(
+    record.userId,
+    utcDay(record.reviewedAt),
+    record.reviewedAt,
+  );
+  if (logged) {
+    deps.logger.warn(
+      { userId: d.userId, reviewId: review.id },
+      'completed a review its request left unfinished',
+    );
+    await unlockAchievements(record.userId, deps, streak && { streakDays: bestStreak(streak) });
+  }
+}
+
+/**
+ * The writes that follow a review's card write, each idempotent: the review log entry (by the review's
+ * id), the study day (a day already counted, or older than the last one counted, changes nothing), the
+ * achievements. The card.reviewed consumer repeats the first two (completeReviewFromEvent).
+ */
+async function completeReview(
+  review: ReviewRecord,
+  deps: Pick<ReviewCardDeps, 'reviews' | 'profiles' | 'achievements' | 'logger'>,
+): Promise<string[]> {
+  await deps.reviews.insert(review);
+  const streak = await deps.profiles.recordStudyDay(
+    review.userId,
+    utcDay(review.reviewedAt),
+    review.reviewedAt,
+  );
+  return unlockAchievements(review.userId, deps, streak && { streakDays: bestStreak(streak) });
 }
 
 /** Achievements never fail the answer that earned them: the next activity re-evaluates the rules. */

@@ -45,6 +45,7 @@ export async function reviewWithProfile(
     responseTime?: number | undefined;
     mode?: string | undefined;
     sessionId?: string | undefined;
+    timesReviewed?: number | undefined;
   },
   deps: ReviewCardDeps & { profiles: LearningProfileRepository },
 ): Promise<Awaited<ReturnType<typeof reviewCard>> & { algorithm: LearningProfile['algorithm'] }> {
@@ -59,6 +60,7 @@ export async function reviewWithProfile(
       responseTimeMs: answer.responseTime ?? 0,
       mode: answer.mode ?? null,
       sessionId: answer.sessionId ?? null,
+      timesReviewed: answer.timesReviewed,
     },
     deps,
   );

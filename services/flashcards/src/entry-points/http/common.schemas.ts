@@ -4,6 +4,21 @@ import { CEFR_LEVELS, DIFFICULTIES } from '../../domain/cards/cefr';
 /** A GUID path or body id (any version: ids from other systems are accepted as long as they are GUIDs). */
 export const guid = z.guid('must be a GUID');
 
+/**
+ * A review's optional `timesReviewed`: the card's review count as the app saw it. It makes a retry safe
+ * (the same answer to the same state is applied once).
+ */
+export const reviewedCount = z
+  .number()
+  .int()
+  .min(0)
+  .max(1_000_000_000)
+  .meta({
+    description:
+      'The card’s timesReviewed as the app last saw it. When given, the answer applies to that state only: ' +
+      'a retry after a lost answer gets the first answer again and changes nothing; another count answers 409.',
+  });
+
 /** A boolean in a query string: true/false/1/0. */
 export const queryBool = z
   .enum(['true', 'false', '1', '0'], 'must be true or false')

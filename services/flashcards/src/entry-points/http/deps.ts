@@ -4,6 +4,7 @@ import type { Logger } from '@lingua/logger';
 import type { FlashcardsConfig } from '../../config';
 import type { AchievementHook } from '../../domain/achievement-hook';
 import type { AchievementDeps } from '../../domain/achievements/achievement-store';
+import type { ReviewFaults } from '../../domain/review-card.use-case';
 import type {
   CardCounters,
   CardRepository,
@@ -51,6 +52,8 @@ export interface FlashcardsDeps {
   groupBUser: RequestHandler;
   /** The caller's user id, set by requireUser / groupBUser. */
   userIdOf(res: Response): string;
+  /** Test-only fault points of the review (absent in production). */
+  faults?: ReviewFaults | undefined;
   /** Erases what the achievements and export counters keep for a user, on user.deleted. */
   eraseUserExtras(userId: string): Promise<void>;
 }

@@ -169,8 +169,8 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
 
   router.post('/:id/review', async (req, res) => {
     const id = cardIdOf(req);
-    const { confidence } = validate(ReviewBody, req.body);
-    const { card, outcome } = await reviewCard(
+    const { confidence, timesReviewed } = validate(ReviewBody, req.body);
+    const { card, correct } = await reviewCard(
       {
         userId: userId(res),
         cardId: id,
@@ -178,6 +178,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
         rating: confidence,
         // spec, Group B: the 2^n-day schedule
         algorithm: 'exponential',
+        timesReviewed,
       },
       deps,
     );
@@ -186,7 +187,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
       ReviewResult,
       {
         flashcard: flashcardFull(card),
-        wasCorrect: outcome.correct,
+        wasCorrect: correct,
         nextReviewDate: card.nextReviewDate,
         intervalDays: card.intervalDays,
         repetitions: card.repetitions,

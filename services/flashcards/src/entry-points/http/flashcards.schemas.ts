@@ -11,6 +11,7 @@ import {
   pronunciation,
   queryBool,
   queryInt,
+  reviewedCount,
   synonyms,
   tagsBody,
   translation,
@@ -84,7 +85,10 @@ export const DueQuery = z
 
 /** Group B: POST /api/flashcards/{id}/review. */
 export const ReviewBody = z
-  .object({ confidence: z.union([z.literal(0), z.literal(1), z.literal(2)]) })
+  .object({
+    confidence: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+    timesReviewed: reviewedCount.optional(),
+  })
   .strict();
 
 /** Group B: POST /api/flashcards/{id}/optimal-review-mode. */

@@ -45,14 +45,14 @@ export function learningRouter(deps: FlashcardsDeps): Router {
 
   router.post('/review', async (req, res) => {
     const body = validate(LearningReviewBody, req.body);
-    const { card, outcome, achievements, algorithm } = await reviewWithProfile(
+    const { card, correct, achievements, algorithm } = await reviewWithProfile(
       deps.userIdOf(res),
       body,
       deps,
     );
     sendData(res, LearningReviewResult, {
       cardId: card.id,
-      correct: outcome.correct,
+      correct,
       nextReviewDate: card.nextReviewDate,
       interval: card.intervalDays,
       easeFactor: card.easinessFactor,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ALGORITHMS } from '../../domain/scheduling/schedule-state';
-import { guid, queryInt } from './common.schemas';
+import { guid, queryInt, reviewedCount } from './common.schemas';
 
 export const LearningDueQuery = z
   .object({ setId: guid.optional(), limit: queryInt(1, 100).default(20) })
@@ -13,6 +13,7 @@ export const LearningReviewBody = z
     responseTime: z.number().int().min(0).max(3_600_000).optional(),
     mode: z.enum(['flip', 'quiz', 'typing']).optional(),
     sessionId: guid.optional(),
+    timesReviewed: reviewedCount.optional(),
   })
   .strict();
 

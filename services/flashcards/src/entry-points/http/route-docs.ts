@@ -53,6 +53,10 @@ import {
 import { CompletedTestsQuery, RecordTestBody } from './study.schemas';
 
 const notFound = { 404: 'Flashcard not found (or not the caller’s)' };
+const reviewErrors = {
+  ...notFound,
+  409: 'The card’s review count is not the timesReviewed sent (reviewed elsewhere since: reload the card), or it is being reviewed concurrently',
+};
 const GROUP_C_RULE =
   'Both faces on one path: a request is Group C when it uses a Group C-only feature (page, limit, setId, tags, difficulty, mastered, favorite or dueForReview in the query; setId in a new card; setId, exampleSentence, tags or difficulty in an update), and is then answered in the Group C envelope (errors with a catalogue code); Group B otherwise (errors as plain text). Responses carry both groups’ fields.';
 const sampleCard = {
@@ -179,9 +183,9 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     params: CardIdParams,
     body: ReviewBody,
-    example: { confidence: 2 },
+    example: { confidence: 2, timesReviewed: 3 },
     response: ReviewResult,
-    errors: notFound,
+    errors: reviewErrors,
   },
   {
     method: 'post',
@@ -305,7 +309,7 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     auth: 'access',
     body: LearningReviewBody,
     response: LearningReviewResult,
-    errors: notFound,
+    errors: reviewErrors,
   },
   {
     method: 'get',
