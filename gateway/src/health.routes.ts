@@ -105,6 +105,11 @@ export function healthRoutes(deps: {
     rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ points: access.perMinute, duration: 60 }),
   });
+  // health is a reading of this moment: no cache may answer a probe or a status page with an old one
+  router.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   // the aggregate paths fan out to every service: their own budget per client address
   const AGGREGATES = new Set(['/health', '/api/health', '/api/health/detailed']);
   router.use(async (req, _res, next) => {

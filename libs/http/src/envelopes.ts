@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import { type AppError, catalogueCodeOf } from '@lingua/errors';
@@ -33,6 +34,32 @@ export function successBody(
       };
   }
 }
+
+/**
+ * The text of a success body for `dataJson` (data already serialised; undefined leaves `data` out, as
+ * JSON.stringify does), and a weak entity tag over what the resource is: the body without its
+ * per-request `meta` (timestamp, request id), which would otherwise change the tag on every request.
+ */
+export function successText(
+  style: EnvelopeStyle,
+  dataJson: string | undefined,
+  message?: string,
+): { text: string; etag: string } {
+  if (style === 'plain') {
+    const text = dataJson ?? '';
+    return { text, etag: weakTag(text) };
+  }
+  const parts = ['"success":true'];
+  if (dataJson !== undefined) parts.push(`"data":${dataJson}`);
+  if (message !== undefined) parts.push(`"message":${JSON.stringify(message)}`);
+  const resource = `{${parts.join(',')}}`;
+  const etag = weakTag(resource);
+  if (style === 'flashcards') return { text: resource, etag };
+  const perRequest = JSON.stringify(meta(style, currentRequestContext()?.requestId));
+  return { text: `${resource.slice(0, -1)},"meta":${perRequest}}`, etag };
+}
+
+const weakTag = (text: string) => `W/"${createHash('sha1').update(text).digest('base64url')}"`;
 
 /** Body of an error response in the given family. 5xx messages are generic: no internals leak. */
 export function errorBody(style: EnvelopeStyle, err: AppError) {
@@ -75,8 +102,25 @@ export function sendSuccess(
   data: unknown,
   options: { status?: number; message?: string; style?: EnvelopeStyle } = {},
 ) {
+  sendSuccessJson(res, JSON.stringify(data) as string | undefined, options);
+}
+
+/**
+ * sendSuccess for data already serialised. A 200 to a read carries the resource's ETag, and express
+ * answers 304 when the client's If-None-Match holds it.
+ */
+export function sendSuccessJson(
+  res: Response,
+  dataJson: string | undefined,
+  options: { status?: number; message?: string; style?: EnvelopeStyle } = {},
+) {
   const style = options.style ?? (res.locals.envelopeStyle as EnvelopeStyle | undefined) ?? 'catalogue';
-  res.status(options.status ?? 200).json(successBody(style, data, options.message));
+  const { text, etag } = successText(style, dataJson, options.message);
+  const status = options.status ?? 200;
+  const method = res.req?.method;
+  if (status === 200 && (method === 'GET' || method === 'HEAD') && !res.get('ETag')) res.set('ETag', etag);
+  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+  res.status(status).send(text);
 }
 
 /**

@@ -4,7 +4,14 @@ export { createApp, finishApp, DEFAULT_DEADLINE } from './create-app';
 export type { CreateAppOptions } from './create-app';
 export { envelopeStyleFor, API_VERSION } from './envelope-style';
 export type { EnvelopeStyle } from './envelope-style';
-export { successBody, errorBody, errorBodyForPath, sendSuccess } from './envelopes';
+export {
+  successBody,
+  successText,
+  errorBody,
+  errorBodyForPath,
+  sendSuccess,
+  sendSuccessJson,
+} from './envelopes';
 export { toAppError, errorHandler, notFoundHandler, isDependencyOutage } from './error-handler';
 export { requestIdMiddleware, REQUEST_ID_HEADER, CORRELATION_ID_HEADER } from './request-id';
 export { startHttpServer } from './start-http-server';
@@ -23,4 +30,4 @@ export {
 export type { DeadlineOptions } from './deadline';
 export { adaptiveShedder, createLoadShedder, sheddingListener, answerShed, priorityOf } from './load-shedder';
 export type { LoadShedder, LoadShedderOptions, Priority } from './load-shedder';
-export { ignoreClientGone } from './stream-out';
+export { ignoreClientGone, sendImmutableFile } from './stream-out';

@@ -36,6 +36,8 @@ export function gatewayRoutes(deps: { apiKeys: ApiKeyStore; maintenance: boolean
   });
   router.get('/api/v1/status', (_req, res) => {
     const rate = res.locals.rateLimit as RateState;
+    // the remaining budget changes with every call, this one included: nothing to revalidate
+    res.setHeader('Cache-Control', 'no-store');
     sendSuccess(res, {
       api_status: deps.maintenance ? 'maintenance' : 'operational',
       maintenance_mode: deps.maintenance,

@@ -23,10 +23,10 @@ export async function getQuota(userId: string, deps: AiDeps) {
       used: lookups.used,
       limit: isPremium ? UNLIMITED : deps.limits.lookupsPerWindow,
       windowMinutes: Math.round(windowMs / 60_000),
-      // when the oldest look-up leaves the window (a slot frees up); now when none is in it
-      resetAt: new Date(
-        lookups.oldestMs === undefined ? now.getTime() : lookups.oldestMs + windowMs,
-      ).toISOString(),
+      // when the oldest look-up leaves the window (a slot frees up); null when none is in it (a
+      // moving "now" would make every read a new answer and defeat the ETag)
+      resetAt:
+        lookups.oldestMs === undefined ? null : new Date(lookups.oldestMs + windowMs).toISOString(),
     },
   };
 }

@@ -1,5 +1,4 @@
-import { pipeline } from 'node:stream/promises';
-import { ignoreClientGone } from '@lingua/http';
+import { sendImmutableFile } from '@lingua/http';
 import { type RequestHandler, Router } from 'express';
 import { currentUser } from '@lingua/auth';
 import { parseInput } from '@lingua/errors';
@@ -145,15 +144,12 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
   router.get('/api/ai/images/:id', auth, async (req, res) => {
     const { id } = parseInput(ImageParams, req.params);
     const image = await getImage(id, deps);
-    res
-      .status(200)
-      .type(image.contentType)
-      // images never change; private: only the signed-in app should keep them
-      .set('Cache-Control', 'private, max-age=31536000, immutable')
-      .set('X-Content-Type-Options', 'nosniff')
-      .set('Content-Length', String(image.length));
-    // streamed from GridFS, a few chunks at a time, whichever replica stored it
-    await pipeline(image.content, res).catch(ignoreClientGone);
+    // images never change; private: only the signed-in app should keep them
+    await sendImmutableFile(req, res, {
+      ...image,
+      name: id,
+      cacheControl: 'private, max-age=31536000, immutable',
+    });
   });
   docs.route({
     method: 'get',

@@ -72,7 +72,12 @@ export const QuotaResponse = z.object({
     used: z.number().int(),
     limit: z.number().int(),
     windowMinutes: z.number().int(),
-    resetAt: z.iso.datetime(),
+    resetAt: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        'When the oldest look-up leaves the window and a slot frees up; null when none is in the window',
+      ),
   }),
 });
 

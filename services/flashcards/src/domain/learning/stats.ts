@@ -91,7 +91,8 @@ export function learningStats(
   return {
     period,
     from: from ?? null,
-    to: now,
+    // the end of today, not the moment of the request: the same facts give the same answer (and ETag)
+    to: new Date(addDays(startOfUtcDay(now), 1).getTime() - 1),
     cardsReviewed: new Set(reviews.map((r) => r.cardId)).size,
     reviews: reviews.length,
     cardsLearned: reviews.filter((r) => r.firstReview).length,

@@ -1,5 +1,4 @@
-import { pipeline } from 'node:stream/promises';
-import { ignoreClientGone } from '@lingua/http';
+import { sendImmutableFile } from '@lingua/http';
 import { type RequestHandler, type Response, Router } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
@@ -159,13 +158,13 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
   router.get(`${P}/avatars/:name`, async (req, res) => {
     const { name } = parseInput(AvatarParams, req.params);
     const file = await getAvatar(name, deps);
-    res
-      .type(`image/${file.type}`)
-      .set('Content-Length', String(file.length))
-      .set('Cache-Control', 'public, max-age=31536000, immutable')
-      .set('X-Content-Type-Options', 'nosniff');
-    // streamed from GridFS, a few chunks at a time, whichever replica stored it
-    await pipeline(file.content, res).catch(ignoreClientGone);
+    await sendImmutableFile(req, res, {
+      name,
+      contentType: `image/${file.type}`,
+      length: file.length,
+      content: file.content,
+      cacheControl: 'public, max-age=31536000, immutable',
+    });
   });
   docs.route({
     method: 'get',
