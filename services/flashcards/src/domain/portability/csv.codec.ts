@@ -23,7 +23,15 @@ export function encodeCsv(cards: readonly PortableCard[]): string {
       return escapeCell(value ?? '');
     }),
   );
-  return '\uFEFF' + stringify([[...PORTABLE_FIELDS], ...rows], { record_delimiter: '\r\n' });
+  return (
+    '\uFEFF' +
+    stringify([[...PORTABLE_FIELDS], ...rows], {
+      record_delimiter: '\r\n',
+      // RFC 4180: a field holding a bare line break is quoted too (the library quotes only the record
+      // delimiter itself once one is set, and other readers then split the record)
+      quote_record_delimiter: true,
+    })
+  );
 }
 
 // Accepted header names (case- and space-insensitive), including the common front/back pair.
