@@ -94,6 +94,9 @@ export interface ConsumerOptions {
   now?: () => Date;
 }
 
+/** Set by `npm run events:replay` on a re-published dead letter: the one durable that is to handle it. */
+export const REPLAY_FOR_HEADER = 'x-replay-for';
+
 /** Default schedule: 1 s, 5 s, 30 s, then 60 s (maxBackoffMs) for as long as the failure lasts. */
 export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000];
 
@@ -286,6 +289,10 @@ export async function startDurableConsumer(
 
   const handle = async (msg: JsMsg, event: AnyDomainEvent | Error) => {
     if (msg.info.redelivered) eventsRedelivered.inc({ ...consumerLabels, event: eventLabel(event) });
+    // a dead letter replayed (events:replay) is for the consumer that dead-lettered it; the others
+    // handled the original already
+    const replayFor = msg.headers?.get(REPLAY_FOR_HEADER);
+    if (replayFor && replayFor !== opts.durable) return settle(msg, 'ack');
     if (event instanceof Error) {
       // an event this build does not know yet: the newer consumer rolling out will handle it
       const name = claimedName(msg);

@@ -1,10 +1,21 @@
 export { connectNats, natsCredentials } from './nats-connection';
 export type { NatsHandle } from './nats-connection';
-export { ensureStreams, eventBusConfig, subjectFor, deadLetterSubjectFor } from './streams';
+export {
+  ensureStreams,
+  eventBusConfig,
+  subjectFor,
+  deadLetterStreamFor,
+  deadLetterSubjectFor,
+} from './streams';
 export type { EventBusConfig } from './streams';
 export { createEventPublisher } from './publisher';
 export type { EventPublisher, PublishOptions } from './publisher';
-export { DEFAULT_BACKOFF_MS, retryDelayMs, startDurableConsumer } from './durable-consumer';
+export {
+  DEFAULT_BACKOFF_MS,
+  REPLAY_FOR_HEADER,
+  retryDelayMs,
+  startDurableConsumer,
+} from './durable-consumer';
 export type { ConsumerOptions, RunningConsumer, EventHandler } from './durable-consumer';
 export { mongoProcessedEvents, PROCESSED_EVENTS_COLLECTION } from './processed-events';
 export type { ProcessedEvents } from './processed-events';

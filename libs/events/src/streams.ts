@@ -8,8 +8,13 @@ export interface EventBusConfig {
   subjectPrefix: string;
   /** Window in which a repeated Nats-Msg-Id is dropped by the server. */
   duplicateWindowMs: number;
-  /** Events older than this are removed from the stream (and from its dead-letter stream). */
+  /** Events older than this are removed from the stream. */
   maxAgeMs: number;
+  /**
+   * Dead letters older than this are removed (default 365 days): long enough for an incident to be
+   * explained and the letters replayed (`npm run events:replay`), whatever the events' own retention.
+   */
+  deadLetterMaxAgeMs: number;
   /** Size limit of each stream in bytes; the oldest events go first beyond it. -1: no limit. */
   maxBytes: number;
   /** Copies of each stream in a JetStream cluster (1 on a single server; 3 in production). */
@@ -22,6 +27,7 @@ export function eventBusConfig(overrides: Partial<EventBusConfig> = {}): EventBu
     subjectPrefix: 'events',
     duplicateWindowMs: 2 * 60_000,
     maxAgeMs: 7 * 24 * 3600_000,
+    deadLetterMaxAgeMs: 365 * 24 * 3600_000,
     maxBytes: -1,
     replicas: 1,
     ...overrides,
@@ -31,6 +37,8 @@ export function eventBusConfig(overrides: Partial<EventBusConfig> = {}): EventBu
 export const subjectFor = (cfg: EventBusConfig, event: EventName | '>') => `${cfg.subjectPrefix}.${event}`;
 export const deadLetterSubjectFor = (cfg: EventBusConfig, durable: string) =>
   `${cfg.subjectPrefix}_dlq.${durable}`;
+/** The stream holding every consumer's dead letters, `<stream>_DLQ`. */
+export const deadLetterStreamFor = (cfg: EventBusConfig) => `${cfg.streamName}_DLQ`;
 
 const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
 
@@ -54,11 +62,13 @@ export async function ensureStreams(
       name: cfg.streamName,
       subjects: [`${cfg.subjectPrefix}.>`],
       duplicate_window: ms(cfg.duplicateWindowMs),
+      max_age: ms(cfg.maxAgeMs),
     },
     {
-      name: `${cfg.streamName}_DLQ`,
+      name: deadLetterStreamFor(cfg),
       subjects: [`${cfg.subjectPrefix}_dlq.>`],
       duplicate_window: ms(cfg.duplicateWindowMs),
+      max_age: ms(cfg.deadLetterMaxAgeMs),
     },
   ];
   for (const s of streams) {
@@ -66,7 +76,6 @@ export async function ensureStreams(
       ...s,
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
-      max_age: ms(cfg.maxAgeMs),
       max_bytes: cfg.maxBytes,
       num_replicas: cfg.replicas,
     };
