@@ -62,7 +62,7 @@ const ACCESS = {
   },
   ai: {
     publishes: [],
-    durables: [],
+    durables: ['ai-user-deleted'],
     redisKeys: ['ai:*'], // quotas, analysis cache
     redisReadKeys: BLACKLIST.keys,
     subscribes: [],

@@ -96,6 +96,8 @@ interface Identified {
   token?: string;
   /** The token's jti: what the blacklist keys on. */
   jti?: string;
+  /** The token's user: the blacklist also revokes all of a user's tokens at once (a deleted account). */
+  sub?: string;
 }
 
 /**
@@ -155,6 +157,7 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
           caller: { kind: 'user', claims: verified.claims },
           token,
           jti: verified.claims.jti,
+          sub: verified.claims.sub,
         };
       }
       if (policy.auth === 'access') throw new AppError('UNAUTHORIZED', 'Authentication required');
@@ -202,18 +205,18 @@ export function createAdmission(deps: EdgeAuthDeps): Admit {
 
   /** Blacklist and budgets: from memory where it can answer, else one Redis round trip for the rest. */
   function check(a: AdmissionRequest, known: Identified): Promise<void> | undefined {
-    const { policy, caller, jti } = known;
+    const { policy, caller, jti, sub } = known;
     const bucket = bucketFor(policy.family, caller);
     const byAddress = policy.budget;
     const key = addressKey(a.ip);
-    const revoked = jti ? deps.blacklist.revokedNow(jti) : false;
+    const revoked = jti ? deps.blacklist.revokedNow(jti, sub) : false;
     const address = byAddress ? deps.limiters.consumeLocally(byAddress, key) : undefined;
     const budget = bucket ? deps.limiters.consumeLocally(bucket.bucket, bucket.key) : undefined;
     if (revoked !== undefined && (address || !byAddress) && (budget || !bucket))
       return void conclude(a, known, revoked, address, budget, bucket);
     // node-redis pipelines commands issued in the same tick
     return Promise.all([
-      revoked ?? deps.blacklist.isRevoked(jti!),
+      revoked ?? deps.blacklist.isRevoked(jti!, sub),
       address ?? (byAddress ? deps.limiters.consume(byAddress, key) : undefined),
       budget ?? (bucket ? deps.limiters.consume(bucket.bucket, bucket.key) : undefined),
     ]).then(([r, l, b]) => conclude(a, known, r, l, b, bucket));

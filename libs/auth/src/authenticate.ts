@@ -39,7 +39,7 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
         throw new AppError('UNAUTHORIZED', 'Authentication required');
       }
       const claims = options.assertions.verify(assertion);
-      if (options.blacklist && (await options.blacklist.isRevoked(claims.jti)))
+      if (options.blacklist && (await options.blacklist.isRevoked(claims.jti, claims.sub)))
         throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
       res.locals.user = claims;
       next();

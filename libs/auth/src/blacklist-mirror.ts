@@ -5,6 +5,7 @@ import {
   BLACKLIST_INDEX_KEY,
   createTokenBlacklist,
   type TokenBlacklist,
+  userRevocation,
 } from './token-blacklist';
 
 const RELOAD_RETRY_MS = 250;
@@ -16,7 +17,7 @@ export interface BlacklistMirror extends TokenBlacklist {
    * The answer from memory without waiting, while the mirror is live; undefined when it is not (then
    * ask isRevoked). For a hot path that wants no promise when nothing is pending.
    */
-  revokedNow(jti: string): boolean | undefined;
+  revokedNow(jti: string, sub?: string): boolean | undefined;
   stop(): Promise<void>;
 }
 
@@ -111,12 +112,15 @@ export async function createBlacklistMirror(
   subscribed = true;
   await load();
 
-  function revokedNow(jti: string): boolean | undefined {
+  function revokedNow(jti: string, sub?: string): boolean | undefined {
     const now = clock.now().getTime();
     if (live && !subscriber.isReady) lose(); // dropped before its event arrived
     if (!live && (lostAt === undefined || now - lostAt > staleForMs)) return undefined;
     const expiry = revoked.get(jti);
-    return expiry !== undefined && expiry > now;
+    if (expiry !== undefined && expiry > now) return true;
+    if (sub === undefined) return false;
+    const userExpiry = revoked.get(userRevocation(sub));
+    return userExpiry !== undefined && userExpiry > now;
   }
 
   const sweep = setInterval(() => {
@@ -130,7 +134,7 @@ export async function createBlacklistMirror(
       return live && subscriber.isReady;
     },
     revoke: (jti, expiresAtSeconds) => direct.revoke(jti, expiresAtSeconds),
-    isRevoked: async (jti) => revokedNow(jti) ?? direct.isRevoked(jti),
+    isRevoked: async (jti, sub) => revokedNow(jti, sub) ?? direct.isRevoked(jti, sub),
     revokedNow,
     async stop() {
       stopped = true;

@@ -13,6 +13,7 @@ export {
   BLACKLIST_KEY_PREFIX,
   BLACKLIST_INDEX_KEY,
   BLACKLIST_CHANNEL,
+  userRevocation,
 } from './token-blacklist';
 export { createBlacklistMirror } from './blacklist-mirror';
 export { mirroredBlacklist } from './mirrored-blacklist';

@@ -36,7 +36,7 @@ export function mirroredBlacklist(
     );
   return {
     revoke: (jti, expiresAtSeconds) => direct.revoke(jti, expiresAtSeconds),
-    isRevoked: (jti) => (mirror ?? direct).isRevoked(jti),
+    isRevoked: (jti, sub) => (mirror ?? direct).isRevoked(jti, sub),
     async stop() {
       stopped = true;
       // a mirror still connecting stops itself once it is up (above)

@@ -8,11 +8,22 @@ export const BLACKLIST_INDEX_KEY = 'auth:blacklist-index';
 /** Pub/sub channel announcing each revocation as "<jti> <expiry ms>". */
 export const BLACKLIST_CHANNEL = 'auth:blacklist-revoked';
 
+/**
+ * The entry that revokes every token of a user at once (a deleted account): kept in the blacklist
+ * beside the jti entries, so every checker that holds the list (mirrors, services) refuses the
+ * user's tokens without knowing each of them. Kept until the last token issued before it expires.
+ */
+export const userRevocation = (userId: string) => `user:${userId}`;
+
 /** Revoked tokens by their `jti` claim: one token each, whatever other token looks like it. */
 export interface TokenBlacklist {
-  /** Revokes the token with this jti until `expiresAtSeconds` (its exp claim); the key then expires by itself. */
+  /**
+   * Revokes the token with this jti (or, with userRevocation(), every token of a user) until
+   * `expiresAtSeconds`; the key then expires by itself.
+   */
   revoke(jti: string, expiresAtSeconds: number): Promise<void>;
-  isRevoked(jti: string): Promise<boolean>;
+  /** Whether the token with this jti, or (given its `sub`) every token of its user, is revoked. */
+  isRevoked(jti: string, sub?: string): Promise<boolean>;
 }
 
 /**
@@ -35,8 +46,9 @@ export function createTokenBlacklist(redis: RedisClient, clock: Clock = systemCl
         .publish(BLACKLIST_CHANNEL, `${jti} ${expiresAtMs}`)
         .exec();
     },
-    async isRevoked(jti) {
-      return (await redis.exists(keyOf(jti))) === 1;
+    async isRevoked(jti, sub) {
+      const keys = sub === undefined ? [keyOf(jti)] : [keyOf(jti), keyOf(userRevocation(sub))];
+      return (await redis.exists(keys)) > 0;
     },
   };
 }

@@ -21,6 +21,8 @@ export interface FileBucket {
   open(id: string): Promise<{ length: number; content: AsyncIterable<Uint8Array> } | undefined>;
   /** Idempotent: deleting a missing file is not an error. */
   delete(id: string): Promise<void>;
+  /** Deletes every file whose metadata has `key` = `value` (a user's files); returns how many. */
+  deleteByMetadata(key: string, value: string): Promise<number>;
 }
 
 /** Bytes handed to the GridFS stream at once: 8 chunks of 255 KiB, inserted concurrently. */
@@ -85,6 +87,13 @@ export function fileBucket(connection: Connection, bucketName: string): FileBuck
       return { length: file.length, content: files().openDownloadStream(fileId(id)) };
     },
     delete: remove,
+    async deleteByMetadata(key, value) {
+      const found = await files()
+        .find({ [`metadata.${key}`]: value }, { projection: { _id: 1 } })
+        .toArray();
+      for (const f of found) await remove(f._id as unknown as string);
+      return found.length;
+    },
   };
 }
 

@@ -9,3 +9,5 @@ export { fileBucket, fileBucketIndexes } from './gridfs';
 export type { FileBucket } from './gridfs';
 export { buildIndexes, ensureIndexes, indexLabel, indexName } from './indexes';
 export type { IndexBuild, IndexFailure, IndexSpec } from './indexes';
+export { DELETED_USERS_COLLECTION, deletedUsers } from './deleted-users';
+export type { DeletedUsers } from './deleted-users';

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '@lingua/auth';
 import { type ServiceDefinition, startService } from '@lingua/bootstrap';
+import { deletedUsers } from '@lingua/mongo';
 import { createCallSigner } from '@lingua/grpc';
 import type { AiConfig } from './config';
 import { analysisCache } from './data-access/analysis-cache';
@@ -7,6 +8,7 @@ import { entitlementsClient, type EntitlementsSource } from './data-access/entit
 import { imageRepository } from './data-access/image.repository';
 import { installedLanguageData } from './data-access/language-data';
 import { quotaStore } from './data-access/quota.store';
+import { userUsageEraser } from './data-access/user-usage.eraser';
 import type { AiDeps } from './domain/ai-deps';
 import { warmUpLanguageData } from './domain/analyze-text.use-case';
 import { measuredProvider } from './data-access/measured-provider';
@@ -15,6 +17,7 @@ import type { AiProvider } from './domain/providers/ai-provider';
 import { localProvider } from './domain/providers/local-provider';
 import { openAiProvider } from './domain/providers/openai-provider';
 import { registerLanguageGrpc } from './entry-points/grpc/language.grpc';
+import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerHttp } from './entry-points/http';
 import { aiIndexes } from './data-access/indexes';
 
@@ -129,6 +132,13 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         ? [backgroundWarmUp(languageDataOf(config).warmUpSteps())]
         : [],
     grpc: (server) => registerLanguageGrpc(server),
+    consumers: (deps) => [
+      userDeletedSubscriber({
+        images: imageRepository(deps.mongo.connection),
+        usage: userUsageEraser(deps.redis!.client),
+        tombstones: deletedUsers(deps.mongo.connection),
+      }),
+    ],
     grpcCallers: config.grpc.grpcCallers,
   };
 }

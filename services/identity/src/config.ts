@@ -63,6 +63,10 @@ export const identityFeatureEnv = z.object({
   IDENTITY_REFRESH_HISTORY: env.int(20, 1, 1_000),
   /** Hard lifetime of a sign-in from its first token: refreshing never extends it past this. */
   IDENTITY_REFRESH_MAX_LIFETIME_DAYS: env.int(90, 1, 3_650),
+  /** How often a deleted account's unfinished clean-up is tried again (the pending-erasures sweep). */
+  IDENTITY_ERASURE_RETRY_MS: env.int(60_000, 1_000, 3_600_000),
+  /** How often revocations in the database are checked against Redis and lost ones written back. */
+  IDENTITY_REVOCATION_RESTORE_MS: env.int(10_000, 200, 600_000),
   APPLE_JWKS_URL: env.url('https://appleid.apple.com/auth/keys'),
   APPLE_ISSUER: env.string('https://appleid.apple.com'),
   /** Bundle id(s) and Services ID(s) the Apple identity token may be issued for. */

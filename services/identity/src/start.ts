@@ -8,7 +8,9 @@ import {
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import { createCallSigner } from '@lingua/grpc';
 import type { IdentityConfig } from './config';
+import { accountErasureRepository } from './data-access/account-erasure.repository';
 import { gridFsAvatarStore } from './data-access/avatar.gridfs-store';
+import { type DurableBlacklist, durableBlacklist } from './data-access/durable-blacklist';
 import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
 import { grpcCardStats } from './data-access/card-stats.client';
 import { joseIdentityProviders } from './data-access/identity-providers';
@@ -26,6 +28,8 @@ import { subscriptionChangedSubscriber } from './entry-points/events/subscriptio
 import { registerIdentityGrpc } from './entry-points/grpc/identity.grpc';
 import { registerIdentityHttp } from './entry-points/http';
 import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sweeper';
+import { pendingErasuresSweeper } from './entry-points/workers/pending-erasures.sweeper';
+import { revocationsRestoreWorker } from './entry-points/workers/revocations-restore.worker';
 import { identityIndexes } from './data-access/indexes';
 
 export interface IdentityOptions {
@@ -34,7 +38,11 @@ export interface IdentityOptions {
 }
 
 /** Builds the use-case dependencies from the running service's connections, once. */
-function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: PasswordHasher): IdentityDeps {
+function identityDeps(
+  deps: ServiceDeps<IdentityConfig>,
+  clock: Clock,
+  hasher: PasswordHasher,
+): IdentityDeps & { blacklist: DurableBlacklist } {
   const { config } = deps;
   const connection = deps.mongo.connection;
   if (!deps.redis) throw new Error('identity needs Redis');
@@ -52,7 +60,12 @@ function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: P
     mailBudget: accountMailBudget(deps.redis.client),
     accessTokens: createAccessTokens(config.jwtSecret, clock, config.accessTokenParties),
     assertions: createAssertionVerifier('identity', config.assertionKey, { clock }),
-    blacklist: createTokenBlacklist(deps.redis.client, clock),
+    blacklist: durableBlacklist(
+      connection,
+      createTokenBlacklist(deps.redis.client, clock),
+      deps.redis.client,
+      clock,
+    ),
     hasher,
     providers: joseIdentityProviders(
       {
@@ -62,6 +75,7 @@ function identityDeps(deps: ServiceDeps<IdentityConfig>, clock: Clock, hasher: P
       clock,
     ),
     avatars: gridFsAvatarStore(connection),
+    erasures: accountErasureRepository(connection),
     cardStats: grpcCardStats(
       f.FLASHCARDS_ADDR,
       f.FLASHCARDS_STATS_DEADLINE_MS,
@@ -80,7 +94,7 @@ export function defineIdentityService(
 ): ServiceDefinition<IdentityConfig> {
   const clock = options.clock ?? systemClock;
   const hasher = measuredHasher(bcryptHasher(config.identity.IDENTITY_BCRYPT_COST));
-  let built: IdentityDeps | undefined;
+  let built: ReturnType<typeof identityDeps> | undefined;
   const depsOf = (deps: ServiceDeps<IdentityConfig>) => (built ??= identityDeps(deps, clock, hasher));
   return {
     config,
@@ -92,6 +106,8 @@ export function defineIdentityService(
     consumers: (deps) => [subscriptionChangedSubscriber({ users: depsOf(deps).users })],
     workers: (deps) => [
       expiredRecordsSweeper(depsOf(deps)),
+      pendingErasuresSweeper(depsOf(deps), config.identity.IDENTITY_ERASURE_RETRY_MS),
+      revocationsRestoreWorker(depsOf(deps), config.identity.IDENTITY_REVOCATION_RESTORE_MS),
       // stopped with the workers: the flashcards channel must not outlive the service
       { stop: async () => depsOf(deps).cardStats.close() },
     ],

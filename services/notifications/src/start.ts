@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import { createCallSigner } from '@lingua/grpc';
+import { deletedUsers } from '@lingua/mongo';
 import type { NotificationsConfig } from './config';
 import { httpWebhookSender, resolveHost } from './data-access/http-webhook-sender';
 import { measuredSender, registerWebhookGauges } from './data-access/webhook-metrics';
@@ -49,6 +50,7 @@ function buildFeatures(
       `notifications:${config.mongoDb}:webhook-endpoints:version`,
     ),
     deliveries: webhookDeliveryRepository(connection),
+    tombstones: deletedUsers(connection),
     owners:
       options.owners ??
       ownerRolesClient({

@@ -41,5 +41,12 @@ export function imageRepository(connection: Connection): ImageStore {
       const file = await files.open(id);
       return file && { ...toStored(doc), ...file };
     },
+    async deleteAllOfUser(userId) {
+      // descriptions first: a reader never finds a description without its file
+      const { deletedCount } = await model.deleteMany({ userId });
+      // every file of the user, also one whose description a failed save never wrote
+      await files.deleteByMetadata('userId', userId);
+      return deletedCount;
+    },
   };
 }

@@ -10,4 +10,6 @@ export const aiIndexes: IndexSpec[] = [
   { collection: 'images', key: { userId: 1, createdAt: -1 } },
   // the images' bytes (GridFS)
   ...fileBucketIndexes(IMAGE_BUCKET),
+  // a deleted account's image files, found by owner
+  { collection: `${IMAGE_BUCKET}.files`, key: { 'metadata.userId': 1 } },
 ];

@@ -18,4 +18,6 @@ export interface ImageStore {
   open(
     id: string,
   ): Promise<(StoredImage & { length: number; content: AsyncIterable<Uint8Array> }) | undefined>;
+  /** Erases every image of the user, descriptions and bytes (a deleted account); idempotent. */
+  deleteAllOfUser(userId: string): Promise<number>;
 }

@@ -20,5 +20,6 @@ export function gridFsAvatarStore(connection: Connection): AvatarStore {
       return { ...file, type: AVATAR_NAME.exec(name)?.[1] as ImageType };
     },
     remove: (name) => files.delete(name),
+    removeAllOf: (owner) => files.deleteByMetadata('owner', owner),
   };
 }

@@ -23,6 +23,12 @@ export const identityIndexes: IndexSpec[] = [
   { collection: 'social_identities', key: { userId: 1 } },
   // invalidating a user's outstanding reset tokens once one was used
   { collection: 'one_time_tokens', key: { userId: 1, kind: 1 } },
+  // revocations in force, walked by the restore worker; forgotten once the tokens they cover expired
+  { collection: 'revoked_tokens', key: { expiresAt: 1 }, expireAfterSeconds: 0 },
+  // the pending-erasures sweep: deletion records not tried for a while, oldest first
+  { collection: 'account_erasures', key: { triedAt: 1 } },
   // the avatars (GridFS)
   ...fileBucketIndexes(AVATAR_BUCKET),
+  // a deleted account's avatars, found by owner
+  { collection: `${AVATAR_BUCKET}.files`, key: { 'metadata.owner': 1 } },
 ];

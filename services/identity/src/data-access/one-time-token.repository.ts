@@ -71,6 +71,10 @@ export function oneTimeTokenRepository(connection: Connection): OneTimeTokenRepo
     async invalidateAll(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
       await Tokens.updateMany({ userId, kind, usedAt: null }, { $set: { usedAt: now } });
     },
+    async deleteAllOfUser(userId: string): Promise<number> {
+      // an e-mail event still staged on one goes with it: nothing is sent to a deleted account
+      return (await Tokens.deleteMany({ userId })).deletedCount;
+    },
   };
 }
 export const oneTimeTokenCollection = (connection: Connection) => tokenModel(connection).collection;

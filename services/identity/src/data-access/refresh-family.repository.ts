@@ -134,6 +134,9 @@ export function refreshFamilyRepository(
       const accessTokens = revoked.flatMap((f) => f.accessTokens.filter((t) => t.exp > nowSeconds));
       return { ended: r.modifiedCount, accessTokens };
     },
+    async deleteAllOfUser(userId: string): Promise<number> {
+      return (await Families.deleteMany({ userId })).deletedCount;
+    },
   };
 }
 export type { IssuedAccessToken, RefreshFamily, RefreshFamilyRepository };

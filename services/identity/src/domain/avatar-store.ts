@@ -26,4 +26,6 @@ export interface AvatarStore {
   open(name: string): Promise<StoredAvatar | undefined>;
   /** Idempotent: removing a missing avatar is not an error. */
   remove(name: string): Promise<void>;
+  /** Removes every avatar the user stored (a deleted account); idempotent. */
+  removeAllOf(owner: string): Promise<number>;
 }

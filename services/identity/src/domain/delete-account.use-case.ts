@@ -1,25 +1,16 @@
 import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
+import { eraseAccount, revokeEveryToken } from './erase-account.use-case';
 import type { IdentityDeps } from './identity-deps';
-import { endAllSessions } from './sessions';
-
-/** Apple requires an app that deletes an account to revoke its Sign in with Apple grant; best effort. */
-async function revokeProviderGrants(userId: string, deps: IdentityDeps) {
-  if (!deps.apple) return;
-  for (const { provider, token } of await deps.socialIdentities.providerRefreshTokensOf(userId)) {
-    if (provider !== 'apple') continue;
-    await deps.apple
-      .revoke(token)
-      .catch((err: unknown) =>
-        deps.logger.error({ err, userId }, 'apple: grant not revoked on account deletion; revoke it by hand'),
-      );
-  }
-}
 
 /**
  * Deletes the account after a password confirmation (accounts without a password, made by Apple or
- * Google sign-in, confirm with their valid access token alone). user.deleted goes out through the
- * outbox, every sign-in ends with the access tokens it issued, and the current access token is blacklisted.
+ * Google sign-in, confirm with their valid access token alone). In this order, so that nothing of the
+ * user can outlive it: the deletion record (what the sweeper resumes), every token of the user
+ * revoked (no other device writes after the services erased), the soft delete that stages
+ * user.deleted (every service erases on it), then the clean-up here (sign-ins, links, provider
+ * grants, avatar). A clean-up step that fails leaves the record, and the pending-erasures sweeper
+ * runs the clean-up again until it is done; the deletion itself is answered as done.
  */
 export async function deleteAccount(
   input: {
@@ -42,15 +33,19 @@ export async function deleteAccount(
       throw new AppError('INVALID_CREDENTIALS', 'Password is incorrect');
   }
   const now = deps.clock.now();
+  // the soft delete wipes the profile: the avatar's name is kept on the record until it is removed
+  const avatar = credentials.user.profile.avatarUrl?.split('/').pop();
+  await deps.erasures.open({ userId: input.userId, deletedAt: now, avatar });
+  await revokeEveryToken(input.userId, now, deps);
   // the reason is the user's own words: kept with the account record, not sent to every subscriber
   const event = makeEvent('user.deleted', { userId: input.userId }, { now });
   await deps.users.softDelete(input.userId, now, event, input.reason);
   deps.kickOutbox();
-  await endAllSessions(input.userId, 'account-deleted', deps);
-  await revokeProviderGrants(input.userId, deps);
-  await deps.socialIdentities.unlinkAll(input.userId);
-  await deps.blacklist.revoke(input.accessJti, input.accessExp);
-  await deps.attempts.reset(credentials.user.email);
-  const avatar = credentials.user.profile.avatarUrl?.split('/').pop();
-  if (avatar) await deps.avatars.remove(avatar);
+  await deps.attempts
+    .reset(credentials.user.email)
+    .catch((err: unknown) => deps.logger.warn({ err }, 'sign-in attempts of a deleted account not reset'));
+  await eraseAccount({ userId: input.userId, deletedAt: now, avatar, attempts: 1 }, deps).catch(
+    (err: unknown) =>
+      deps.logger.warn({ err, userId: input.userId }, 'account clean-up failed; the sweeper resumes it'),
+  );
 }

@@ -12,6 +12,7 @@ import type {
   UserRepository,
 } from './ports';
 import type { AvatarStore } from './avatar-store';
+import type { AccountErasureStore } from './erase-account.use-case';
 import type { PasswordHasher } from './password-hasher';
 import type { CardStatsSource } from './profile.use-case';
 
@@ -30,10 +31,13 @@ export interface IdentityDeps {
   accessTokens: AccessTokens;
   /** The gateway's assertions for identity: who calls (identity signs client tokens, never trusts them directly). */
   assertions: AssertionVerifier;
+  /** Revocations: in the database first, then Redis (which the gateway and services read). */
   blacklist: TokenBlacklist;
   hasher: PasswordHasher;
   providers: IdentityProviders;
   avatars: AvatarStore;
+  /** Deleted accounts whose clean-up is not finished (resumed by the pending-erasures sweeper). */
+  erasures: AccountErasureStore;
   cardStats: CardStatsSource;
   /** Apple's token endpoints; absent when no Sign in with Apple key is configured. */
   apple?: AppleTokens | undefined;

@@ -30,10 +30,13 @@ export interface UserRepository {
   /** Inserts the user and its events in one single-document write (outbox). */
   create(user: NewUser, events: AnyDomainEvent[]): Promise<User>;
   recordLogin(id: string, at: Date): Promise<void>;
-  /** Applies a subscription change unless a newer one was applied already. Admins stay admins. */
+  /**
+   * Applies a subscription change unless a newer one was applied already (a higher user entitlement
+   * version; by timestamp only for unversioned changes while none was versioned). Admins stay admins.
+   */
   applySubscription(
     id: string,
-    change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date },
+    change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date; version?: number | undefined },
   ): Promise<boolean>;
   setPassword(id: string, passwordHash: string): Promise<void>;
   markEmailVerified(id: string): Promise<User | undefined>;
@@ -115,6 +118,8 @@ export interface RefreshFamilyRepository {
     reason: string,
     now: Date,
   ): Promise<{ ended: number; accessTokens: IssuedAccessToken[] }>;
+  /** Forgets every sign-in of a deleted user (their tokens are revoked as a whole). */
+  deleteAllOfUser(userId: string): Promise<number>;
 }
 
 export type OneTimeTokenKind = 'verify-email' | 'reset-password';
@@ -129,6 +134,8 @@ export interface OneTimeTokenRepository {
   /** Forgets tokens that expired before `before`, except any whose events still wait for the outbox relay. */
   deleteExpired(before: Date): Promise<number>;
   invalidateAll(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void>;
+  /** Forgets every link e-mailed to a deleted user. */
+  deleteAllOfUser(userId: string): Promise<number>;
 }
 
 export type SocialProvider = 'apple' | 'google';

@@ -73,6 +73,7 @@ export function cachedEndpointStore(
     recordSuccess: afterWrite(inner.recordSuccess),
     recordFailure: afterWrite(inner.recordFailure),
     disableAllOwnedBy: afterWrite(inner.disableAllOwnedBy),
+    removeAllOwnedBy: afterWrite(inner.removeAllOwnedBy),
     async claimProbe(id, now, reopenUntil) {
       const claimed = await inner.claimProbe(id, now, reopenUntil);
       if (claimed) await bump();

@@ -96,6 +96,12 @@ export function webhookDeliveryRepository(connection: Connection): DeliveryStore
       );
       return r.modifiedCount;
     },
+    async removeAllOfEndpoints(endpointIds) {
+      if (endpointIds.length === 0) return 0;
+      const { deletedCount } = await col.deleteMany({ endpointId: { $in: endpointIds } });
+      await attempts.deleteMany({ endpointId: { $in: endpointIds } });
+      return deletedCount;
+    },
     async recordAttempt(a) {
       await attemptInserts.insert({ _id: randomUUID(), ...a });
     },

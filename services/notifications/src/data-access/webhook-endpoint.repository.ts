@@ -70,6 +70,11 @@ export function webhookEndpointRepository(
       );
       return r.modifiedCount;
     },
+    async removeAllOwnedBy(ownerId) {
+      const ids = (await col.find({ ownerId }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+      if (ids.length > 0) await col.deleteMany({ _id: { $in: ids } });
+      return ids;
+    },
     async claimProbe(id, now, reopenUntil) {
       const doc = await col.findOneAndUpdate(
         { _id: id, $or: [{ circuitOpenUntil: null }, { circuitOpenUntil: { $lte: now } }] },

@@ -63,12 +63,8 @@ export function notificationFor(event: AnyDomainEvent): InAppNotification | null
   }
 }
 
-/** Stores the notification an event gives, if any; a deleted account's notifications are erased. */
+/** Stores the notification an event gives, if any (a deleted account's are erased after the fan-out). */
 export async function notifyFromEvent(event: AnyDomainEvent, deps: { notifications: NotificationStore }) {
-  if (event.event === 'user.deleted') {
-    await deps.notifications.removeAllForUser(event.data.userId);
-    return;
-  }
   const notification = notificationFor(event);
   if (notification) await deps.notifications.upsert(notification);
 }

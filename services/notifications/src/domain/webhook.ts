@@ -136,6 +136,8 @@ export interface EndpointStore {
   claimProbe(id: string, now: Date, reopenUntil: Date): Promise<boolean>;
   /** Disables every enabled endpoint of an account; returns how many. */
   disableAllOwnedBy(ownerId: string, reason: string, at: Date): Promise<number>;
+  /** Deletes every endpoint of the owner (a deleted account); returns their ids. */
+  removeAllOwnedBy(ownerId: string): Promise<string[]>;
 }
 
 export interface DeliveryStore {
@@ -172,5 +174,7 @@ export interface DeliveryStore {
   replay(id: string, now: Date): Promise<WebhookDelivery | null>;
   replayFailed(endpointId: string, now: Date): Promise<number>;
   recordAttempt(a: AttemptRecord): Promise<void>;
+  /** Deletes the deliveries and attempts of these endpoints (a deleted account's). */
+  removeAllOfEndpoints(endpointIds: string[]): Promise<number>;
   attemptsOf(deliveryId: string, limit: number): Promise<AttemptRecord[]>;
 }

@@ -9,7 +9,12 @@ import {
 } from '../../domain/fan-out-event.use-case';
 import type { NotificationStore } from '../../domain/in-app-notification';
 import { notifyFromEvent } from '../../domain/notify-from-event.use-case';
-import { disableEndpointsOfDeletedAccount } from '../../domain/account-deleted.use-case';
+import {
+  concernsDeletedAccount,
+  disableEndpointsOfDeletedAccount,
+  eraseDeletedAccount,
+  type Tombstones,
+} from '../../domain/account-deleted.use-case';
 import { type Mailer, sendAccountEmail } from '../../domain/send-account-email.use-case';
 import type { DeliveryStore, EndpointStore, OwnerRoles } from '../../domain/webhook';
 
@@ -28,6 +33,8 @@ export interface DomainEventsDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
   owners: OwnerRoles;
+  /** Deleted accounts: events about them are dropped (they arrive in any order). */
+  tombstones: Tombstones;
   mailer: Mailer;
   clock: Clock;
   /** Opens the recipient and link identity sealed on the e-mail events. */
@@ -56,6 +63,7 @@ export async function handleDomainEvent(
   /** The event's first delivery by the stream (not a retry after a failure). */
   firstDelivery = false,
 ) {
+  if (await concernsDeletedAccount(event, subjectUserOf(event), deps)) return;
   switch (event.event) {
     case 'user.password_reset_requested':
     case 'user.email_verification_requested':
@@ -69,6 +77,7 @@ export async function handleDomainEvent(
         notifyFromEvent(event, deps),
       ]);
       if (queued.length > 0) deps.dispatchWebhooks(queued);
+      if (event.event === 'user.deleted') await eraseDeletedAccount(event, deps);
     }
   }
 }
