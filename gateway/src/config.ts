@@ -81,6 +81,13 @@ export const gatewayEnv = z
     RATE_LIMIT_LEASE_MAX: env.int(100, 1, 10_000),
     /** Redis key prefix of the counters (tests use their own to stay independent). */
     RATE_LIMIT_PREFIX: env.string('gateway:rl'),
+    /**
+     * Idempotency-Key (docs/adr/0024): how long a kept answer is replayed, the largest answer kept,
+     * and the Redis key prefix of the records (tests use their own).
+     */
+    IDEMPOTENCY_TTL_SECONDS: env.int(86_400, 60, 7 * 86_400),
+    IDEMPOTENCY_MAX_ANSWER_BYTES: env.int(1_048_576, 1_024, 16_777_216),
+    IDEMPOTENCY_PREFIX: env.string('gateway:idem'),
     /** Redis key prefix of the API keys. */
     API_KEY_PREFIX: env.string('gateway:apikey'),
     MAINTENANCE_MODE: env.bool(false),

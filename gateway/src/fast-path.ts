@@ -9,6 +9,7 @@ import {
   type TrustProxy,
 } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
+import { carriesIdempotencyKey } from './domain/idempotency';
 import { checkConventions, defaultCacheControl } from './middleware/conventions';
 import { type Admit, admitThen } from './middleware/edge-auth';
 import type { ForwardRequest } from './middleware/lean-proxy';
@@ -57,7 +58,8 @@ function staticHeadersOf(middleware: RequestHandler): [string, string | number |
  * log, helmet's headers, compression when asked for, conventions, admission (edge auth, gates, rate
  * limits: createAdmission), then a plain `http.request` over the keep-alive agent. Errors are
  * rendered by the same express error handler. Everything else (the gateway's own routes, health,
- * docs, JSON and multipart bodies, CORS requests when origins are configured, 404s) goes to express.
+ * docs, JSON and multipart bodies, requests with an Idempotency-Key, CORS requests when origins are
+ * configured, 404s) goes to express.
  */
 export function fastPathListener(deps: FastPathDeps): RequestListener {
   // the client address as express's req.ip derives it (proxy-addr, the same `trust proxy` value)
@@ -82,6 +84,8 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
     const type = req.headers['content-type'];
     if (type !== undefined && BODY_TO_READ.test(type)) return undefined;
     if (OWN_PATHS.some((p) => matchesPrefix(path, p))) return undefined;
+    // a POST or PATCH with an Idempotency-Key: express keeps its answer (middleware/idempotency.ts)
+    if (carriesIdempotencyKey(req.method, req.headers)) return undefined;
     return serviceFor(path);
   }
 

@@ -17,6 +17,7 @@ import { createApiDocs } from '@lingua/openapi';
 import { connectRedis } from '@lingua/redis';
 import type { GatewayConfig } from './config';
 import { createApiKeyStore } from './data-access/api-key-store';
+import { redisIdempotencyStore } from './data-access/idempotency-store';
 import { createFragmentSource } from './data-access/openapi-fragments';
 import { docsRoutes } from './entry-points/http/docs.routes';
 import { gatewayRoutes } from './entry-points/http/gateway.routes';
@@ -29,11 +30,14 @@ import {
   compress,
   corsFor,
   securityHeaders,
+  uploadLimitFor,
 } from './middleware/conventions';
 import { createAdmission, edgeAuth } from './middleware/edge-auth';
+import { idempotency } from './middleware/idempotency';
 import { leanForwarder } from './middleware/lean-proxy';
 import { proxyRoutes, upstreamAgent } from './middleware/proxy';
 import { createRateLimiters } from './middleware/rate-limit';
+import type { Caller } from './domain/caller';
 import { DEFAULT_LEASE_POLICY } from './domain/rate-lease';
 import { gatewayRouteLabel } from './request-metrics';
 import { matchesPrefix, serviceUrls } from './routes';
@@ -160,6 +164,22 @@ export async function startGateway(
       maxDepth: config.JSON_MAX_DEPTH,
       uploadFreeBytes: config.UPLOAD_LIMIT_FREE_BYTES,
       uploadPremiumBytes: config.UPLOAD_LIMIT_PREMIUM_BYTES,
+    }),
+  );
+  // after admission (the caller is known) and the JSON body; before anything that answers (docs/adr/0024)
+  app.use(
+    idempotency({
+      store: redisIdempotencyStore(redis.client, config.IDEMPOTENCY_PREFIX),
+      ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+      maxAnswerBytes: config.IDEMPOTENCY_MAX_ANSWER_BYTES,
+      // the longest a request can run at the gateway, and a margin
+      leaseMs: config.UPSTREAM_TIMEOUT_MS + 5_000,
+      maxBodyBytes: (res) =>
+        uploadLimitFor(res.locals.caller as Caller | undefined, {
+          uploadFreeBytes: config.UPLOAD_LIMIT_FREE_BYTES,
+          uploadPremiumBytes: config.UPLOAD_LIMIT_PREMIUM_BYTES,
+        }),
+      logger,
     }),
   );
   app.use(

@@ -23,6 +23,7 @@ const EXPOSED = [
   'ETag',
   'API-Version',
   'Content-Language',
+  'Idempotent-Replayed',
 ];
 
 export function corsFor(origins: string[]): RequestHandler {
@@ -42,6 +43,7 @@ export function corsFor(origins: string[]): RequestHandler {
       'X-Client-ID',
       'If-None-Match',
       'If-Modified-Since',
+      'Idempotency-Key',
     ],
     maxAge: 600,
   });
@@ -151,6 +153,13 @@ export const apiConventions: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** The largest upload the caller's plan allows (spec: 10 MB free, 50 MB premium). */
+export const uploadLimitFor = (
+  caller: Caller | undefined,
+  limits: { uploadFreeBytes: number; uploadPremiumBytes: number },
+) =>
+  caller?.kind === 'user' && isPremium(caller.claims) ? limits.uploadPremiumBytes : limits.uploadFreeBytes;
+
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
 /**
@@ -185,11 +194,7 @@ export function bodyLimits(limits: {
   return (req, res, next) => {
     const type = String(req.headers['content-type'] ?? '');
     if (/^multipart\//i.test(type)) {
-      const caller = res.locals.caller as Caller | undefined;
-      const max =
-        caller?.kind === 'user' && isPremium(caller.claims)
-          ? limits.uploadPremiumBytes
-          : limits.uploadFreeBytes;
+      const max = uploadLimitFor(res.locals.caller as Caller | undefined, limits);
       const length = Number(req.headers['content-length'] ?? 0);
       if (length > max)
         return next(

@@ -175,8 +175,11 @@ function proxyWith(
         // X-Forwarded-For itself never reaches a service
         const ip = (req as http.IncomingMessage & { ip?: string }).ip;
         if (ip) proxyReq.setHeader('x-forwarded-for', ip);
-        // JSON bodies were read (and cleaned) at the edge; everything else streams as it came
-        fixRequestBody(proxyReq, req);
+        // JSON bodies were read (and cleaned) at the edge, a keyed request's whole body for its
+        // fingerprint (middleware/idempotency.ts); everything else streams as it came
+        const buffered = (req as Attempted).bufferedBody;
+        if (buffered) proxyReq.write(buffered);
+        else fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, _req, res) => {
         // Connection is hop-by-hop: the service's keep-alive must not replace ours (a draining
@@ -235,11 +238,14 @@ type Attempted = http.IncomingMessage & {
   upstreamTimedOut?: boolean;
   /** Set when the edge read the body (JSON): the proxy writes it again, so it can be sent twice. */
   body?: unknown;
+  /** Set when the edge read a streamed body whole (a request with an Idempotency-Key): sent the same way. */
+  bufferedBody?: Buffer;
 };
 
 /** A body the proxy streams from the client (an upload) cannot be sent a second time. */
 const streamsItsBody = (req: Attempted) =>
   req.body === undefined &&
+  req.bufferedBody === undefined &&
   ((req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
     req.headers['transfer-encoding'] !== undefined);
 

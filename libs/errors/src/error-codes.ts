@@ -31,6 +31,10 @@ export const ERROR_CATALOGUE = {
   // generic resource, rate and server codes
   NOT_FOUND: { http: 404, catalogue: 'RES001', grpc: 5 },
   CONFLICT: { http: 409, catalogue: 'RES002', grpc: 6 },
+  // Idempotency-Key (gateway): the first request with this key is still running; retry after Retry-After
+  IDEMPOTENCY_IN_PROGRESS: { http: 409, catalogue: 'RES002', grpc: 10 },
+  // Idempotency-Key (gateway): the key was used with another body for this operation
+  IDEMPOTENCY_KEY_REUSED: { http: 422, catalogue: 'VAL002', grpc: 3 },
   PAYLOAD_TOO_LARGE: { http: 413, catalogue: 'VAL002', grpc: 8 },
   RATE_LIMITED: { http: 429, catalogue: 'RATE001', grpc: 8 },
   QUOTA_EXCEEDED: { http: 429, catalogue: 'RATE002', grpc: 8 },

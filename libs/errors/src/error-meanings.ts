@@ -33,6 +33,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   NOT_FOUND: "no such resource (another user's resource is also not found)",
   CONFLICT:
     'the request conflicts with the current state (duplicate, limit of a collection, concurrent change)',
+  IDEMPOTENCY_IN_PROGRESS:
+    'a request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds',
+  IDEMPOTENCY_KEY_REUSED:
+    'this Idempotency-Key was already used for this operation with a different body; use a new key',
   PAYLOAD_TOO_LARGE: 'the body or upload is over its size limit',
   RATE_LIMITED: 'the request budget is spent; wait for `Retry-After` seconds',
   QUOTA_EXCEEDED: 'a daily or windowed quota (AI generation, look-ups, exports) is spent',

@@ -16,6 +16,8 @@ export function isolatedServiceEnv(overrides: Record<string, string> = {}): Reco
     // the gateway's budgets per test: every test calls from 127.0.0.1, and the sign-up and sign-in
     // budgets per address would otherwise be shared by every test file of the run
     RATE_LIMIT_PREFIX: `${tag}-rl`,
+    // the gateway's kept Idempotency-Key answers, removed with the test's other keys
+    IDEMPOTENCY_PREFIX: `${tag}-idem`,
     // a stack started by start-stack.js runs its services at the gateway's priority in tests: on a
     // machine busy with other work (CI, two busy loops) niced services miss their deadlines (504)
     LINGUA_BACKEND_NICE: '0',

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from '@lingua/logger';
 import { type ApiDocs, mergeApiDocuments, type OpenApiDocument } from '@lingua/openapi';
+import { documentIdempotencyKey } from './idempotency-docs';
 
 /**
  * `/openapi.json`: the public OpenAPI 3.1 document, merged from every service's fragment and the
@@ -42,6 +43,8 @@ export function docsRoutes(deps: {
       // relative: the document is served by the gateway it describes, whatever its public address
       servers: [{ url: '/', description: 'The gateway serving this document' }],
     });
+    // the gateway's own header, on the operations it applies to
+    documentIdempotencyKey(document);
     if (conflicts.length) deps.logger.warn({ conflicts }, 'openapi: a path is documented by two services');
     // a document missing a service is not cached, so the next request tries again
     if (missing.length === 0) cached = { at: Date.now(), body: document };
