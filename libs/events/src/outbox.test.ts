@@ -1,6 +1,6 @@
 import mongoose, { Schema } from 'mongoose';
 import { type AnyDomainEvent, makeEvent } from '@lingua/contracts';
-import { mongoUrl, silentLogger, startNatsServer, uniqueName, waitFor } from '@lingua/testing';
+import { mongoUrl, natsUrl, silentLogger, startNatsServer, uniqueName, waitFor } from '@lingua/testing';
 import { startDurableConsumer } from './durable-consumer';
 import { connectNats } from './nats-connection';
 import { OutboxRelay, outboxFields, stageEvents } from './outbox';
@@ -278,6 +278,49 @@ describe('outbox relays of two replicas racing writers', () => {
       expect([...published].sort()).toEqual([...staged].sort());
     } finally {
       await Promise.all(relays.map((r) => r.stop()));
+      await conn.dropDatabase();
+      await conn.close();
+    }
+  }, 60_000);
+
+  it('When a backlog of many batches built up during a broker outage, Then one poll publishes all of it, read with majority read concern', async () => {
+    const name = uniqueName('backlog').toUpperCase();
+    const cfg = eventBusConfig({ streamName: name, subjectPrefix: name.toLowerCase() });
+    // every command the relay sends, as the database receives it
+    const finds: { readConcern?: { level?: string } }[] = [];
+    const conn = await mongoose
+      .createConnection(`${mongoUrl()}/${uniqueName('outbox')}`, { monitorCommands: true })
+      .asPromise();
+    conn.getClient().on('commandStarted', (e) => {
+      if (e.commandName === 'find') finds.push(e.command as { readConcern?: { level?: string } });
+    });
+    const nats = await connectNats(natsUrl(), { name: 'outbox-backlog' });
+    const relay = new OutboxRelay({
+      publisher: createEventPublisher(nats, cfg),
+      collections: [conn.collection('cards')],
+      logger,
+      batchSize: 50,
+      // one poll in this test: the one start() runs; the next would come a minute later
+      intervalMs: 60_000,
+    });
+    try {
+      await ensureStreams(nats.jsm, cfg);
+      // 7 batches' worth, staged while the broker was unreachable
+      const docs = Array.from({ length: 350 }, (_, i) => ({
+        _id: `c${i}`,
+        ...stageEvents(makeEvent('user.deleted', { userId: `u${i}` })).fields,
+      }));
+      await conn.collection('cards').insertMany(docs as never[]);
+      relay.start();
+      await waitFor(async () => expect((await nats.jsm.streams.info(name)).state.messages).toBe(350), {
+        timeoutMs: 30_000,
+      });
+      expect(await conn.collection('cards').countDocuments({ _outboxPending: true })).toBe(0);
+      expect(finds.length).toBeGreaterThan(0);
+      expect(finds.every((f) => f.readConcern?.level === 'majority')).toBe(true);
+    } finally {
+      await relay.stop();
+      await nats.close();
       await conn.dropDatabase();
       await conn.close();
     }

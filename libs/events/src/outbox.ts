@@ -143,9 +143,7 @@ export class OutboxRelay {
       for (const id of hinted.get(collection.collectionName) ?? []) {
         const doc = await collection.findOne(
           { _id: id, _outboxPending: true } as mongo.Filter<mongo.Document>,
-          {
-            projection: { _outbox: 1 },
-          },
+          { projection: { _outbox: 1 }, readConcern: MAJORITY },
         );
         if (doc) await this.publishDocument(collection, doc);
       }
@@ -156,28 +154,42 @@ export class OutboxRelay {
     const started = Date.now();
     let backlogLeft = false;
     let scanOldest: number | undefined;
+    const batchSize = this.options.batchSize ?? 100;
     for (const collection of this.options.collections) {
-      const batchSize = this.options.batchSize ?? 100;
-      const docs = await collection
-        .find({ _outboxPending: true }, { projection: { _outbox: 1 } })
-        .limit(batchSize)
-        .toArray();
-      // the backlog's age is what the scan saw before publishing: if publishing fails (NATS down),
-      // the age keeps growing at each scrape until a later scan comes back clean
-      const oldest = oldestTimestamp(docs);
-      if (oldest !== undefined) {
-        scanOldest = Math.min(scanOldest ?? oldest, oldest);
-        this.oldestPendingAt = Math.min(this.oldestPendingAt ?? oldest, oldest);
+      // After a long broker outage the backlog is many batches: drain them all in this poll, one
+      // batch after the other, while batches come back full and each one published something (a
+      // document that cannot be cleared must not keep the loop going); at most MAX_BATCHES_PER_POLL.
+      for (let batch = 0; batch < MAX_BATCHES_PER_POLL && !this.stopped; batch++) {
+        const docs = await collection
+          .find({ _outboxPending: true }, { projection: { _outbox: 1 }, readConcern: MAJORITY })
+          .limit(batchSize)
+          .toArray();
+        // the backlog's age is what the scan saw before publishing: if publishing fails (NATS down),
+        // the age keeps growing at each scrape until a later scan comes back clean
+        const oldest = oldestTimestamp(docs);
+        if (oldest !== undefined) {
+          scanOldest = Math.min(scanOldest ?? oldest, oldest);
+          this.oldestPendingAt = Math.min(this.oldestPendingAt ?? oldest, oldest);
+        }
+        let published = 0;
+        for (const doc of docs) published += await this.publishDocument(collection, doc);
+        if (docs.length < batchSize) break;
+        if (published === 0 || batch === MAX_BATCHES_PER_POLL - 1) {
+          backlogLeft = true;
+          break;
+        }
       }
-      for (const doc of docs) await this.publishDocument(collection, doc);
-      if (docs.length === batchSize) backlogLeft = true;
     }
     // a full scan that published everything it found leaves no known backlog
     this.oldestPendingAt = backlogLeft ? scanOldest : undefined;
     this.nextScanAt = Date.now() + Math.max(intervalMs, 10 * (Date.now() - started));
   }
 
-  private async publishDocument(collection: mongo.Collection<mongo.Document>, doc: mongo.Document) {
+  /** Publishes a document's staged events and removes them from it; returns how many it published. */
+  private async publishDocument(
+    collection: mongo.Collection<mongo.Document>,
+    doc: mongo.Document,
+  ): Promise<number> {
     const entries = (doc._outbox ?? []) as OutboxEntry[];
     for (const entry of entries)
       await this.options.publisher.publish(entry.event, { carriedHeaders: entry.headers });
@@ -191,7 +203,7 @@ export class OutboxRelay {
         { ...filter, _outbox: { $size: ids.length }, '_outbox.id': { $all: ids } },
         { $set: { _outbox: [], _outboxPending: false } },
       );
-      if (done.matchedCount === 1) return;
+      if (done.matchedCount === 1) return entries.length;
     }
     // events staged meanwhile, another relay took some, or repeated ids: remove just these, one by
     // one and by the whole entry (FerretDB v1, the fallback engine, matches $pull by equality only)
@@ -200,8 +212,19 @@ export class OutboxRelay {
         $pull: { _outbox: entry },
       } as unknown as mongo.UpdateFilter<mongo.Document>);
     await collection.updateOne({ ...filter, _outbox: { $size: 0 } }, { $set: { _outboxPending: false } });
+    return entries.length;
   }
 }
+
+/**
+ * Staged events are read with majority read concern: on a replica set, a write the primary has not
+ * yet replicated can be rolled back by a failover, and an event published for it would announce a
+ * change that never happened.
+ */
+const MAJORITY = { level: 'majority' } as const;
+
+/** Batches one poll publishes at most (then the backlog counts as left over for the next poll). */
+const MAX_BATCHES_PER_POLL = 1_000;
 
 /** The earliest event timestamp (ms) staged in these documents, if any. */
 function oldestTimestamp(docs: mongo.Document[]): number | undefined {
