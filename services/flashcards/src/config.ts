@@ -17,13 +17,23 @@ export const flashcardsOwnEnv = z.object({
   FLASHCARDS_DEV_USER_ID: z.guid().default('00000000-0000-4000-8000-000000000001'),
   /** The due read model in Redis (see src/data-access/due-index.ts); false = due queries go to MongoDB. */
   FLASHCARDS_DUE_INDEX: env.bool(true),
-  /** An index without writes expires after this many seconds (rebuilt from MongoDB on the next read). */
+  /**
+   * A user's index lives this many seconds after it was built, whatever the writes since (then it is
+   * rebuilt from MongoDB on the next read): the bound on how long a write it missed can show.
+   */
   FLASHCARDS_DUE_INDEX_TTL_S: z.coerce
     .number()
     .int()
-    .min(60)
+    .min(1)
     .max(30 * 86_400)
-    .default(7 * 86_400),
+    .default(3600),
+  /** A user's card counters are recounted from the cards when older than this many seconds (ADR 0011). */
+  FLASHCARDS_CARD_COUNTERS_MAX_AGE_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(86_400),
   /** How long a due read waits for another request's rebuild before answering from MongoDB. */
   FLASHCARDS_DUE_INDEX_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
   /** Share (0..1) of requests given the full access log; the others log only failures (4xx, 5xx). */
@@ -53,6 +63,7 @@ const readServiceConfig = (read: typeof parseConfig, source: Record<string, stri
       ttlSeconds: own.FLASHCARDS_DUE_INDEX_TTL_S,
       waitMs: own.FLASHCARDS_DUE_INDEX_WAIT_MS,
     },
+    cardCountersMaxAgeMs: own.FLASHCARDS_CARD_COUNTERS_MAX_AGE_S * 1000,
   };
   read(flashcardsDevModeGuard, source);
   return { ...config, grpc: read(flashcardsGrpcCallersEnv, source) };

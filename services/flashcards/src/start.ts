@@ -75,7 +75,7 @@ export function flashcardsDeps(
           waitMs: deps.config.dueIndex.waitMs,
         })
       : undefined;
-  const counts = cardCounters(connection, deps.logger);
+  const counts = cardCounters(connection, deps.logger, { maxAgeMs: deps.config.cardCountersMaxAgeMs });
   const cards = cardRepository(connection, dueIndex, counts);
   const sets = setRepository(connection);
   const reviews = reviewRepository(connection);

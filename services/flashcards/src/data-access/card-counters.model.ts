@@ -14,6 +14,8 @@ export interface CardCountersDoc {
   version: number;
   /** false while a rebuild counts (its figures are not to be read yet). */
   ready: boolean;
+  /** When the cards were counted: counters older than FLASHCARDS_CARD_COUNTERS_MAX_AGE_S are recounted. */
+  countedAt?: Date;
 }
 
 const schema = new Schema<CardCountersDoc>(
@@ -24,6 +26,7 @@ const schema = new Schema<CardCountersDoc>(
     favorite: { type: Number, default: 0 },
     version: { type: Number, default: 0 },
     ready: { type: Boolean, default: false },
+    countedAt: { type: Date },
   },
   // read and written by `_id` only: no further index
   { collection: 'card_counters', versionKey: false },

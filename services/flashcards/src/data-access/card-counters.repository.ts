@@ -28,7 +28,12 @@ const impossible = (c: CardCounts) =>
  * no transactions (the local FerretDB has none), so a card write and its counter change are two
  * writes, and anything that cannot tell its exact change drops the document to be recounted.
  */
-export function cardCounters(connection: Connection, logger?: Logger): CardCounters {
+export function cardCounters(
+  connection: Connection,
+  logger?: Logger,
+  options: { maxAgeMs?: number; now?: () => number } = {},
+): CardCounters {
+  const now = options.now ?? Date.now;
   const counters = cardCountersModel(connection).collection;
   const Cards = cardModel(connection);
 
@@ -74,10 +79,18 @@ export function cardCounters(connection: Connection, logger?: Logger): CardCount
       const doc = await counters.findOne<CardCountersDoc>({ _id: userId } as never);
       if (!doc?.ready) return null;
       const counts = countsOfDoc(doc);
-      if (!impossible(counts)) return counts;
-      logger?.warn({ userId, counts }, 'card counters drifted; recounting');
-      await drop(userId);
-      return null;
+      if (impossible(counts)) {
+        logger?.warn({ userId, counts }, 'card counters drifted; recounting');
+        await drop(userId);
+        return null;
+      }
+      // counted too long ago: a change the counters missed (a crash between a card write and its
+      // $inc) shows no longer than this (counters from before countedAt are recounted once)
+      if (options.maxAgeMs !== undefined && now() - (doc.countedAt?.getTime() ?? 0) > options.maxAgeMs) {
+        await drop(userId);
+        return null;
+      }
+      return counts;
     },
 
     /**
@@ -103,7 +116,7 @@ export function cardCounters(connection: Connection, logger?: Logger): CardCount
         if (doc.ready) return countsOfDoc(doc); // another request finished first
         const counted = await countActive(userId);
         const r = await counters.updateOne({ _id: userId, version: doc.version, ready: false } as never, {
-          $set: { ...counted, ready: true },
+          $set: { ...counted, ready: true, countedAt: new Date(now()) },
         });
         if (r.matchedCount === 1) return counted;
       }

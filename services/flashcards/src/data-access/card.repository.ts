@@ -144,7 +144,10 @@ export function cardRepository(
 
     async findActive(userId: string, id: string): Promise<Card | null> {
       const doc = await Cards.findOne(active(userId, id)).lean<CardDoc>();
-      return doc ? toCard(doc) : null;
+      if (doc) return toCard(doc);
+      // a 404: if the due read model still lists the card, it missed a write (repaired there)
+      await dueIndex?.notFound(userId, id);
+      return null;
     },
 
     async findActiveMany(userId: string, ids: string[]): Promise<Card[]> {
@@ -417,6 +420,28 @@ export function dueIndexSource(connection: Connection): DueIndexSource {
       // `_id` alone: the one lookup the local FerretDB answers without reading the collection
       const doc = await Cards.collection.findOne({ _id: id } as never);
       return doc ? toCard(doc as unknown as CardDoc) : null;
+    },
+    async stamps(ids) {
+      const docs = await Cards.collection
+        .find({ _id: { $in: ids } } as never, {
+          projection: { userId: 1, isArchived: 1, nextReviewDate: 1, isFavorite: 1, _rev: 1 },
+        })
+        .toArray();
+      return docs.map((d) => ({
+        id: String(d._id),
+        userId: d.userId as string,
+        isArchived: d.isArchived as boolean,
+        due: (d.nextReviewDate as Date).getTime(),
+        favorite: d.isFavorite as boolean,
+        version: (d._rev as number | undefined) ?? 0,
+      }));
+    },
+    async versioned(ids) {
+      const docs = await Cards.collection.find({ _id: { $in: ids } } as never).toArray();
+      return docs.map((d) => ({
+        card: toCard(d as unknown as CardDoc),
+        version: ((d as unknown as StoredCard)._rev as number | undefined) ?? 0,
+      }));
     },
   };
 }

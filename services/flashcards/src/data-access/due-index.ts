@@ -25,12 +25,26 @@ export interface VersionedCard {
 /** A card's version once it is deleted: no later write of it is ever applied. */
 const DELETED_VERSION = String(Number.MAX_SAFE_INTEGER);
 
+/** What the database holds of a card for the window check: enough to tell whether the index is right. */
+export interface CardStamp {
+  id: string;
+  userId: string;
+  isArchived: boolean;
+  due: number;
+  favorite: boolean;
+  version: number;
+}
+
 /** Where the index reads the truth from (MongoDB). */
 export interface DueIndexSource {
   /** Every active (non-archived) card of the user: id, due date, favourite flag. */
   activeEntries(userId: string): Promise<DueEntry[]>;
   /** One card by id (any owner, any state) or null: the fast `findOne({_id})`. */
   byId(id: string): Promise<IndexedCard | null>;
+  /** The stamps of these cards (any owner, any state; absent = deleted): one `_id $in` query, a few fields. */
+  stamps(ids: string[]): Promise<CardStamp[]>;
+  /** These cards (any owner, any state) with their versions, to repair the index with. */
+  versioned(ids: string[]): Promise<VersionedCard[]>;
 }
 
 export interface DueIndexOptions {
@@ -39,7 +53,10 @@ export interface DueIndexOptions {
   logger: Logger;
   /** Separates databases sharing one Redis (tests, bench). */
   namespace: string;
-  /** Lifetime of an index without writes, seconds (every write renews it). */
+  /**
+   * Lifetime of a user's index, seconds from its build: writes never extend it, so whatever it missed
+   * (a crash between the two writes, a Redis failover losing one) is gone after at most this long.
+   */
   ttlSeconds: number;
   /** How long a read waits for another request's rebuild before answering from MongoDB. */
   waitMs: number;
@@ -58,22 +75,27 @@ const DATE_FIELDS = ['lastReviewedAt', 'nextReviewDate', 'createdAt', 'updatedAt
 const REBUILD_ATTEMPTS = 3;
 const ZADD_CHUNK = 1000;
 const LOCK_MS = 120_000;
+/** The index's data outlives its `ready` marker by this much, so a read never sees ready over emptied data. */
+const DATA_MARGIN_S = 60;
 
 /** Fills cache misses only if no write happened since the read began (the generation is unchanged). */
 const FILL_IF_SAME_GENERATION = `
 if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
 for i = 3, #ARGV, 2 do redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('EXPIRE', KEYS[2], ARGV[2])
+if redis.call('TTL', KEYS[2]) == -1 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 return 1`;
-/** ready, generation, the window (id, score, …) and the cached cards of those ids, atomically. */
+/**
+ * ready, generation, the window (id, score, …), the cached cards of those ids and the versions the
+ * index holds of them, atomically. KEYS: ready, gen, due or fav, cards, ver.
+ */
 const READ_WINDOW = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, false, {}, {}} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, false, {}, {}, {}} end
 local gen = redis.call('GET', KEYS[2])
 local flat = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], ARGV[2], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
-if #flat == 0 then return {1, gen, flat, {}} end
+if #flat == 0 then return {1, gen, flat, {}, {}} end
 local ids = {}
 for i = 1, #flat, 2 do ids[#ids + 1] = flat[i] end
-return {1, gen, flat, redis.call('HMGET', KEYS[4], unpack(ids))}`;
+return {1, gen, flat, redis.call('HMGET', KEYS[4], unpack(ids)), redis.call('HMGET', KEYS[5], unpack(ids))}`;
 const READ_WINDOW_SHA = createHash('sha1').update(READ_WINDOW).digest('hex');
 /**
  * Applies card writes unless the index already holds a newer version of the card: two writes of one
@@ -102,7 +124,10 @@ for i = 2, #ARGV, 6 do
 end
 redis.call('INCR', KEYS[5])
 redis.call('SET', KEYS[6], '1', 'EX', 600)
-for k = 1, 7 do if k ~= 6 then redis.call('EXPIRE', KEYS[k], ARGV[1]) end end
+-- the model's lifetime runs from its build: a write never extends it (only gives a new key one)
+for k = 1, 3 do if redis.call('TTL', KEYS[k]) == -1 then redis.call('EXPIRE', KEYS[k], ARGV[1]) end end
+redis.call('EXPIRE', KEYS[4], ARGV[1])
+redis.call('EXPIRE', KEYS[5], ARGV[1])
 return applied`;
 /**
  * Forgets cached card texts after a content-only write, unless a newer write of the card is already
@@ -203,6 +228,7 @@ export function createDueIndex(opts: DueIndexOptions) {
   /** Users whose index could not be dropped after a failed write: dropped before this process reads it again. */
   const pendingDrops = new Set<string>();
   const decode = decodedCardMemo(opts.decodedCards ?? 5000);
+  const dataTtl = opts.ttlSeconds + DATA_MARGIN_S;
 
   async function drop(userId: string): Promise<boolean> {
     const k = keysOf(userId);
@@ -211,7 +237,7 @@ export function createDueIndex(opts: DueIndexOptions) {
         .multi()
         .del([k.ready, k.due, k.fav, k.cards])
         .incr(k.gen)
-        .expire(k.gen, opts.ttlSeconds)
+        .expire(k.gen, dataTtl)
         .set(k.dirty, '1', { EX: 600 })
         .exec();
       pendingDrops.delete(userId);
@@ -258,10 +284,11 @@ export function createDueIndex(opts: DueIndexOptions) {
         Object.fromEntries(entries.slice(i, i + ZADD_CHUNK).map((e) => [e.id, String(e.version)])),
       );
     m.incr(k.gen);
-    for (const key of [k.due, k.fav, k.gen, k.ver]) m.expire(key, opts.ttlSeconds);
+    for (const key of [k.due, k.fav, k.gen, k.ver]) m.expire(key, dataTtl);
     await m.exec();
     // a write between our read of MongoDB and the replacement above may have been overwritten
     if ((await client.get(k.dirty)) !== null) return false;
+    // the model's one lifetime: set here only, never renewed (see ttlSeconds)
     await client.set(k.ready, '1', { EX: opts.ttlSeconds });
     return true;
   }
@@ -291,14 +318,21 @@ export function createDueIndex(opts: DueIndexOptions) {
   async function window(userId: string, key: 'due' | 'fav', r: DueRange) {
     const k = keysOf(userId);
     for (let attempt = 0; attempt < 2; attempt++) {
-      const [ready, gen, flat, cached] = (await evalCached(READ_WINDOW, READ_WINDOW_SHA, {
-        keys: [k.ready, k.gen, k[key], k.cards],
+      const [ready, gen, flat, cached, versions] = (await evalCached(READ_WINDOW, READ_WINDOW_SHA, {
+        keys: [k.ready, k.gen, k[key], k.cards, k.ver],
         arguments: [r.from ? String(r.from.getTime()) : '-inf', String(r.to.getTime()), String(r.limit)],
-      })) as [number, string | null, string[], (string | null)[]];
+      })) as [number, string | null, string[], (string | null)[], (string | null)[]];
       if (ready === 1) {
-        const members = [];
-        for (let i = 0; i < flat.length; i += 2)
-          members.push({ value: flat[i]!, score: Number(flat[i + 1]), cached: cached[i / 2] ?? null });
+        const members: WindowMember[] = [];
+        for (let i = 0; i < flat.length; i += 2) {
+          const version = versions[i / 2];
+          members.push({
+            value: flat[i]!,
+            score: Number(flat[i + 1]),
+            cached: cached[i / 2] ?? null,
+            version: version == null ? null : Number(version),
+          });
+        }
         return { gen: gen ?? '0', members };
       }
       if (attempt === 0 && !(await ensureBuilt(userId))) return null;
@@ -307,11 +341,7 @@ export function createDueIndex(opts: DueIndexOptions) {
   }
 
   /** The cards of the window, from the cache or, on a miss, by `findOne({_id})`; null when inconsistent. */
-  async function cardsOf(
-    userId: string,
-    gen: string,
-    members: { value: string; score: number; cached: string | null }[],
-  ) {
+  async function cardsOf(userId: string, gen: string, members: WindowMember[]) {
     const k = keysOf(userId);
     if (members.length === 0) return [];
     // only the misses wait for MongoDB (in parallel); a warm list is decoded synchronously
@@ -332,9 +362,46 @@ export function createDueIndex(opts: DueIndexOptions) {
     if (fill.length)
       await client.eval(FILL_IF_SAME_GENERATION, {
         keys: [k.gen, k.cards],
-        arguments: [gen, String(opts.ttlSeconds), ...fill],
+        arguments: [gen, String(dataTtl), ...fill],
       });
     return out;
+  }
+
+  /**
+   * The window against the database, in one `_id $in` query of a few fields: the ids whose entry is
+   * not what the database holds (deleted, archived, another due date or favourite flag, or a write
+   * the index missed: a newer version), for a crash between the two writes or a Redis failover.
+   */
+  async function staleOf(userId: string, members: WindowMember[], favoritesOnly: boolean) {
+    if (members.length === 0) return [];
+    const stamps = new Map((await source.stamps(members.map((m) => m.value))).map((s) => [s.id, s]));
+    return members
+      .filter((m) => {
+        const s = stamps.get(m.value);
+        return (
+          !s ||
+          s.userId !== userId ||
+          s.isArchived ||
+          s.due !== m.score ||
+          (favoritesOnly && !s.favorite) ||
+          (m.version !== null && s.version !== m.version)
+        );
+      })
+      .map((m) => m.value);
+  }
+
+  /** Puts the database's state of these cards into the user's index (a deleted one: removed for good). */
+  async function repair(userId: string, ids: string[]) {
+    const found = await source.versioned(ids);
+    const own = found.filter((v) => v.card.userId === userId);
+    const gone = ids.filter((id) => !found.some((v) => v.card.id === id));
+    const foreign = found.filter((v) => v.card.userId !== userId).map((v) => v.card.id);
+    if (own.length) await index.cardsWritten(userId, own);
+    if (gone.length) await index.cardsDeleted(userId, gone);
+    if (foreign.length)
+      await write(userId, (k) =>
+        client.multi().zRem(k.due, foreign).zRem(k.fav, foreign).hDel(k.cards, foreign).exec(),
+      );
   }
 
   /** EVALSHA (the hot read sends 40 bytes, not the script), loading the script when Redis lacks it. */
@@ -351,7 +418,7 @@ export function createDueIndex(opts: DueIndexOptions) {
     return !pendingDrops.has(userId) || (await drop(userId));
   }
 
-  return {
+  const index = {
     /**
      * Active cards due in the range, earliest first; null: answer from MongoDB. Cards served from the
      * cache are shared and frozen: read them, never change them.
@@ -361,7 +428,19 @@ export function createDueIndex(opts: DueIndexOptions) {
         if (!(await usable(userId))) return null;
         const w = await window(userId, r.favoritesOnly ? 'fav' : 'due', r);
         if (!w) return null;
-        const cards = await cardsOf(userId, w.gen, w.members);
+        const [cards, stale] = await Promise.all([
+          cardsOf(userId, w.gen, w.members),
+          staleOf(userId, w.members, r.favoritesOnly === true),
+        ]);
+        if (stale.length > 0) {
+          // this answer from the database; the index repaired for the next one
+          logger.warn(
+            { userId, cards: stale.length },
+            'due index missed writes of cards it shows; repairing',
+          );
+          await repair(userId, stale);
+          return null;
+        }
         if (cards === null || (r.favoritesOnly && cards.some((c) => !c.isFavorite))) {
           logger.warn({ userId }, 'due index disagrees with the database; dropping it');
           await drop(userId);
@@ -404,7 +483,7 @@ export function createDueIndex(opts: DueIndexOptions) {
     async cardsWritten(userId: string, written: VersionedCard[]): Promise<void> {
       if (written.length === 0) return;
       await write(userId, (k) => {
-        const args = [String(opts.ttlSeconds)];
+        const args = [String(dataTtl)];
         for (const { card, version } of written)
           args.push(
             card.id,
@@ -428,9 +507,27 @@ export function createDueIndex(opts: DueIndexOptions) {
         const m = client.multi().zRem(k.due, ids).zRem(k.fav, ids).hDel(k.cards, ids);
         m.hSet(k.ver, Object.fromEntries(ids.map((id) => [id, DELETED_VERSION])));
         m.incr(k.gen).set(k.dirty, '1', { EX: 600 });
-        for (const key of [k.ready, k.due, k.fav, k.cards, k.gen, k.ver]) m.expire(key, opts.ttlSeconds);
+        // bookkeeping only: the model's own keys keep the lifetime of their build
+        for (const key of [k.gen, k.ver]) m.expire(key, dataTtl);
         await m.exec();
       });
+    },
+
+    /**
+     * A card the user asked for answered 404 (deleted, archived, not theirs): if the index still lists
+     * it, it missed that write, and the database's state replaces its entry.
+     */
+    async notFound(userId: string, id: string): Promise<void> {
+      try {
+        if (pendingDrops.has(userId)) return;
+        if ((await client.zScore(keysOf(userId).due, id)) === null) return;
+        logger.warn({ userId, cardId: id }, 'due index listed a card that is not found; repairing');
+        await repair(userId, [id]);
+      } catch (err) {
+        if (isAbandonment(err)) throw err;
+        logger.warn({ err, userId }, 'due index: cannot repair after a 404; dropping the index');
+        await drop(userId);
+      }
     },
 
     /** After a write that changed cards' content but not their schedule, archive or favourite state. */
@@ -439,7 +536,7 @@ export function createDueIndex(opts: DueIndexOptions) {
       await write(userId, (k) =>
         client.eval(CONTENT_CHANGED, {
           keys: [k.cards, k.ver, k.gen, k.dirty],
-          arguments: [String(opts.ttlSeconds), ...changed.flatMap((c) => [c.id, String(c.version)])],
+          arguments: [String(dataTtl), ...changed.flatMap((c) => [c.id, String(c.version)])],
         }),
       );
     },
@@ -450,4 +547,13 @@ export function createDueIndex(opts: DueIndexOptions) {
     /** Builds the user's index from MongoDB now (bench seeding, operations); false if it could not. */
     rebuild: (userId: string) => ensureBuilt(userId),
   };
+  return index;
+}
+
+/** One entry of a read window: card id, score, cached JSON, the version the index holds. */
+interface WindowMember {
+  value: string;
+  score: number;
+  cached: string | null;
+  version: number | null;
 }
