@@ -117,6 +117,7 @@ describe('durable consumer: outages, poison events and newer producers', () => {
     const consumer = await startDurableConsumer(nats, cfg, {
       durable: 'poison',
       events: ['user.deleted'],
+      service: 'poison-test',
       logger,
       maxAttempts: 3,
       backoffMs: [10, 20],
@@ -152,6 +153,14 @@ describe('durable consumer: outages, poison events and newer producers', () => {
       expect(dlq!.header.get('x-failed-attempts')).toBe('3');
       expect(dlq!.header.get('x-original-subject')).toBe(`${cfg.subjectPrefix}.user.deleted`);
       expect(dlq!.header.get('x-dead-letter-reason')).toMatch(/no account this service can erase/);
+      // what the dead-letter alert reads (EventsDeadLetterStreamNotEmpty), as Prometheus scrapes it
+      const usage = (await registry.getSingleMetric('lingua_events_stream_messages')!.get()).values;
+      expect(usage).toContainEqual(
+        expect.objectContaining({
+          labels: { service: 'poison-test', stream: `${cfg.streamName}_DLQ`, kind: 'dead_letter' },
+          value: 1,
+        }),
+      );
     } finally {
       await consumer.stop();
     }

@@ -15,13 +15,14 @@ import {
   eventsDeadLettered,
   eventsRedelivered,
   registerConsumerLag,
+  registerStreamUsage,
   secondsSince,
 } from '@lingua/metrics';
 import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import type { NatsHandle } from './nats-connection';
 import type { ProcessedEvents } from './processed-events';
 import { classifyFailure, type FailureKind, isFromANewerProducer } from './failures';
-import { deadLetterSubjectFor, type EventBusConfig, subjectFor } from './streams';
+import { deadLetterStreamFor, deadLetterSubjectFor, type EventBusConfig, subjectFor } from './streams';
 
 export type EventHandler = (
   event: AnyDomainEvent,
@@ -187,6 +188,20 @@ export async function startDurableConsumer(
     const info = await nats.jsm.consumers.info(cfg.streamName, opts.durable);
     return { pending: info.num_pending, ackPending: info.num_ack_pending };
   });
+  // the stream it reads and the dead letters, for the alerts before a stream discards and on dead letters
+  const usage = (stream: string) => async () => {
+    const { config, state } = await nats.jsm.streams.info(stream);
+    return {
+      messages: state.messages,
+      bytes: state.bytes,
+      maxMessages: config.max_msgs,
+      maxBytes: config.max_bytes,
+    };
+  };
+  const unregisterStreams = [
+    registerStreamUsage(service, cfg.streamName, 'events', usage(cfg.streamName)),
+    registerStreamUsage(service, deadLetterStreamFor(cfg), 'dead_letter', usage(deadLetterStreamFor(cfg))),
+  ];
   const eventLabel = (event: AnyDomainEvent | Error) => (event instanceof Error ? 'malformed' : event.event);
   const counted = (event: AnyDomainEvent | Error, outcome: string) =>
     eventsConsumed.inc({ ...consumerLabels, event: eventLabel(event), outcome });
@@ -411,6 +426,7 @@ export async function startDurableConsumer(
   return {
     async stop() {
       unregisterLag();
+      for (const unregister of unregisterStreams) unregister();
       await messages.close();
       await loop.catch(() => undefined);
       closing = true;

@@ -6,6 +6,8 @@ import {
   consumerLagSources,
   outboxSources,
   shedderSources,
+  type StreamUsage,
+  streamUsageSources,
   type WebhookState,
   webhookStateSources,
 } from './sources';
@@ -195,6 +197,56 @@ export const consumerAckPending = new Gauge({
     for (const [labels, lag] of await readLag()) this.set(labels, lag.ackPending);
   },
 });
+/** One round of stream-info requests per scrape, shared by the stream gauges; one per stream name. */
+let streamRound: Promise<[Record<string, string>, StreamUsage][]> | undefined;
+function readStreams(): Promise<[Record<string, string>, StreamUsage][]> {
+  streamRound ??= (async () => {
+    const byStream = new Map<string, { labels: Record<string, string>; read: () => Promise<StreamUsage> }>();
+    for (const s of streamUsageSources) byStream.set(`${s.labels.service}|${s.labels.stream}`, s);
+    const rows = await Promise.all(
+      [...byStream.values()].map(async (s) => {
+        try {
+          return [[s.labels, await s.read()] as [Record<string, string>, StreamUsage]];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return rows.flat();
+  })().finally(() => setImmediate(() => (streamRound = undefined)));
+  return streamRound;
+}
+const streamGauge = (name: string, help: string, pick: (u: StreamUsage) => number) =>
+  new Gauge({
+    name,
+    help,
+    labelNames: ['service', 'stream', 'kind'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const [labels, usage] of await readStreams()) this.set(labels, pick(usage));
+    },
+  });
+export const streamMessages = streamGauge(
+  'lingua_events_stream_messages',
+  'Messages in a JetStream stream (kind: events, dead_letter), read at scrape.',
+  (u) => u.messages,
+);
+export const streamBytes = streamGauge(
+  'lingua_events_stream_bytes',
+  'Bytes stored in a JetStream stream, read at scrape.',
+  (u) => u.bytes,
+);
+export const streamMaxMessages = streamGauge(
+  'lingua_events_stream_max_messages',
+  "A stream's message limit (-1: none); beyond it the oldest messages are discarded.",
+  (u) => u.maxMessages,
+);
+export const streamMaxBytes = streamGauge(
+  'lingua_events_stream_max_bytes',
+  "A stream's size limit in bytes (-1: none); beyond it the oldest messages are discarded.",
+  (u) => u.maxBytes,
+);
 export const outboxOldestAge = new Gauge({
   name: 'lingua_outbox_oldest_pending_age_seconds',
   help: 'Age of the oldest staged event the outbox relay last saw unpublished; 0 when none is known.',

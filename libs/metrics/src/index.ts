@@ -6,6 +6,12 @@ export { FastGauge, FastHistogram } from './fast-metrics';
 export type { HistogramSeries } from './fast-metrics';
 export { startMetricsServer } from './metrics-server';
 export type { RunningMetricsServer } from './metrics-server';
-export { registerConsumerLag, registerShedder, registerOutbox, registerWebhookState } from './sources';
-export type { ConsumerLag, WebhookState } from './sources';
+export {
+  registerConsumerLag,
+  registerShedder,
+  registerOutbox,
+  registerStreamUsage,
+  registerWebhookState,
+} from './sources';
+export type { ConsumerLag, StreamUsage, WebhookState } from './sources';
 export { secondsSince } from './timer';

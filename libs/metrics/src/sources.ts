@@ -38,6 +38,27 @@ export const registerShedder = (service: string, read: () => { shed: number; lim
 export const registerOutbox = (service: string, read: () => number | undefined): (() => void) =>
   add(outboxSources, { labels: { service }, read });
 
+/** A JetStream stream's fill and limits (-1: no limit), from stream info. */
+export interface StreamUsage {
+  messages: number;
+  bytes: number;
+  maxMessages: number;
+  maxBytes: number;
+}
+
+export const streamUsageSources = new Set<Source<Promise<StreamUsage>>>();
+
+/**
+ * A stream read at scrape (`kind`: events or dead_letter); every consumer registers the streams it
+ * uses, so several sources may name one stream: they read the same values.
+ */
+export const registerStreamUsage = (
+  service: string,
+  stream: string,
+  kind: 'events' | 'dead_letter',
+  read: () => Promise<StreamUsage>,
+): (() => void) => add(streamUsageSources, { labels: { service, stream, kind }, read });
+
 export interface WebhookState {
   circuitsOpen: number;
   retriesQueued: number;
