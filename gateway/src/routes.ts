@@ -17,7 +17,20 @@ export interface Route {
  * are mounted before the proxies.
  */
 export const ROUTES: Route[] = [
-  { service: 'identity', prefixes: ['/api/v1/auth', '/api/auth', '/api/users', '/api/v1/admin'] },
+  {
+    service: 'identity',
+    prefixes: [
+      '/api/v1/auth',
+      '/api/auth',
+      '/api/users',
+      '/api/v1/admin',
+      // where the mailed links lead, and the files that make them open the app
+      '/verify-email',
+      '/reset-password',
+      '/.well-known/apple-app-site-association',
+      '/.well-known/assetlinks.json',
+    ],
+  },
   {
     service: 'subscriptions',
     prefixes: ['/api/v1/subscriptions', '/api/v1/dialogues', '/api/v1/admin/subscriptions'],

@@ -40,6 +40,9 @@ const ADDRESS_BUDGETS: Record<string, AddressBudget> = {
   '/api/auth/forgot-password': 'recovery',
   '/api/auth/reset-password': 'recovery',
   '/api/auth/verify-email': 'recovery',
+  // the mailed links' web pages submit the same tokens
+  '/verify-email': 'recovery',
+  '/reset-password': 'recovery',
 };
 
 /**
@@ -96,7 +99,7 @@ export function accessPolicyFor(method: string, path: string): AccessPolicy {
   // avatar images are linked from profiles and loaded as images (no Authorization header)
   if (under(path, AVATARS)) return { auth: 'optional', family: 'catalogue' };
   if (under(path, '/api')) return { auth: 'access', family: 'catalogue' };
-  return { auth: 'none', family: 'none' };
+  return publicAuth(isPost, path);
 }
 
 function publicAuth(isPost: boolean, path: string): AccessPolicy {

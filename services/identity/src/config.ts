@@ -45,6 +45,24 @@ export const jwtSecretEnv = z
 export const identityFeatureEnv = z.object({
   /** Base of the links in verification and reset e-mails (the app or web front that handles them). */
   IDENTITY_PUBLIC_BASE_URL: env.url('http://127.0.0.1:8080'),
+  /**
+   * The iOS apps (TEAMID.bundle.id) that open the mailed links: served in
+   * /.well-known/apple-app-site-association (404 while empty).
+   */
+  IDENTITY_APPLE_APP_IDS: list(''),
+  /**
+   * The Android apps that open the mailed links, as `package=SHA256:FINGERPRINT|…`, comma-separated:
+   * served in /.well-known/assetlinks.json (404 while empty).
+   */
+  IDENTITY_ANDROID_APPS: list('').transform((apps, ctx) =>
+    apps.map((app) => {
+      const [packageName = '', prints = ''] = app.split('=');
+      const fingerprints = prints.split('|').filter(Boolean);
+      if (!/^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$/.test(packageName) || fingerprints.length === 0)
+        ctx.addIssue({ code: 'custom', message: `"${app}" is not package=FINGERPRINT|…` });
+      return { packageName, fingerprints };
+    }),
+  ),
   /** bcrypt cost; the spec fixes 12. Lower values exist only to keep tests fast. */
   IDENTITY_BCRYPT_COST: env.int(12, 4, 15),
   IDENTITY_REQUIRE_EMAIL_VERIFICATION: env.bool(false),
