@@ -107,5 +107,13 @@ describe('a review through the gateway is idempotent and survives a crash betwee
       async () => expect(await statsOf(user)).toMatchObject({ reviews: 1, cardsLearned: 1, streak: 1 }),
       { timeoutMs: 20_000, intervalMs: 200 },
     );
+    // and the achievement the first learned card earns
+    await waitFor(
+      async () => {
+        const res = await user.api('GET', '/api/achievements');
+        expect((res.body.data.unlocked as { id: string }[]).map((a) => a.id)).toContain('cards_learned_1');
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
   }, 60_000);
 });
