@@ -88,6 +88,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
       entitlements,
       cache: measuredCache(analysisCache(deps.redis!.client, config.ai.AI_ANALYSIS_CACHE_HOURS * 3_600_000)),
       images: imageRepository(deps.mongo.connection),
+      deletedUsers: deletedUsers(deps.mongo.connection),
       clock,
       limits: {
         generationsPerDay: config.ai.AI_FREE_GENERATIONS_PER_DAY,

@@ -369,7 +369,7 @@ describe('webhook delivery', () => {
       expect((await deliveries(user, ep.id))[0]).toMatchObject({ status: 'succeeded' }),
     );
   });
-  it('When an account is deleted, Then its own endpoints are disabled and get nothing more, while scope-all endpoints get user.deleted', async () => {
+  it('When an account is deleted, Then its own endpoints get nothing more and are deleted with their deliveries, while scope-all endpoints get user.deleted', async () => {
     const own = await receiver();
     const partner = await receiver();
     const user = tokenFor(service);
@@ -379,14 +379,23 @@ describe('webhook delivery', () => {
 
     const deleted = await publish(service, 'user.deleted', { userId: user.sub });
     await waitFor(() => expect(partner.received.map((x) => x.headers['webhook-id'])).toContain(deleted.id));
-    const e = await call(service, 'GET', `/api/webhooks/${mine.id}`, { headers: admin.auth });
-    expect(e.body.data).toMatchObject({ enabled: false, disabledReason: 'account_deleted' });
+    // nothing of the deleted account is kept (ADR 0022)
+    await waitFor(async () =>
+      expect((await call(service, 'GET', `/api/webhooks/${mine.id}`, { headers: admin.auth })).status).toBe(
+        404,
+      ),
+    );
+    // a late event about the deleted account (events are unordered) sends and stores nothing
     await userCreated(user.sub);
     // the event has been handled (acked) and a worker scan has run since: a delivery would exist and be sent
     await eventsHandled();
     await workerScannedSince(admin);
     expect(own.received).toHaveLength(0);
-    expect(await deliveries(admin, mine.id)).toEqual([]);
+    expect(
+      await service.deps.mongo.connection
+        .db!.collection('webhook_deliveries')
+        .countDocuments({ endpointId: mine.id }),
+    ).toBe(0);
   });
 
   it('When an endpoint has failed for the disabling period without a success, Then it is disabled and its owner is told once, in the app', async () => {

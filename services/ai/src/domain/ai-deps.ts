@@ -17,6 +17,8 @@ export interface AiDeps {
   entitlements: EntitlementsSource;
   cache: AnalysisCache;
   images: ImageStore;
+  /** Deleted accounts: a generation finishing after the deletion stores nothing. */
+  deletedUsers: { isDeleted(userId: string): Promise<boolean> };
   clock: Clock;
   limits: AiLimits;
 }

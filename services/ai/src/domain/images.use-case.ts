@@ -52,6 +52,9 @@ export async function createImage(userId: string, input: CreateImageInput, deps:
       throw new AppError('AI_PROVIDER_ERROR', 'The provider returned an unusable image', {
         details: { bytes: rendered.data.length },
       });
+    // the account may have been deleted (and erased) while the image was rendered
+    if (await deps.deletedUsers.isDeleted(userId))
+      throw new AppError('TOKEN_BLACKLISTED', 'Token has been revoked');
     const stored = await deps.images.save(
       {
         id: randomUUID(),
