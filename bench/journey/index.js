@@ -589,7 +589,8 @@ async function removeStreams() {
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', timeout: 5_000 });
   try {
     const jsm = await jetstreamManager(nc);
-    for (const name of [STREAM, `${STREAM}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
+    for (const name of [STREAM, `${STREAM}_ACTIVITY`, `${STREAM}_DLQ`])
+      await jsm.streams.delete(name).catch(() => undefined);
   } finally {
     await nc.close();
   }

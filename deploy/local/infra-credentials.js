@@ -82,6 +82,9 @@ const ACCESS = {
   },
 };
 
+/** Events in the activity stream, as libs/events/src/streams.ts ACTIVITY_EVENTS (a test compares them). */
+const ACTIVITY_EVENTS = new Set(['card.reviewed']);
+
 /** The NATS user with every right: the operator (stream limits, inspection), never a service. */
 const NATS_ADMIN = 'lingua-admin';
 
@@ -93,20 +96,27 @@ const NATS_ADMIN = 'lingua-admin';
  */
 function natsPublishAllow(name, { prefix = 'events', stream = 'EVENTS' } = {}) {
   const a = ACCESS[name];
-  const streams = [stream, `${stream}_DLQ`];
+  // the event stream, the activity stream (ACTIVITY_EVENTS) and the dead letters (libs/events streams.ts)
+  const streams = [stream, `${stream}_ACTIVITY`, `${stream}_DLQ`];
+  const subjectOf = (e) => (ACTIVITY_EVENTS.has(e) ? `${prefix}_activity.${e}` : `${prefix}.${e}`);
   return [
-    ...a.publishes.map((e) => `${prefix}.${e}`),
+    ...a.publishes.map(subjectOf),
     ...a.durables.map((d) => `${prefix}_dlq.${d}`),
     '$JS.API.INFO',
     ...streams.flatMap((s) => [`$JS.API.STREAM.INFO.${s}`, `$JS.API.STREAM.CREATE.${s}`]),
-    ...a.durables.flatMap((d) => [
-      `$JS.API.CONSUMER.INFO.${stream}.${d}`,
-      `$JS.API.CONSUMER.CREATE.${stream}.${d}`,
-      `$JS.API.CONSUMER.CREATE.${stream}.${d}.>`,
-      `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${d}`,
-      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${d}`,
-      `$JS.ACK.${stream}.${d}.>`,
-    ]),
+    // a durable lives on the stream of its events: its own name on either event stream
+    ...streams
+      .slice(0, 2)
+      .flatMap((s) =>
+        a.durables.flatMap((d) => [
+          `$JS.API.CONSUMER.INFO.${s}.${d}`,
+          `$JS.API.CONSUMER.CREATE.${s}.${d}`,
+          `$JS.API.CONSUMER.CREATE.${s}.${d}.>`,
+          `$JS.API.CONSUMER.DURABLE.CREATE.${s}.${d}`,
+          `$JS.API.CONSUMER.MSG.NEXT.${s}.${d}`,
+          `$JS.ACK.${s}.${d}.>`,
+        ]),
+      ),
   ];
 }
 
@@ -282,6 +292,7 @@ function renderedFiles() {
 
 module.exports = {
   ACCESS,
+  ACTIVITY_EVENTS,
   NATS_ADMIN,
   natsPublishAllow,
   natsAuthorization,

@@ -8,7 +8,14 @@ import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { MongoClient } from 'mongodb';
 import { createClient } from 'redis';
-import { connectNats, ensureStreams, eventBusConfig, type NatsHandle } from '@lingua/events';
+import {
+  ACTIVITY_EVENTS,
+  connectNats,
+  ensureStreams,
+  eventBusConfig,
+  type NatsHandle,
+  subjectFor,
+} from '@lingua/events';
 import {
   documentDbUrl,
   ferretDbBinary,
@@ -21,6 +28,7 @@ import {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const creds = require('../../deploy/local/infra-credentials.js') as {
   ACCESS: Record<string, { database: boolean }>;
+  ACTIVITY_EVENTS: Set<string>;
   NATS_ADMIN: string;
   renderedFiles(): Record<string, string>;
   redisUserArgs(secret: (user: string) => string): string[][];
@@ -101,6 +109,13 @@ describe('NATS: one user per service, publishing only its own events', () => {
     const info = await admin.jsm.streams.info(bus.streamName, { subjects_filter: subject });
     return info.state.subjects?.[subject] ?? 0;
   };
+
+  it('When flashcards publishes card.reviewed, Then the activity stream takes it (the inventory names the same activity events as @lingua/events)', async () => {
+    expect([...creds.ACTIVITY_EVENTS].sort()).toEqual([...ACTIVITY_EVENTS].sort());
+    const flashcards = await login('flashcards');
+    const ack = await flashcards.js.publish(subjectFor(bus, 'card.reviewed'), envelope('card.reviewed'));
+    expect(ack.stream).toBe(`${bus.streamName}_ACTIVITY`);
+  });
 
   it('When identity publishes user.deleted, Then the stream takes it', async () => {
     const identity = await login('identity');

@@ -22,7 +22,13 @@ import { extractTraceContext, SpanKind, withSpan } from '@lingua/telemetry';
 import type { NatsHandle } from './nats-connection';
 import type { ProcessedEvents } from './processed-events';
 import { classifyFailure, type FailureKind, isFromANewerProducer } from './failures';
-import { deadLetterStreamFor, deadLetterSubjectFor, type EventBusConfig, subjectFor } from './streams';
+import {
+  deadLetterStreamFor,
+  deadLetterSubjectFor,
+  type EventBusConfig,
+  streamFor,
+  subjectFor,
+} from './streams';
 
 export type EventHandler = (
   event: AnyDomainEvent,
@@ -118,7 +124,19 @@ export interface RunningConsumer {
 
 const ns = (ms: number) => ms * 1_000_000;
 
-async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: ConsumerOptions) {
+/**
+ * The one stream a consumer reads: the activity stream when all its events are there, else the main
+ * stream (and `*` means every event of the main stream). Events of both in one consumer are refused.
+ */
+export function consumerStreamFor(cfg: EventBusConfig, events: EventName[] | '*'): string {
+  if (events === '*') return cfg.streamName;
+  const streams = new Set(events.map((e) => streamFor(cfg, e)));
+  if (streams.size > 1)
+    throw new Error(`a consumer reads one stream: ${events.join(', ')} are in ${[...streams].join(' and ')}`);
+  return [...streams][0] ?? cfg.streamName;
+}
+
+async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: ConsumerOptions, stream: string) {
   const filter =
     opts.events !== '*' && opts.events.length === 1 ? subjectFor(cfg, opts.events[0]!) : subjectFor(cfg, '>');
   const config = {
@@ -131,10 +149,10 @@ async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: Consu
     max_deliver: -1,
   };
   try {
-    await nats.jsm.consumers.info(cfg.streamName, opts.durable);
+    await nats.jsm.consumers.info(stream, opts.durable);
   } catch (err) {
     if (!/not found/i.test(String((err as Error).message))) throw err;
-    await nats.jsm.consumers.add(cfg.streamName, config).catch((addErr: Error) => {
+    await nats.jsm.consumers.add(stream, config).catch((addErr: Error) => {
       if (!/already (in use|exists)/i.test(addErr.message)) throw addErr;
     });
     return;
@@ -142,7 +160,7 @@ async function ensureConsumer(nats: NatsHandle, cfg: EventBusConfig, opts: Consu
   // An existing durable keeps its position; a changed filter or ack wait is applied where the server
   // allows it (NATS 2.9 refuses some edits), and a refusal must not stop the service from booting.
   await nats.jsm.consumers
-    .update(cfg.streamName, opts.durable, { ack_wait: config.ack_wait, filter_subject: filter })
+    .update(stream, opts.durable, { ack_wait: config.ack_wait, filter_subject: filter })
     .catch((err: Error) => opts.logger.warn({ err, durable: opts.durable }, 'consumer config not updated'));
 }
 
@@ -164,7 +182,8 @@ export async function startDurableConsumer(
   cfg: EventBusConfig,
   opts: ConsumerOptions,
 ): Promise<RunningConsumer> {
-  await ensureConsumer(nats, cfg, opts);
+  const stream = consumerStreamFor(cfg, opts.events);
+  await ensureConsumer(nats, cfg, opts, stream);
   const maxAttempts = opts.maxAttempts ?? 5;
   const backoff = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxBackoffMs = opts.maxBackoffMs ?? 60_000;
@@ -178,14 +197,14 @@ export async function startDurableConsumer(
   const idempotent = opts.idempotent ?? false;
   const recordsProcessed = (event: AnyDomainEvent) =>
     opts.processed && !(typeof idempotent === 'function' ? idempotent(event) : idempotent);
-  const consumer = await nats.js.consumers.get(cfg.streamName, opts.durable);
+  const consumer = await nats.js.consumers.get(stream, opts.durable);
   // the client pulls ahead of the handlers; what it holds is kept alive below, so this only sizes a pull
   const messages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
   const service = opts.service ?? 'unknown';
   const consumerLabels = { service, consumer: opts.durable };
   // lag is asked of the server at scrape time, never per message
   const unregisterLag = registerConsumerLag(service, opts.durable, async () => {
-    const info = await nats.jsm.consumers.info(cfg.streamName, opts.durable);
+    const info = await nats.jsm.consumers.info(stream, opts.durable);
     return { pending: info.num_pending, ackPending: info.num_ack_pending };
   });
   // the stream it reads and the dead letters, for the alerts before a stream discards and on dead letters
@@ -199,7 +218,7 @@ export async function startDurableConsumer(
     };
   };
   const unregisterStreams = [
-    registerStreamUsage(service, cfg.streamName, 'events', usage(cfg.streamName)),
+    registerStreamUsage(service, stream, 'events', usage(stream)),
     registerStreamUsage(service, deadLetterStreamFor(cfg), 'dead_letter', usage(deadLetterStreamFor(cfg))),
   ];
   const eventLabel = (event: AnyDomainEvent | Error) => (event instanceof Error ? 'malformed' : event.event);
@@ -247,14 +266,14 @@ export async function startDurableConsumer(
     msg.headers?.keys().forEach((k) => h.set(k, msg.headers!.get(k)));
     h.set('x-dead-letter-reason', reason.replace(/\s+/g, ' ').slice(0, 500)); // header values are single-line
     h.set('x-original-subject', msg.subject);
-    h.set('x-original-stream', cfg.streamName);
+    h.set('x-original-stream', stream);
     h.set('x-original-seq', String(msg.seq));
     h.set('x-consumer', opts.durable);
     h.set('x-delivery-count', String(msg.info.deliveryCount));
     h.set('x-failed-attempts', String(failures.get(msg.seq) ?? 1));
     await nats.js.publish(deadLetterSubjectFor(cfg, opts.durable), msg.data, {
       headers: h,
-      msgID: `${opts.durable}:${cfg.streamName}:${msg.seq}`,
+      msgID: `${opts.durable}:${stream}:${msg.seq}`,
     });
     settle(msg, 'term', reason);
     eventsDeadLettered.inc({ ...consumerLabels, event: eventLabel(event) });

@@ -1,8 +1,11 @@
 export { connectNats, natsCredentials } from './nats-connection';
 export type { NatsHandle } from './nats-connection';
 export {
+  ACTIVITY_EVENTS,
+  activityStreamFor,
   ensureStreams,
   eventBusConfig,
+  streamFor,
   subjectFor,
   deadLetterStreamFor,
   deadLetterSubjectFor,
@@ -11,6 +14,7 @@ export type { EventBusConfig } from './streams';
 export { createEventPublisher } from './publisher';
 export type { EventPublisher, PublishOptions } from './publisher';
 export {
+  consumerStreamFor,
   DEFAULT_BACKOFF_MS,
   REPLAY_FOR_HEADER,
   retryDelayMs,

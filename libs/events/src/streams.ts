@@ -34,7 +34,21 @@ export function eventBusConfig(overrides: Partial<EventBusConfig> = {}): EventBu
   };
 }
 
-export const subjectFor = (cfg: EventBusConfig, event: EventName | '>') => `${cfg.subjectPrefix}.${event}`;
+/**
+ * Events kept in a stream of their own, `<stream>_ACTIVITY` (subjects `<prefix>_activity.<name>`):
+ * frequent learning activity must not fill a size-limited stream and push the account and
+ * subscription events (user.deleted, subscription.*) out of it before their consumers read them.
+ */
+export const ACTIVITY_EVENTS: ReadonlySet<EventName> = new Set<EventName>(['card.reviewed']);
+export const activityStreamFor = (cfg: EventBusConfig) => `${cfg.streamName}_ACTIVITY`;
+/** The stream an event is published to. */
+export const streamFor = (cfg: EventBusConfig, event: EventName) =>
+  ACTIVITY_EVENTS.has(event) ? activityStreamFor(cfg) : cfg.streamName;
+/** An event's subject; `>` is every event of the main stream. */
+export const subjectFor = (cfg: EventBusConfig, event: EventName | '>') =>
+  event !== '>' && ACTIVITY_EVENTS.has(event)
+    ? `${cfg.subjectPrefix}_activity.${event}`
+    : `${cfg.subjectPrefix}.${event}`;
 export const deadLetterSubjectFor = (cfg: EventBusConfig, durable: string) =>
   `${cfg.subjectPrefix}_dlq.${durable}`;
 /** The stream holding every consumer's dead letters, `<stream>_DLQ`. */
@@ -43,7 +57,7 @@ export const deadLetterStreamFor = (cfg: EventBusConfig) => `${cfg.streamName}_D
 const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
 
 /**
- * Creates the event stream and its dead-letter stream, or updates them to the configured limits
+ * Creates the event stream, the activity stream and the dead-letter stream, or updates them to the configured limits
  * (max age, max bytes, replicas); safe to call from every replica at every boot (the streams are
  * owned by code, not by deploy files, so every service must be given the same limits).
  *
@@ -61,6 +75,12 @@ export async function ensureStreams(
     {
       name: cfg.streamName,
       subjects: [`${cfg.subjectPrefix}.>`],
+      duplicate_window: ms(cfg.duplicateWindowMs),
+      max_age: ms(cfg.maxAgeMs),
+    },
+    {
+      name: activityStreamFor(cfg),
+      subjects: [`${cfg.subjectPrefix}_activity.>`],
       duplicate_window: ms(cfg.duplicateWindowMs),
       max_age: ms(cfg.maxAgeMs),
     },

@@ -79,12 +79,12 @@ const unlockEvents = (userId: string) =>
 /** Everything published before this point has reached the recorder once a sentinel published after it arrives. */
 async function drainEvents() {
   await service.deps.outbox.flush();
-  const sentinel = makeEvent('card.reviewed', {
+  // an event of the recorder's stream (card.reviewed has a stream of its own)
+  const sentinel = makeEvent('achievement.unlocked', {
     userId: `sentinel-${randomUUID()}`,
-    cardId: 'c',
-    correct: true,
-    masteryLevel: 0,
-    nextReviewDate: clock.now().toISOString(),
+    achievementId: 'sentinel',
+    name: 'sentinel',
+    xp: 0,
   });
   await service.deps.publisher.publish(sentinel);
   await waitFor(() => expect(events.some((e) => e.id === sentinel.id)).toBe(true), { timeoutMs: 60_000 });

@@ -1,4 +1,5 @@
 import type { RunningService } from '@lingua/bootstrap';
+import { streamFor } from '@lingua/events';
 import { type TestClock, waitFor } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
 import { reviewModel } from '../src/data-access/review.model';
@@ -15,7 +16,7 @@ afterAll(() => stopFlashcards(service));
 /** Every card.reviewed event of the card that reached the stream (by event id: a redelivery counts once). */
 async function reviewedEventsOf(cardId: string): Promise<Set<string>> {
   const { jsm } = service.deps.nats;
-  const stream = service.deps.bus.streamName;
+  const stream = streamFor(service.deps.bus, 'card.reviewed');
   const { state } = await jsm.streams.info(stream);
   const ids = new Set<string>();
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@lingua/bootstrap';
-import { subjectFor } from '@lingua/events';
+import { streamFor, subjectFor } from '@lingua/events';
 import type { TestClock } from '@lingua/testing';
 import { waitFor } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
@@ -254,7 +254,7 @@ describe('Group B /api/flashcards: scheduling', () => {
       lastReviewedAt: clock.now().toISOString(),
     });
 
-    const stream = service.deps.bus.streamName;
+    const stream = streamFor(service.deps.bus, 'card.reviewed');
     await waitFor(async () => {
       const msg = await service.deps.nats.jsm.streams.getMessage(stream, {
         last_by_subj: subjectFor(service.deps.bus, 'card.reviewed'),
