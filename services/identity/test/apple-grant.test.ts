@@ -1,4 +1,5 @@
 import { APPLE_AUD, APPLE_ISS, bearer, type Harness, newUser, startIdentity } from './harness';
+import { waitFor } from '@lingua/testing';
 import { startAppleTokenStandIn } from './apple-token-stand-in';
 
 // Apple asks apps that delete accounts to revoke the user's Sign in with Apple grant; that needs the
@@ -9,7 +10,8 @@ let h: Harness;
 let apple: Awaited<ReturnType<typeof startAppleTokenStandIn>>;
 beforeAll(async () => {
   apple = await startAppleTokenStandIn(APPLE_AUD);
-  h = await startIdentity(apple.env);
+  // the pending-erasures sweep every second (it takes records not tried for that long, by the test clock)
+  h = await startIdentity({ ...apple.env, IDENTITY_ERASURE_RETRY_MS: '1000' });
 }, 60_000);
 afterAll(async () => {
   await h?.stop();
@@ -59,6 +61,34 @@ describe('Sign in with Apple: the grant', () => {
     });
     expect(deleted.status).toBe(200);
     expect(apple.revoked).toHaveLength(revokedBefore);
+  });
+
+  it('When Apple is down while the account is deleted, Then the sweeper revokes the grant once Apple answers, and the same Apple account signs up anew', async () => {
+    const sub = subject();
+    const code = apple.issueCode();
+    const signIn = await appleSignIn(sub, code);
+    expect(signIn.status).toBe(200);
+
+    apple.failNextWith(503);
+    const deleted = await h.request('DELETE', '/api/users/account', {
+      headers: bearer(signIn.body.data.accessToken),
+      body: {},
+    });
+    // the deletion is done; the clean-up step that failed is the sweeper's to finish
+    expect(deleted.status).toBe(200);
+    expect(apple.revoked).not.toContain(`rt-${code}`);
+
+    await waitFor(
+      () => {
+        h.clock.advance(2_000); // the record is due again once it was not tried for an interval
+        expect(apple.revoked).toContain(`rt-${code}`);
+      },
+      { timeoutMs: 20_000, intervalMs: 500 },
+    );
+    const again = await appleSignIn(sub);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ isNewUser: true });
+    expect(again.body.data.userId).not.toBe(signIn.body.data.userId);
   });
 
   it('When no authorization code is sent, Then Apple is not called', async () => {
