@@ -422,7 +422,7 @@ describe('cancel and reactivate', () => {
     // access has ended: reactivation needs a new purchase
     const noReceipt = await h.post(`${BASE}/reactivate`, {}, user.auth);
     expect(noReceipt.status).toBe(403);
-    expect(noReceipt.body.error.code).toBe('SUBSCRIPTION_EXPIRED');
+    expect(noReceipt.body.error.code).toBe('SUBSCRIPTION_CANCELLED');
     const renewed = await h.post(
       `${BASE}/reactivate`,
       { payment_method_update: { platform: 'android', new_receipt_data: `sandbox_valid_${tx()}` } },

@@ -55,7 +55,8 @@ export function notificationFor(event: AnyDomainEvent): InAppNotification | null
         userId: event.data.userId,
         type: 'achievement',
         title: `Achievement unlocked: ${event.data.name}`,
-        body: `You earned ${event.data.xp} XP.`,
+        // the XP is the user's once claimed on the achievements screen, not before
+        body: `Claim your ${event.data.xp} XP on the achievements screen.`,
         data: { achievementId: event.data.achievementId, xp: event.data.xp },
       };
     default:

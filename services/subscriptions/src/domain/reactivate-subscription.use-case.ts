@@ -79,7 +79,20 @@ export async function reactivateSubscription(
     sub = updated;
     reactivation = 'auto_renewal_resumed';
   } else {
-    if (!input.paymentMethodUpdate) throw expiredError(found, ctx);
+    if (!input.paymentMethodUpdate) {
+      // the answer names the state the status shows: cancelled (at once) is not expired
+      if (found.status !== 'cancelled') throw expiredError(found, ctx);
+      throw new AppError(
+        'SUBSCRIPTION_CANCELLED',
+        'Subscription was cancelled and its access has ended; reactivate with a new purchase',
+        {
+          details: {
+            cancelled_at: found.cancelledAt?.toISOString() ?? null,
+            requires: 'payment_method_update',
+          },
+        },
+      );
+    }
     const result = await verifyReceipt(
       {
         platform: input.paymentMethodUpdate.platform,

@@ -1,5 +1,5 @@
 import { Readable, pipeline } from 'node:stream';
-import { parse as parseStream } from 'csv-parse';
+import { CsvError, parse as parseStream } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { MalformedFileError, PORTABLE_FIELDS, type PortableCard, type RawRow } from './portable-card';
@@ -141,6 +141,10 @@ export async function* decodeCsvStream(text: AsyncIterable<string>): AsyncGenera
   }
   start = start.replace(/^\uFEFF/, '');
   if (done && start.trim() === '') throw new MalformedFileError('The CSV file is empty');
+  if (/^\s*[[{]/.test(start))
+    throw new MalformedFileError(
+      'The file looks like JSON, not CSV: send it with format "json" or a .json name',
+    );
   async function* rest() {
     yield start;
     if (!done) for (let next = await source.next(); !next.done; next = await source.next()) yield next.value;
@@ -156,9 +160,8 @@ export async function* decodeCsvStream(text: AsyncIterable<string>): AsyncGenera
       else yield toRow(columns, cells, index++);
     }
   } catch (err) {
-    // the parser's own errors (codes CSV_*) mean a broken file; others (the source's) pass as they are
-    const code = (err as { code?: unknown }).code;
-    throw typeof code === 'string' && code.startsWith('CSV_') ? malformedCsv(err) : err;
+    // the parser's own errors mean a broken file; others (the source's) pass as they are
+    throw err instanceof CsvError ? malformedCsv(err) : err;
   }
   if (!columns) throw new MalformedFileError('The CSV file has no header row');
 }

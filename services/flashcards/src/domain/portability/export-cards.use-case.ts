@@ -64,7 +64,8 @@ const slug = (name: string) =>
 
 /**
  * Exports the user's cards as CSV, JSON or an Anki package. Free users get 5 exports per UTC day;
- * a slot is taken only once the request is known to be valid and is given back if the export fails.
+ * a slot is taken only once the request is known to be valid and is given back if the export fails
+ * or holds no card.
  */
 export async function exportCards(input: ExportCardsInput, deps: ExportDeps): Promise<ExportFile> {
   const now = deps.now();
@@ -96,9 +97,15 @@ export async function exportCards(input: ExportCardsInput, deps: ExportDeps): Pr
   }
   try {
     const file = await buildFile(input, deps, now, setName);
-    return input.premium
-      ? file
-      : { ...file, quota: { limit, remaining: Math.max(0, limit - used), resetAt } };
+    if (input.premium) return file;
+    if (file.count === 0) {
+      // an empty file exported nothing: the slot goes back (if the counter can be reached now)
+      await deps.quota.release(input.userId, day).then(
+        () => used--,
+        () => undefined,
+      );
+    }
+    return { ...file, quota: { limit, remaining: Math.max(0, limit - used), resetAt } };
   } catch (err) {
     if (!input.premium) await deps.quota.release(input.userId, day).catch(() => undefined);
     throw err;

@@ -107,7 +107,9 @@ function uploader(maxBytes: number): RequestHandler {
         return next(new AppError('INVALID_INPUT', `Invalid upload: ${err.message}`));
       }
       // busboy: a broken multipart body is the client's mistake, not ours
-      return next(new AppError('INVALID_INPUT', 'The multipart body is malformed'));
+      return next(
+        new AppError('INVALID_INPUT', `The multipart body is malformed: ${(err as Error).message}`),
+      );
     });
 }
 

@@ -191,7 +191,7 @@ export function subscriptionsRoutes(
     body: ReactivateBody,
     response: ReactivateResult,
     errors: {
-      403: 'SUBSCRIPTION_EXPIRED',
+      403: 'SUBSCRIPTION_EXPIRED (lapsed), SUBSCRIPTION_CANCELLED (cancelled at once): a new receipt is needed',
       404: 'SUBSCRIPTION_NOT_FOUND',
       409: 'SUBSCRIPTION_ALREADY_ACTIVE',
     },
