@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { redisUrl, startPrivateRedis, TestClock, waitFor } from '@lingua/testing';
 import { type BlacklistMirror, createBlacklistMirror } from './blacklist-mirror';
-import { createTokenBlacklist } from './token-blacklist';
+import { createTokenBlacklist, userRevocation } from './token-blacklist';
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 const someJti = () => randomUUID();
@@ -65,6 +65,19 @@ describe('blacklist mirror (revoked tokens in memory, fed by Redis pub/sub)', ()
     await probe.client.close(); // the main connection is gone, the subscription is not
     await expect(mirrorOfProbe.isRevoked(other)).resolves.toBe(true);
     await expect(mirrorOfProbe.isRevoked(someJti())).resolves.toBe(false);
+  });
+
+  it('When every token of a user is revoked at once, Then any token of that user is refused, by the mirror and by Redis, and other users are not', async () => {
+    const mirror = await startMirror(redis.client);
+    const user = someJti();
+    await createTokenBlacklist(writer.client).revoke(userRevocation(user), inAnHour());
+    await eventually(() => mirror.isRevoked(someJti(), user), 2_000);
+    expect(mirror.revokedNow(someJti(), user)).toBe(true);
+    expect(mirror.revokedNow(someJti(), someJti())).toBe(false);
+    expect(mirror.revokedNow(someJti())).toBe(false);
+    const direct = createTokenBlacklist(redis.client);
+    await expect(direct.isRevoked(someJti(), user)).resolves.toBe(true);
+    await expect(direct.isRevoked(someJti(), someJti())).resolves.toBe(false);
   });
 
   it('When the revocation has expired, Then the token is no longer reported', async () => {
