@@ -34,6 +34,12 @@ export const flashcardsOwnEnv = z.object({
     .min(1)
     .max(30 * 86_400)
     .default(86_400),
+  /**
+   * A due answer is checked against the database (the shown cards' versions); a card this process
+   * found right less than this many ms ago, at the version the index still holds, is not asked again.
+   * 0 = every answer is checked.
+   */
+  FLASHCARDS_DUE_INDEX_CHECK_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   /** How long a due read waits for another request's rebuild before answering from MongoDB. */
   FLASHCARDS_DUE_INDEX_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
   /** Share (0..1) of requests given the full access log; the others log only failures (4xx, 5xx). */
@@ -62,6 +68,7 @@ const readServiceConfig = (read: typeof parseConfig, source: Record<string, stri
       enabled: own.FLASHCARDS_DUE_INDEX,
       ttlSeconds: own.FLASHCARDS_DUE_INDEX_TTL_S,
       waitMs: own.FLASHCARDS_DUE_INDEX_WAIT_MS,
+      checkMs: own.FLASHCARDS_DUE_INDEX_CHECK_MS,
     },
     cardCountersMaxAgeMs: own.FLASHCARDS_CARD_COUNTERS_MAX_AGE_S * 1000,
   };

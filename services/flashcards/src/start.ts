@@ -73,6 +73,7 @@ export function flashcardsDeps(
           namespace: connection.db?.databaseName ?? connection.name,
           ttlSeconds: deps.config.dueIndex.ttlSeconds,
           waitMs: deps.config.dueIndex.waitMs,
+          checkMs: deps.config.dueIndex.checkMs,
         })
       : undefined;
   const counts = cardCounters(connection, deps.logger, { maxAgeMs: deps.config.cardCountersMaxAgeMs });

@@ -60,6 +60,11 @@ export interface DueIndexOptions {
   ttlSeconds: number;
   /** How long a read waits for another request's rebuild before answering from MongoDB. */
   waitMs: number;
+  /**
+   * A card shown within this many ms after this process found it right in the database (at the
+   * version the index still holds) is not checked again; 0 = every answer is checked.
+   */
+  checkMs?: number;
   /** Decoded cached cards kept in this process (see decodedCardMemo); default 5000. */
   decodedCards?: number;
 }
@@ -77,6 +82,8 @@ const ZADD_CHUNK = 1000;
 const LOCK_MS = 120_000;
 /** The index's data outlives its `ready` marker by this much, so a read never sees ready over emptied data. */
 const DATA_MARGIN_S = 60;
+/** Users whose last window check this process remembers (the oldest is forgotten first). */
+const VERIFIED_USERS = 10_000;
 
 /** Fills cache misses only if no write happened since the read began (the generation is unchanged). */
 const FILL_IF_SAME_GENERATION = `
@@ -229,6 +236,9 @@ export function createDueIndex(opts: DueIndexOptions) {
   const pendingDrops = new Set<string>();
   const decode = decodedCardMemo(opts.decodedCards ?? 5000);
   const dataTtl = opts.ttlSeconds + DATA_MARGIN_S;
+  const checkMs = opts.checkMs ?? 0;
+  /** Per user: when this process last checked the index against the database, and the versions it found right. */
+  const verified = new Map<string, { at: number; versions: Map<string, number> }>();
 
   async function drop(userId: string): Promise<boolean> {
     const k = keysOf(userId);
@@ -374,20 +384,34 @@ export function createDueIndex(opts: DueIndexOptions) {
    */
   async function staleOf(userId: string, members: WindowMember[], favoritesOnly: boolean) {
     if (members.length === 0) return [];
-    const stamps = new Map((await source.stamps(members.map((m) => m.value))).map((s) => [s.id, s]));
-    return members
-      .filter((m) => {
-        const s = stamps.get(m.value);
-        return (
-          !s ||
-          s.userId !== userId ||
-          s.isArchived ||
-          s.due !== m.score ||
-          (favoritesOnly && !s.favorite) ||
-          (m.version !== null && s.version !== m.version)
-        );
-      })
-      .map((m) => m.value);
+    // entries this process found right within checkMs, at the version the index still holds, are not
+    // asked again: a hot due list costs one query per user per checkMs, not one per read
+    const now = Date.now();
+    const known = verified.get(userId);
+    const fresh = known !== undefined && now - known.at < checkMs;
+    const unchecked = fresh
+      ? members.filter((m) => m.version === null || known.versions.get(m.value) !== m.version)
+      : members;
+    if (unchecked.length === 0) return [];
+    const stamps = new Map((await source.stamps(unchecked.map((m) => m.value))).map((s) => [s.id, s]));
+    const stale = unchecked.filter((m) => {
+      const s = stamps.get(m.value);
+      return (
+        !s ||
+        s.userId !== userId ||
+        s.isArchived ||
+        s.due !== m.score ||
+        (favoritesOnly && !s.favorite) ||
+        (m.version !== null && s.version !== m.version)
+      );
+    });
+    if (stale.length === 0) {
+      const versions = fresh ? known.versions : new Map<string, number>();
+      for (const m of unchecked) if (m.version !== null) versions.set(m.value, m.version);
+      if (!fresh && verified.size >= VERIFIED_USERS) verified.delete(verified.keys().next().value as string);
+      verified.set(userId, fresh ? known : { at: now, versions });
+    }
+    return stale.map((m) => m.value);
   }
 
   /** Puts the database's state of these cards into the user's index (a deleted one: removed for good). */
