@@ -26,9 +26,18 @@ const subscriptionData = z.object({
   expiresAt: isoDate,
   autoRenewal: z.boolean(),
   isTrialPeriod: z.boolean(),
-  /** The role and subscriptionStatus this implies for the user (identity applies them; never admin). */
+  /**
+   * The role and subscriptionStatus the user's subscriptions (all of them) give the user; identity
+   * applies them, never admin.
+   */
   userRole: subscriptionRole,
   userSubscriptionStatus: z.enum(['active', 'inactive', 'trial']),
+  /**
+   * The user's entitlement version: a per-user counter subscriptions increases for every change it
+   * announces. Identity applies an event only when its version is higher than the last applied one
+   * (never by timestamp). Absent on guest (device) subscriptions and from older publishers.
+   */
+  userVersion: z.number().int().positive().optional(),
 });
 
 /** One schema per event: the data each event carries. */

@@ -3,6 +3,7 @@ import { authenticate, createAssertionVerifier, createTokenBlacklist } from '@li
 import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { SubscriptionsConfig } from './config';
 import { loadCatalogue } from './data-access/catalogue.file';
+import { entitlementVersions } from './data-access/entitlement-versions.repository';
 import { NOTIFICATION_RETENTION_MS, notificationLog } from './data-access/notification-log.repository';
 import { appleVerifier, readRootCertificates } from './data-access/stores/apple.verifier';
 import { appStoreServerApi, readPrivateKey } from './data-access/stores/app-store-server-api';
@@ -14,6 +15,7 @@ import { subscriptionRepository, subscriptionsCollection } from './data-access/s
 import { redisUsageCounters } from './data-access/usage.repository';
 import type { Catalogue } from './domain/catalogue';
 import { expireSubscriptions } from './domain/expire-subscriptions.use-case';
+import { reconcileRecentEntitlements, userEntitlements } from './domain/user-entitlement';
 import type { Clock, SubscriptionsContext } from './domain/ports';
 import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerEntitlementsGrpc } from './entry-points/grpc/entitlements.grpc';
@@ -31,6 +33,8 @@ export interface SubscriptionsOptions {
 }
 
 const systemClock: Clock = { now: () => new Date() };
+/** Users whose subscriptions changed this recently are checked by every sweep (a writer that died mid-way). */
+const RECONCILE_WINDOW_MS = 10 * 60_000;
 
 function buildStores(
   config: SubscriptionsConfig,
@@ -81,13 +85,19 @@ export function defineSubscriptionsService(
   const clock = options.clock ?? systemClock;
   const catalogue = options.catalogue ?? loadCatalogue(config.subscriptions.SUBSCRIPTIONS_CATALOGUE_FILE);
   let ctx: SubscriptionsContext | undefined;
+  let reconcile: (userId: string) => Promise<void> = async () => undefined;
 
   // Built once, by whichever hook bootstrap calls first (they all receive the same deps).
   const contextFor = (deps: ServiceDeps<SubscriptionsConfig>): SubscriptionsContext => {
     if (ctx) return ctx;
     const stores = buildStores(config, catalogue, clock, deps);
+    const entitlements = userEntitlements(subscriptionRepository(deps.mongo.connection), {
+      versions: entitlementVersions(deps.mongo.connection),
+      clock,
+    });
+    reconcile = entitlements.reconcile;
     ctx = {
-      subscriptions: subscriptionRepository(deps.mongo.connection),
+      subscriptions: entitlements.store,
       catalogue,
       verifiers: {
         ios: stores.apple
@@ -162,13 +172,26 @@ export function defineSubscriptionsService(
       }),
     grpcCallers: config.grpc.grpcCallers,
     // no user.created consumer: a new account naming a device proves nothing about its guest purchase
-    consumers: (deps) => [userDeletedSubscriber(contextFor(deps))],
-    // safe on every replica: each subscription is expired by a version-checked write, exactly once
+    consumers: (deps) => [
+      userDeletedSubscriber({
+        ...contextFor(deps),
+        entitlementVersions: entitlementVersions(deps.mongo.connection),
+      }),
+    ],
+    // safe on every replica: each subscription is expired by a version-checked write, exactly once;
+    // the reconciliation re-announces a user's entitlement only when the last announced one is wrong
     workers: (deps) => [
       periodicTask(
         'subscriptions expiry sweep',
         config.subscriptions.SUBSCRIPTIONS_SWEEP_INTERVAL_MS,
-        () => expireSubscriptions(contextFor(deps)),
+        async () => {
+          const c = contextFor(deps);
+          await expireSubscriptions(c);
+          await reconcileRecentEntitlements(
+            { subscriptions: c.subscriptions, reconcile, clock, eventsStaged: c.eventsStaged },
+            RECONCILE_WINDOW_MS,
+          );
+        },
         deps.logger,
       ),
     ],

@@ -13,6 +13,8 @@ export interface UserDocument {
   subscriptionStatus: SubscriptionStatus;
   /** Timestamp of the last subscription event applied (events may arrive out of order). */
   subscriptionSyncedAt?: Date | null;
+  /** The user's entitlement version of the last subscription event applied (subscriptions' counter). */
+  subscriptionVersion?: number | null;
   emailVerified: boolean;
   authProvider: AuthProvider;
   profile?: Partial<UserProfile>;
@@ -35,6 +37,7 @@ const userSchema = new Schema<UserDocument>(
     role: { type: String, enum: ['user', 'subscriber', 'admin'], default: 'user' },
     subscriptionStatus: { type: String, enum: ['active', 'inactive', 'trial'], default: 'inactive' },
     subscriptionSyncedAt: { type: Date, default: null },
+    subscriptionVersion: { type: Number, default: null },
     emailVerified: { type: Boolean, default: false },
     authProvider: { type: String, enum: ['password', 'apple', 'google'], default: 'password' },
     profile: { type: Object, default: {} },

@@ -2,7 +2,7 @@ import type { NewUser, UserRepository } from '../domain/ports';
 import type { Connection } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
-import { mapDuplicateKeyError } from '@lingua/mongo';
+import { isDuplicateKeyError, mapDuplicateKeyError } from '@lingua/mongo';
 import {
   DEFAULT_SETTINGS,
   type Role,
@@ -37,7 +37,7 @@ const toUser = (d: UserDocument): User => ({
 });
 
 const live = { deletedAt: null };
-const DUPLICATES = { email: 'EMAIL_EXISTS', username: 'USERNAME_EXISTS' } as const;
+const USERNAME_DUPLICATES = { username: 'USERNAME_EXISTS', usernameKey: 'USERNAME_EXISTS' } as const;
 
 /**
  * Plain objects out, never mongoose documents; deleted accounts are invisible. Every write is one
@@ -102,7 +102,14 @@ export function userRepository(connection: Connection): UserRepository {
         });
         return toUser(doc.toObject() as UserDocument);
       } catch (err) {
-        return mapDuplicateKeyError(err, DUPLICATES, 'E-mail or username already registered');
+        if (!isDuplicateKeyError(err)) throw err;
+        // the local database does not say which unique index refused the insert: ask which value is taken
+        const emailTaken = (await Users.exists({ email: user.email.toLowerCase() })) !== null;
+        return mapDuplicateKeyError(
+          err,
+          emailTaken ? { email: 'EMAIL_EXISTS' } : USERNAME_DUPLICATES,
+          emailTaken ? 'E-mail already registered' : 'Username already taken',
+        );
       }
     },
     async recordLogin(id: string, at: Date): Promise<void> {
@@ -111,14 +118,31 @@ export function userRepository(connection: Connection): UserRepository {
     /**
      * Applies a subscription change unless a newer one was applied already. Admins stay admins. Each
      * write is conditional on the change being newer than the last one applied, so two events racing
-     * (or redelivered) can never let the older one win.
+     * (or redelivered) can never let the older one win. Newer means a higher user entitlement
+     * version (subscriptions' per-user counter), whatever the timestamps say; an event without one
+     * (an older publisher) is compared by timestamp, and only while no versioned one was applied.
      */
     async applySubscription(
       id: string,
-      change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date },
+      change: { role: Role; subscriptionStatus: SubscriptionStatus; at: Date; version?: number | undefined },
     ): Promise<boolean> {
-      const newer = { $or: [{ subscriptionSyncedAt: null }, { subscriptionSyncedAt: { $lt: change.at } }] };
-      const status = { subscriptionStatus: change.subscriptionStatus, subscriptionSyncedAt: change.at };
+      const unversioned = {
+        $or: [{ subscriptionVersion: null }, { subscriptionVersion: { $exists: false } }],
+      };
+      const newer =
+        change.version === undefined
+          ? {
+              $and: [
+                unversioned,
+                { $or: [{ subscriptionSyncedAt: null }, { subscriptionSyncedAt: { $lt: change.at } }] },
+              ],
+            }
+          : { $or: [...unversioned.$or, { subscriptionVersion: { $lt: change.version } }] };
+      const status = {
+        subscriptionStatus: change.subscriptionStatus,
+        subscriptionSyncedAt: change.at,
+        ...(change.version !== undefined && { subscriptionVersion: change.version }),
+      };
       const applied = await Users.updateOne(
         { _id: id, role: { $ne: 'admin' }, ...newer },
         { $set: { ...status, role: change.role } },
@@ -147,7 +171,7 @@ export function userRepository(connection: Connection): UserRepository {
       try {
         return await setAndRead(id, $set);
       } catch (err) {
-        return mapDuplicateKeyError(err, { username: 'USERNAME_EXISTS' }, 'Username already taken');
+        return mapDuplicateKeyError(err, USERNAME_DUPLICATES, 'Username already taken');
       }
     },
     async updateSettings(id: string, settings: Partial<UserSettings>): Promise<User | undefined> {

@@ -3,7 +3,10 @@ import type { UserRepository } from './ports';
 
 /**
  * subscription.created / subscription.updated → the user's role and subscriptionStatus; the next
- * token issued (login or refresh) carries them. Older events than the last applied are ignored.
+ * token issued (login or refresh) carries them. An event is applied only when its user entitlement
+ * version (`userVersion`, a counter subscriptions keeps per user) is higher than the last applied,
+ * so delivery order and the publishing replicas' clocks do not matter; an event without a version
+ * (an older publisher) is compared by timestamp until the first versioned one arrives.
  * An event only changes what its publisher owns: the subscriber/user role. It can never grant
  * admin (the contract refuses the value; this mapping would not pass it on either), and an admin
  * stays admin (the repository keeps the role and updates only the subscription status).
@@ -17,5 +20,6 @@ export async function applySubscriptionChange(
     role: (event.data.userRole as string) === 'subscriber' ? 'subscriber' : 'user',
     subscriptionStatus: event.data.userSubscriptionStatus,
     at: new Date(event.timestamp),
+    version: event.data.userVersion,
   });
 }

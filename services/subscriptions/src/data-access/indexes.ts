@@ -21,6 +21,8 @@ export const subscriptionsIndexes: IndexSpec[] = [
     name: 'store_notifications_expiry',
     expireAfterSeconds: 0,
   },
+  // the entitlement reconciliation: users whose subscriptions changed lately
+  { collection: SUBSCRIPTIONS_COLLECTION, key: { updatedAt: -1 }, name: 'updated_at' },
   // the outbox relay's query
   { collection: SUBSCRIPTIONS_COLLECTION, key: { _outboxPending: 1 }, name: 'outbox_pending' },
 ];

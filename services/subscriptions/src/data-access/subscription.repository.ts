@@ -62,12 +62,16 @@ export function subscriptionRepository(connection: Connection): SubscriptionStor
       const doc = await readDoc({ storeKey });
       return doc ? toSubscription(doc) : undefined;
     },
-    async latestFor(owner) {
-      const [doc] = await col
-        .find(ownerFilter(owner), { projection: PROJECTION })
-        .sort({ expiresAt: -1 })
-        .limit(1)
-        .toArray();
+    async latestFor(owner, now) {
+      const lastEnding = (filter: mongo.Filter<SubscriptionDoc>) =>
+        col.find(filter, { projection: PROJECTION }).sort({ expiresAt: -1 }).limit(1).toArray();
+      // one that gives access wins over one ending later that does not (pending, ended early, expired)
+      const [entitling] = await lastEnding({
+        ...ownerFilter(owner),
+        status: { $in: ['active', 'cancelled'] },
+        expiresAt: { $gt: now },
+      });
+      const doc = entitling ?? (await lastEnding(ownerFilter(owner)))[0];
       return doc ? toSubscription(doc) : undefined;
     },
     async exists(owner) {
@@ -113,6 +117,14 @@ export function subscriptionRepository(connection: Connection): SubscriptionStor
         .toArray();
       return docs.map((d) => d._id);
     },
+    async usersChangedSince(since, limit) {
+      const docs = await col
+        .find({ updatedAt: { $gte: since }, userId: { $ne: null } }, { projection: { userId: 1 } })
+        .sort({ updatedAt: -1 })
+        .limit(limit)
+        .toArray();
+      return [...new Set(docs.map((d) => d.userId!))];
+    },
     async insert(sub, events: AnyDomainEvent[]) {
       const { id, ...rest } = sub;
       try {
@@ -130,13 +142,14 @@ export function subscriptionRepository(connection: Connection): SubscriptionStor
      * applied to a state it did not see. The outbox relay does not bump the version: its `$pull` of a
      * published event is an atomic update of its own and never conflicts.
      */
-    async mutate(id, decide) {
+    async mutate(id, decide, beforeWrite) {
       for (let attempt = 0; attempt < MUTATE_ATTEMPTS; attempt++) {
         const doc = await col.findOne({ _id: id }, { projection: PROJECTION });
         if (!doc) return undefined;
         const current = toSubscription(doc);
-        const decision = decide(current);
-        if (!decision) return current;
+        const decided = decide(current);
+        if (!decided) return current;
+        const decision = beforeWrite ? await beforeWrite(decided) : decided;
         const { id: _ignored, ...fields } = decision.next;
         const staged = decision.events.length ? stageEvents(...decision.events).update : undefined;
         const update = {

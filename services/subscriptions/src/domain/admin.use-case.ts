@@ -90,7 +90,7 @@ export async function adminGrantSubscription(
   if (!plan)
     throw new AppError('VALIDATION_ERROR', 'Unknown plan', { details: { plan_id: ['Unknown plan'] } });
   const now = ctx.clock.now();
-  const current = await ctx.subscriptions.latestFor({ userId: input.userId });
+  const current = await ctx.subscriptions.latestFor({ userId: input.userId }, now);
   if (hasAccess(current, now))
     throw new AppError('SUBSCRIPTION_ALREADY_ACTIVE', 'The user already has an active subscription');
   const grantId = randomUUID();

@@ -25,7 +25,7 @@ export async function currentSubscriptionOrFail(
   caller: Caller,
   ctx: SubscriptionsContext,
 ): Promise<Subscription> {
-  const sub = await ctx.subscriptions.latestFor(ownerOf(caller));
+  const sub = await ctx.subscriptions.latestFor(ownerOf(caller), ctx.clock.now());
   if (!sub) throw new AppError('SUBSCRIPTION_NOT_FOUND', 'No subscription found');
   return sub;
 }

@@ -10,7 +10,9 @@ const nextUtcMidnight = (now: Date) =>
 
 /** POST /dialogues/practice: counts a basic dialogue practice; free users have a daily limit (spec: 3 per day). */
 export async function startDialoguePractice(caller: Caller, ctx: SubscriptionsContext) {
-  const sub = caller.userId ? await ctx.subscriptions.latestFor({ userId: caller.userId }) : undefined;
+  const sub = caller.userId
+    ? await ctx.subscriptions.latestFor({ userId: caller.userId }, ctx.clock.now())
+    : undefined;
   const now = ctx.clock.now();
   const level = accessLevel(caller, sub, now);
   const limit = level === 'free' ? ctx.settings.freeDialoguesPerDay : undefined;
@@ -36,7 +38,9 @@ export async function startDialoguePractice(caller: Caller, ctx: SubscriptionsCo
 
 /** GET /dialogues/usage. */
 export async function dialogueUsage(caller: Caller, ctx: SubscriptionsContext) {
-  const sub = caller.userId ? await ctx.subscriptions.latestFor({ userId: caller.userId }) : undefined;
+  const sub = caller.userId
+    ? await ctx.subscriptions.latestFor({ userId: caller.userId }, ctx.clock.now())
+    : undefined;
   const now = ctx.clock.now();
   const level = accessLevel(caller, sub, now);
   const limit = level === 'free' ? ctx.settings.freeDialoguesPerDay : undefined;
@@ -60,7 +64,9 @@ export async function dialogueUsage(caller: Caller, ctx: SubscriptionsContext) {
  * role claim can be an hour stale); a lapsed subscriber gets SUBSCRIPTION_EXPIRED, others SUBSCRIPTION_REQUIRED.
  */
 export async function advancedDialogues(caller: Caller, ctx: SubscriptionsContext) {
-  const sub = caller.userId ? await ctx.subscriptions.latestFor({ userId: caller.userId }) : undefined;
+  const sub = caller.userId
+    ? await ctx.subscriptions.latestFor({ userId: caller.userId }, ctx.clock.now())
+    : undefined;
   const now = ctx.clock.now();
   if (accessLevel(caller, sub, now) === 'free') {
     if (sub && !hasAccess(sub, now) && (sub.status === 'expired' || sub.status === 'active'))

@@ -10,7 +10,10 @@ export interface ActiveSubscription {
 }
 
 export interface SubscriptionLookup {
-  latestFor(owner: { userId?: string; deviceId?: string }): Promise<ActiveSubscription | undefined>;
+  latestFor(
+    owner: { userId?: string; deviceId?: string },
+    now: Date,
+  ): Promise<ActiveSubscription | undefined>;
 }
 
 const Owner = z.object({ userId: z.string().optional(), deviceId: z.string().optional() });
@@ -36,7 +39,7 @@ export async function getEntitlements(
   owner: z.output<typeof EntitlementsInput>,
   deps: { subscriptions: SubscriptionLookup; now: () => Date },
 ): Promise<Entitlements> {
-  const sub = await deps.subscriptions.latestFor(owner);
+  const sub = await deps.subscriptions.latestFor(owner, deps.now());
   const paidUp =
     !!sub && sub.expiresAt > deps.now() && (sub.status === 'active' || sub.status === 'cancelled');
   return {

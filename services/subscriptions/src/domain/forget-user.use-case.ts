@@ -1,12 +1,15 @@
-import type { SubscriptionsContext } from './ports';
+import type { EntitlementVersions, SubscriptionsContext } from './ports';
 
 /**
  * user.deleted: the account's subscriptions lose their link to the person (user and device ids),
- * while the purchase records stay for accounting and for store notifications about them.
+ * while the purchase records stay for accounting and for store notifications about them. The
+ * user's entitlement version goes last (a replay finds no subscriptions and deletes nothing more).
  */
 export async function forgetDeletedUser(
   input: { userId: string },
-  ctx: Pick<SubscriptionsContext, 'subscriptions' | 'clock'>,
+  ctx: Pick<SubscriptionsContext, 'subscriptions' | 'clock'> & {
+    entitlementVersions?: Pick<EntitlementVersions, 'forget'>;
+  },
 ): Promise<number> {
   const subs = await ctx.subscriptions.listFor({ userId: input.userId }, {}, 1_000);
   const now = ctx.clock.now();
@@ -19,5 +22,6 @@ export async function forgetDeletedUser(
           }
         : undefined,
     );
+  await ctx.entitlementVersions?.forget(input.userId);
   return subs.length;
 }

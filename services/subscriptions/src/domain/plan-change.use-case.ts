@@ -45,8 +45,9 @@ export function endedByReplacement(
 
 /**
  * Ends the replaced subscription by a version-checked write (idempotent: replays and concurrent
- * duplicates find it replaced). Its subscription.updated (`change: replaced`) carries the role the
- * successor gives the owner, so identity never sees the owner lose premium in between.
+ * duplicates find it replaced). Its subscription.updated (`change: replaced`) carries the role all of
+ * the owner's subscriptions give, the successor included, so identity never sees the owner lose
+ * premium in between.
  */
 export async function endReplaced(
   replacedId: string,
@@ -59,7 +60,7 @@ export async function endReplaced(
     const next = endedByReplacement(current, successor, now);
     if (!next) return undefined;
     changed = true;
-    return { next, events: [subscriptionUpdated(next, REPLACED_CHANGE, current.status, now, successor)] };
+    return { next, events: [subscriptionUpdated(next, REPLACED_CHANGE, current.status, now)] };
   });
   if (changed) ctx.eventsStaged();
 }

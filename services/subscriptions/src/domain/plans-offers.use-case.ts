@@ -22,6 +22,7 @@ export async function listPlans(caller: Caller, ctx: SubscriptionsContext) {
   const sub = known
     ? await ctx.subscriptions.latestFor(
         caller.userId ? { userId: caller.userId } : { deviceId: caller.deviceId },
+        now,
       )
     : undefined;
   const h = await history(caller, ctx);

@@ -20,8 +20,11 @@ export type Mutation = { next: Subscription; events: AnyDomainEvent[] } | undefi
 export interface SubscriptionStore {
   findById(id: string): Promise<Subscription | undefined>;
   findByStoreKey(storeKey: string): Promise<Subscription | undefined>;
-  /** The owner's subscription that ends last (the one that decides access). */
-  latestFor(owner: OwnerQuery): Promise<Subscription | undefined>;
+  /**
+   * The owner's subscription that decides access at `now`: of those giving access then, the one
+   * ending last; when none does, the one ending last (what the owner had).
+   */
+  latestFor(owner: OwnerQuery, now: Date): Promise<Subscription | undefined>;
   exists(owner: OwnerQuery): Promise<boolean>;
   /** Newest first, at most `cap`. */
   listFor(owner: OwnerQuery, filter: ListFilter, cap: number): Promise<Subscription[]>;
@@ -33,14 +36,30 @@ export interface SubscriptionStore {
   ): Promise<{ items: Subscription[]; total: number }>;
   /** Ids of subscriptions whose paid period ended before `before` and are not expired yet. */
   dueForExpiry(before: Date, limit: number): Promise<string[]>;
+  /** Users whose subscriptions were written since `since` (most recent first, at most `limit`). */
+  usersChangedSince(since: Date, limit: number): Promise<string[]>;
   /** Insert with its events in the same write; false when the store key already exists. */
   insert(sub: Subscription, events: AnyDomainEvent[]): Promise<boolean>;
   /**
    * Read, decide, write if the document is still as read (else decide again on the new state): a
    * single document write carries the change and its events (no transactions are used). Returns the
-   * document as it now is.
+   * document as it now is. `beforeWrite` completes a decision with what it needs to read first
+   * (the user's entitlement), on every round.
    */
-  mutate(id: string, decide: (current: Subscription) => Mutation): Promise<Subscription | undefined>;
+  mutate(
+    id: string,
+    decide: (current: Subscription) => Mutation,
+    beforeWrite?: (decision: NonNullable<Mutation>) => Promise<NonNullable<Mutation>>,
+  ): Promise<Subscription | undefined>;
+}
+
+/** The per-user entitlement version: a counter only ever increased, one per user. */
+export interface EntitlementVersions {
+  /** Increases the user's counter and returns the new value. */
+  next(userId: string): Promise<number>;
+  /** The user's counter now (0 when never increased). */
+  current(userId: string): Promise<number>;
+  forget(userId: string): Promise<void>;
 }
 
 export interface ReceiptVerifier {

@@ -39,7 +39,7 @@ export async function getSubscriptionStatus(
   ctx: SubscriptionsContext,
 ) {
   const owner = ownerOf(caller);
-  let sub = await ctx.subscriptions.latestFor(owner);
+  let sub = await ctx.subscriptions.latestFor(owner, ctx.clock.now());
   let renewalChecked = false;
   if (sub && input.checkRenewal) ({ checked: renewalChecked, sub } = await refreshFromStore(sub, ctx));
   const now = ctx.clock.now();
@@ -97,7 +97,7 @@ export async function checkFeatureAccess(
   ctx: SubscriptionsContext,
 ) {
   const { featureId } = input;
-  const sub = await ctx.subscriptions.latestFor(ownerOf(caller));
+  const sub = await ctx.subscriptions.latestFor(ownerOf(caller), ctx.clock.now());
   const now = ctx.clock.now();
   const today = await ctx.usage.dialoguesToday(usageKey(caller), now);
   const level = accessLevel(caller, sub, now);

@@ -63,6 +63,12 @@ export interface Subscription extends Owner {
    * token linked to this one). Once set, the store's later news about this purchase is not applied.
    */
   replacedBy?: string | null;
+  /**
+   * The owner's entitlement that this subscription's latest event announced to identity (all of the
+   * user's subscriptions, stamped with the user's entitlement version): what the reconciliation
+   * compares with the truth.
+   */
+  announced?: AnnouncedEntitlement | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -111,17 +117,35 @@ export const daysBetween = (from: Date, to: Date) =>
   Math.max(0, Math.ceil((to.getTime() - from.getTime()) / DAY_MS));
 
 /** The role and subscriptionStatus identity should give the owner (spec: roles; trial while in trial). */
-export function impliedUserState(s: Subscription, now: Date) {
-  const premium = hasAccess(s, now);
+export function impliedUserState(s: Subscription | undefined, now: Date): UserEntitlement {
+  const premium = !!s && hasAccess(s, now);
   return {
-    userRole: premium ? ('subscriber' as const) : ('user' as const),
-    userSubscriptionStatus: premium
-      ? s.isTrialPeriod
-        ? ('trial' as const)
-        : ('active' as const)
-      : ('inactive' as const),
+    userRole: premium ? 'subscriber' : 'user',
+    userSubscriptionStatus: premium ? (s.isTrialPeriod ? 'trial' : 'active') : 'inactive',
   };
 }
+
+export interface UserEntitlement {
+  userRole: 'subscriber' | 'user';
+  userSubscriptionStatus: 'active' | 'trial' | 'inactive';
+}
+export interface AnnouncedEntitlement extends UserEntitlement {
+  version: number;
+}
+
+/**
+ * The subscription that gives its owner access now: of those that do, the one ending last (a
+ * cancelled-in-period one bought before another still counts until it ends). Undefined when none does.
+ */
+export function entitlingSubscription(subs: readonly Subscription[], now: Date): Subscription | undefined {
+  let best: Subscription | undefined;
+  for (const s of subs) if (hasAccess(s, now) && (!best || s.expiresAt > best.expiresAt)) best = s;
+  return best;
+}
+
+/** What all of a user's subscriptions together give the user: premium while any of them does. */
+export const userEntitlementOf = (subs: readonly Subscription[], now: Date): UserEntitlement =>
+  impliedUserState(entitlingSubscription(subs, now), now);
 
 const eventPlatform = (s: Subscription) =>
   s.verifier === 'apple' || s.verifier === 'google'
@@ -146,22 +170,20 @@ function eventData(s: Subscription, now: Date) {
 export const subscriptionCreated = (s: Subscription, now: Date): AnyDomainEvent =>
   makeEvent('subscription.created', eventData(s, now), { now });
 
+/**
+ * `userRole` / `userSubscriptionStatus` here are this subscription's alone; for an account's
+ * subscription the store (domain/user-entitlement.ts) replaces them, before the write, with what all
+ * of the user's subscriptions give and the user's entitlement version.
+ */
 export const subscriptionUpdated = (
   s: Subscription,
   change: string,
   previousStatus: SubscriptionStatus | undefined,
   now: Date,
-  /** The subscription that decides the owner's role, when not `s` (a replaced one: its successor). */
-  entitledBy: Subscription = s,
 ): AnyDomainEvent =>
   makeEvent(
     'subscription.updated',
-    {
-      ...eventData(s, now),
-      ...impliedUserState(entitledBy, now),
-      change,
-      ...(previousStatus && { previousStatus }),
-    },
+    { ...eventData(s, now), change, ...(previousStatus && { previousStatus }) },
     { now },
   );
 

@@ -168,7 +168,7 @@ export async function verifyReceipt(
       await acknowledgeGranted(updated, purchase, ctx);
       return { created: false, subscription: updated, purchase, plan };
     }
-    const current = await ctx.subscriptions.latestFor(ownerOf(buyer));
+    const current = await ctx.subscriptions.latestFor(ownerOf(buyer), now);
     // the same purchase, inserted meanwhile by a concurrent request: answer it as a repeat
     if (current?.storeKey === storeKey) continue;
     if (current && current.id !== replaced?.id && hasAccess(current, now) && current.status === 'active')
