@@ -53,6 +53,10 @@ export async function createBlacklistMirror(
   const clock = options.clock ?? systemClock;
   const direct = createTokenBlacklist(redis, clock);
   const revoked = new Map<string, number>(); // jti → expiry (ms)
+  // every token of these users (deleted accounts): user id → expiry (ms); apart, so the common check
+  // (no such user) costs one size test instead of building a key per request
+  const revokedUsers = new Map<string, number>();
+  const USER = userRevocation('');
   const subscriber = redis.duplicate();
   const staleForMs = options.staleForMs ?? STALE_ANSWERS_MS;
   let live = false;
@@ -63,7 +67,9 @@ export async function createBlacklistMirror(
   let stopped = false;
 
   const remember = (jti: string, expiresAtMs: number) => {
-    if (expiresAtMs > clock.now().getTime()) revoked.set(jti, expiresAtMs);
+    if (expiresAtMs <= clock.now().getTime()) return;
+    if (jti.startsWith(USER)) revokedUsers.set(jti.slice(USER.length), expiresAtMs);
+    else revoked.set(jti, expiresAtMs);
   };
   const onMessage = (message: string) => {
     const [jti, expiry] = message.split(' ');
@@ -118,14 +124,15 @@ export async function createBlacklistMirror(
     if (!live && (lostAt === undefined || now - lostAt > staleForMs)) return undefined;
     const expiry = revoked.get(jti);
     if (expiry !== undefined && expiry > now) return true;
-    if (sub === undefined) return false;
-    const userExpiry = revoked.get(userRevocation(sub));
+    if (sub === undefined || revokedUsers.size === 0) return false;
+    const userExpiry = revokedUsers.get(sub);
     return userExpiry !== undefined && userExpiry > now;
   }
 
   const sweep = setInterval(() => {
     const now = clock.now().getTime();
     for (const [jti, expiry] of revoked) if (expiry <= now) revoked.delete(jti);
+    for (const [user, expiry] of revokedUsers) if (expiry <= now) revokedUsers.delete(user);
   }, options.sweepMs ?? 60_000);
   sweep.unref();
 
