@@ -65,6 +65,12 @@ export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
    * awaited at start; one that cannot be built keeps the service not-ready and is named in the log.
    */
   indexes?(config: C): IndexSpec[];
+  /**
+   * Brings existing data to what the indexes and code expect (a backfill), run at start before the
+   * indexes are built, retried like a dependency until it succeeds. Must be idempotent: every
+   * replica runs it at every start.
+   */
+  migrate?(db: mongo.Db, logger: Logger): Promise<void>;
   /** Redis is connected (and checked for readiness) only by services that use it. */
   useRedis?: boolean;
   /** Routes behind the gateway; health routes and the error mapper are added around them. */
@@ -198,6 +204,10 @@ export async function startService<C extends ServiceEnv>(
           ]
         : []),
     ];
+    if (def.migrate) {
+      waitingFor = 'migrations';
+      await untilAvailable('migrations', () => def.migrate!(mongoHandle.connection.db!, logger), retry);
+    }
     waitingFor = 'indexes';
     const indexes = await buildIndexes(mongoHandle.connection.db!, indexSpecs, { logger });
     stack.push(async () => indexes.stop());

@@ -31,8 +31,10 @@ export function mapDuplicateKeyError(
   if (!isDuplicateKeyError(err)) throw err;
   const fields = duplicateFields(err);
   const mapped = Object.keys(codes);
-  // FerretDB names neither the index nor the key; with a single candidate the answer is still certain.
-  const field = fields.find((f) => codes[f]) ?? fields[0] ?? (mapped.length === 1 ? mapped[0] : undefined);
+  // FerretDB names neither the index nor the key; with a single candidate (or candidates that all
+  // mean the same code) the answer is still certain.
+  const certain = mapped.length === 1 || new Set(mapped.map((f) => codes[f])).size === 1;
+  const field = fields.find((f) => codes[f]) ?? fields[0] ?? (certain ? mapped[0] : undefined);
   const code = (field && codes[field]) || 'CONFLICT';
   throw new AppError(code, message ?? `A record with this ${field ?? 'value'} already exists`, {
     details: { fields },

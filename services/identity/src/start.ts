@@ -31,6 +31,7 @@ import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sw
 import { pendingErasuresSweeper } from './entry-points/workers/pending-erasures.sweeper';
 import { revocationsRestoreWorker } from './entry-points/workers/revocations-restore.worker';
 import { identityIndexes } from './data-access/indexes';
+import { migrateUsernameKeys } from './data-access/username-keys.migration';
 
 export interface IdentityOptions {
   /** Time for every rule (token expiry, lockout, reset links); tests pass a TestClock. */
@@ -99,6 +100,7 @@ export function defineIdentityService(
   return {
     config,
     indexes: () => identityIndexes,
+    migrate: migrateUsernameKeys,
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
     grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),

@@ -8,10 +8,11 @@ import { AVATAR_BUCKET } from './avatar.gridfs-store';
 export const identityIndexes: IndexSpec[] = [
   // sign-in and the EMAIL_EXISTS conflict (e-mails are stored lower-cased)
   { collection: 'users', key: { email: 1 }, unique: true },
-  // the USERNAME_EXISTS conflict (exact spelling; the race-free backstop of the pre-check)
+  // the USERNAME_EXISTS conflict (exact spelling)
   { collection: 'users', key: { username: 1 }, unique: true },
-  // the case-insensitive USERNAME_EXISTS pre-check ("Anna" and "anna" are one name)
-  { collection: 'users', key: { usernameKey: 1 } },
+  // the case-insensitive USERNAME_EXISTS conflict ("Anna" and "anna" are one name), race-free: the
+  // local database has no collation indexes, so the lower-cased copy is unique (migrateUsernameKeys)
+  { collection: 'users', key: { usernameKey: 1 }, unique: true },
   // the outbox relay's only query, on both collections whose documents carry staged events
   { collection: 'users', key: { _outboxPending: 1 } },
   { collection: 'one_time_tokens', key: { _outboxPending: 1 } },
