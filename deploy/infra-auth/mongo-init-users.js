@@ -2,7 +2,8 @@
 // as the root user: by the mongo image at its first start (docker-compose.yml mounts it into
 // /docker-entrypoint-initdb.d), or by an operator against a managed MongoDB
 // (`mongosh "$ADMIN_URL" deploy/infra-auth/mongo-init-users.js` with the passwords in the environment).
-// Each service's MONGO_URL then carries its user: mongodb://<service>:<password>@host/?authSource=lingua_<service>.
+// Each service's MONGO_URL then carries its user (and pins w=majority):
+// mongodb://<service>:<password>@host/?authSource=lingua_<service>&w=majority.
 // Safe to run again: an existing user gets the password and roles given now.
 /* global db, print */
 const services = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications'];

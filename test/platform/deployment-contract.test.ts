@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ConnectionString } from 'mongodb-connection-string-url';
 import { generateCallKeys, publicKeyOf, signingKeyFrom } from '@lingua/grpc';
 import { freePort, isolatedServiceEnv, mongoUrl, natsUrl, redisUrl, waitFor } from '@lingua/testing';
 import { CONFIGS, ROOT, variablesReadByConfigs, variablesReadByLibs } from './config-variables';
@@ -195,6 +196,9 @@ function composeRequiredVariables(): string[] {
   const text = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
   return [...new Set([...text.matchAll(/\$\{([A-Z][A-Z0-9_]*):\?/g)].map((m) => m[1]!))];
 }
+
+/** Whether a MongoDB connection string asks for writes acknowledged by a majority of the replica set. */
+const pinsMajority = (url: string) => new ConnectionString(url).searchParams.get('w') === 'majority';
 
 function secretValue(secrets: Map<string, string>, key: string): string {
   if (!secrets.has(key)) secrets.set(key, secretFixture(key, secrets));
@@ -422,12 +426,14 @@ function missingVariables(w: Workload, env: Record<string, string>): string[] {
 
 /** Variables naming an absolute path that no mounted Secret provides (the process would find nothing). */
 function unmountedFiles(w: Workload): string[] {
-  return Object.entries(w.env)
-    .filter(([, v]) => path.isAbsolute(v.value ?? ''))
-    // a rendered secret is no path, even when its base64 begins with '/'
-    .filter(([, v]) => ![...secrets.values()].includes(v.value!))
-    .filter(([, v]) => !w.mounts.some((m) => m.files?.some((f) => f.path === v.value)))
-    .map(([name, v]) => `${w.name}: ${name}=${v.value} is no file of a mounted volume`);
+  return (
+    Object.entries(w.env)
+      .filter(([, v]) => path.isAbsolute(v.value ?? ''))
+      // a rendered secret is no path, even when its base64 begins with '/'
+      .filter(([, v]) => ![...secrets.values()].includes(v.value!))
+      .filter(([, v]) => !w.mounts.some((m) => m.files?.some((f) => f.path === v.value)))
+      .map(([name, v]) => `${w.name}: ${name}=${v.value} is no file of a mounted volume`)
+  );
 }
 
 // -------------------------------------------------------------------------------------------- tests
@@ -490,6 +496,14 @@ describe('deploy/k8s', () => {
       )
       .map((w) => `${w.name}: ${JSON.stringify(w.env.NODE_ENV ?? null)}`);
     expect(wrong).toEqual([]);
+  });
+
+  it('When a deployable connects to MongoDB, Then every connection string the secrets example gives pins w=majority (no write a failover can roll back)', () => {
+    const text = fs.readFileSync(path.join(ROOT, 'deploy/k8s/secret.example.yaml'), 'utf8');
+    const urls = [...text.matchAll(/MONGO_URL[:=]\s*"?(mongodb(?:\+srv)?:\/\/[^"\s]+)/g)].map((m) => m[1]!);
+    // the five deployables with a database (all but the gateway), and the kubectl example
+    expect(urls.length).toBe(6);
+    expect(urls.filter((url) => !pinsMajority(url))).toEqual([]);
   });
 
   it('When a Deployment is described, Then it runs as a non-root user on a read-only root with a writable /tmp, and every file path it names is mounted', () => {
@@ -581,6 +595,16 @@ describe('docker-compose.yml', () => {
           wrong.push(`${w.name}: ${name} logs in as ${url.username || 'nobody'}, not with its own password`);
       }
     expect(wrong).toEqual([]);
+  });
+
+  it('When a deployable connects to MongoDB, Then its connection string pins w=majority (no write a failover can roll back)', () => {
+    const mongo = services().filter((w) => w.env.MONGO_URL?.value !== undefined);
+    expect(mongo.map((w) => w.name).sort()).toEqual(
+      Object.keys(SERVICE_PATHS)
+        .filter((n) => n !== 'gateway')
+        .sort(),
+    );
+    expect(mongo.filter((w) => !pinsMajority(w.env.MONGO_URL!.value!)).map((w) => w.name)).toEqual([]);
   });
 
   it('When a deployable reads a variable that must come from compose, Then compose sets it; and nothing it does not read', () => {

@@ -157,7 +157,11 @@ export async function startService<C extends ServiceEnv>(
 
     const mongoHandle = await untilAvailable(
       'database',
-      () => connectMongo(config.MONGO_URL, config.mongoDb, { logger }),
+      () =>
+        connectMongo(config.MONGO_URL, config.mongoDb, {
+          logger,
+          production: config.NODE_ENV === 'production',
+        }),
       retry,
     );
     stack.push(() => mongoHandle.close());

@@ -40,3 +40,27 @@ describe('connecting with a full connection string', () => {
     expect(JSON.stringify(described)).not.toMatch(/s3cret|app:/);
   });
 });
+
+describe('the write concern of production connections', () => {
+  const writeConcernOf = async (url: string, production: boolean) => {
+    const handle = await connectMongo(url, uniqueName('mongo_wc'), { production });
+    try {
+      await handle.connection.collection('probe').insertOne({ at: new Date() });
+      return handle.connection.getClient().options.writeConcern?.w;
+    } finally {
+      await handle.connection.dropDatabase();
+      await handle.close();
+    }
+  };
+
+  it('When a production service connects with a URL that does not set w, Then its writes wait for a majority', async () => {
+    expect(await writeConcernOf(mongoUrl(), true)).toBe('majority');
+  });
+
+  it('When the production URL sets w itself, Then that is used as written; outside production nothing is added', async () => {
+    const url = new ConnectionString(mongoUrl());
+    url.searchParams.set('w', '1');
+    expect(await writeConcernOf(url.toString(), true)).toBe(1);
+    expect(await writeConcernOf(mongoUrl(), false)).toBeUndefined();
+  });
+});

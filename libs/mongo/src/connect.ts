@@ -24,6 +24,19 @@ export function describeMongoUrl(url: string): {
   return { hosts: cs.hosts, srv: cs.isSRV, replicaSet: cs.searchParams.get('replicaSet') ?? undefined };
 }
 
+/**
+ * Production writes are acknowledged by a majority of the replica set, so a failover never rolls
+ * back a write the service already acted on (an event published, an answer sent). The connection
+ * strings of deploy/ pin `w=majority`; this is the default when a URL does not say. A URL that sets
+ * another `w` is used as written (the operator's choice), with a warning.
+ */
+function productionWriteConcern(url: string, logger: Logger | undefined): { w: string | number } {
+  const w = new ConnectionString(url).searchParams.get('w');
+  if (w === null) return { w: 'majority' };
+  if (w !== 'majority') logger?.warn({ w }, 'MONGO_URL sets a write concern other than w=majority');
+  return { w: /^\d+$/.test(w) ? Number(w) : w };
+}
+
 /** Each server's last error from a server-selection failure (`host:port` → message). */
 function serverErrors(err: unknown): Record<string, string> | undefined {
   const servers = (err as { reason?: { servers?: Map<string, { error?: { message?: string } | null }> } })
@@ -43,11 +56,12 @@ function serverErrors(err: unknown): Record<string, string> | undefined {
 export async function connectMongo(
   serverUrl: string,
   dbName: string,
-  options: { serverSelectionTimeoutMS?: number; logger?: Logger } = {},
+  options: { serverSelectionTimeoutMS?: number; logger?: Logger; production?: boolean } = {},
 ): Promise<MongoHandle> {
   options.logger?.info({ mongo: { ...describeMongoUrl(serverUrl), dbName } }, 'connecting to MongoDB');
   const connection = mongoose.createConnection(serverUrl, {
     dbName,
+    ...(options.production && { writeConcern: productionWriteConcern(serverUrl, options.logger) }),
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     // notice a database that came back within seconds, so readiness recovers quickly
     heartbeatFrequencyMS: 2_000,
