@@ -10,7 +10,10 @@
  */
 export type FailureKind = 'deterministic' | 'infrastructure';
 
-/** Thrown by a handler for an event that can never be applied: dead-lettered after maxAttempts. */
+/**
+ * Thrown by a handler for an event that can never be applied: dead-lettered after maxAttempts. Any
+ * error with `permanent: true` counts the same (domain code need not import this library).
+ */
 export class PermanentEventError extends Error {
   readonly permanent = true;
   constructor(message: string, options?: { cause?: unknown }) {

@@ -141,6 +141,34 @@ describe('account e-mails', () => {
     );
   });
 
+  it('When the sealed recipient does not open (another key), Then nothing is mailed and the event is dead-lettered after the consumer attempts, not retried for ever', async () => {
+    const otherKey = Buffer.alloc(32, 7);
+    const email = `${randomUUID()}@example.com`;
+    const event = await publish(service, 'user.password_reset_requested', {
+      userId: randomUUID(),
+      mail: sealAccountMail(otherKey, 'user.password_reset_requested', {
+        email,
+        url: `${pageUrl}/reset-password?token=k`,
+      }),
+      expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
+    });
+    const { jsm } = service.deps.nats;
+    // five failed attempts, 1 s, 5 s, 30 s and 60 s apart
+    const letter = await waitFor(
+      async () => {
+        const found = await jsm.streams.getMessage(`${service.deps.bus.streamName}_DLQ`, {
+          last_by_subj: `${service.deps.bus.subjectPrefix}_dlq.notifications`,
+        });
+        expect(found?.json<{ id: string }>().id).toBe(event.id);
+        return found!;
+      },
+      { timeoutMs: 200_000, intervalMs: 1_000 },
+    );
+    expect(letter.header.get('x-dead-letter-reason')).toMatch(/account e-mail does not open/);
+    expect(letter.header.get('x-failed-attempts')).toBe('5');
+    expect(mails.some((x) => !Array.isArray(x.to) && x.to?.text === email)).toBe(false);
+  }, 240_000);
+
   it('When the link has already expired, Then no e-mail is sent', async () => {
     const expired = `${randomUUID()}@example.com`;
     const fresh = `${randomUUID()}@example.com`;

@@ -46,16 +46,27 @@ export function accountEmail(event: AccountEmailEvent, opened: AccountMail): Mai
 
 /**
  * Sends the password-reset or verification e-mail. An expired link is not sent (a replayed stream
- * must not mail users stale links); an SMTP failure throws, so the event is retried. The recipient
- * and link arrive sealed (only this service and identity hold the key); one that does not open
- * throws, and a retry cannot help, so it ends dead-lettered.
+ * must not mail users stale links); an SMTP failure throws, so the event is retried until the server
+ * takes it. The recipient and link arrive sealed (only this service and identity hold the key); one
+ * that does not open throws an error marked `permanent` (no retry can help), so the consumer
+ * dead-letters it after its attempts.
  */
 export async function sendAccountEmail(
   event: AccountEmailEvent,
   deps: { mailer: Mailer; clock: Clock; emailLinkKey: Uint8Array },
 ): Promise<boolean> {
   if (new Date(event.data.expiresAt).getTime() <= deps.clock.now().getTime()) return false;
-  const opened = openAccountMail(deps.emailLinkKey, event.event, event.data.mail);
+  let opened: AccountMail;
+  try {
+    opened = openAccountMail(deps.emailLinkKey, event.event, event.data.mail);
+  } catch (err) {
+    throw Object.assign(
+      new Error(`account e-mail does not open: ${(err as Error).message}`, { cause: err }),
+      {
+        permanent: true,
+      },
+    );
+  }
   await deps.mailer.send(accountEmail(event, opened));
   return true;
 }
