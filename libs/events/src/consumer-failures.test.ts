@@ -1,6 +1,13 @@
 import mongoose from 'mongoose';
 import { z } from 'zod';
-import { type AnyDomainEvent, EVENT_DATA_SCHEMAS, EventEnvelope, makeEvent } from '@lingua/contracts';
+import { randomUUID } from 'node:crypto';
+import {
+  type AnyDomainEvent,
+  EVENT_DATA_SCHEMAS,
+  EventEnvelope,
+  makeEvent,
+  parseEvent,
+} from '@lingua/contracts';
 import { registry } from '@lingua/metrics';
 import {
   mongoUrl,
@@ -262,6 +269,57 @@ describe('durable consumer: outages, poison events and newer producers', () => {
     try {
       await waitFor(() => expect(applied.map((e) => e.id)).toEqual([newer.id]));
       expect((applied[0]!.data as { platform: string }).platform).toBe('web');
+      expect(await deadLetters(cfg.streamName)).toBe(0);
+    } finally {
+      await upgraded.stop();
+    }
+  });
+
+  it('When a newer producer sends an event name this build does not know, Then it is retried, not dead-lettered, and handled once the consumer is upgraded', async () => {
+    const cfg = isolatedBus();
+    await ensureStreams(nats.jsm, cfg);
+    const renamed = {
+      id: randomUUID(),
+      event: 'user.renamed',
+      version: 1,
+      timestamp: new Date().toISOString(),
+      data: { userId: 'u-1', username: 'new-name' },
+    };
+    await nats.js.publish(`${cfg.subjectPrefix}.user.renamed`, JSON.stringify(renamed), {
+      msgID: renamed.id,
+    });
+    const handled: string[] = [];
+    const options = {
+      durable: 'rolling-names',
+      events: '*' as const,
+      logger,
+      backoffMs: [10, 20],
+      maxBackoffMs: 50,
+      handler: async (e: AnyDomainEvent) => void handled.push(e.event),
+    };
+    const old = await startDurableConsumer(nats, cfg, options);
+    try {
+      await waitFor(
+        async () => expect(await consumed('rolling-names', 'deferred')).toBeGreaterThanOrEqual(5),
+        {
+          timeoutMs: 30_000,
+        },
+      );
+    } finally {
+      await old.stop();
+    }
+    expect(handled).toEqual([]);
+    expect(await deadLetters(cfg.streamName)).toBe(0);
+    // the next release knows the event
+    const upgraded = await startDurableConsumer(nats, cfg, {
+      ...options,
+      parse: (raw) => {
+        const envelope = EventEnvelope.extend({ event: z.enum(['user.renamed']) }).safeParse(raw);
+        return envelope.success ? (envelope.data as unknown as AnyDomainEvent) : parseEvent(raw);
+      },
+    });
+    try {
+      await waitFor(() => expect(handled).toEqual(['user.renamed']));
       expect(await deadLetters(cfg.streamName)).toBe(0);
     } finally {
       await upgraded.stop();
