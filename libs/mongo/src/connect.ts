@@ -30,11 +30,11 @@ export function describeMongoUrl(url: string): {
  * strings of deploy/ pin `w=majority`; this is the default when a URL does not say. A URL that sets
  * another `w` is used as written (the operator's choice), with a warning.
  */
-function productionWriteConcern(url: string, logger: Logger | undefined): { w: string | number } {
+function productionWriteConcern(url: string, logger: Logger | undefined): { w: 'majority' } | undefined {
   const w = new ConnectionString(url).searchParams.get('w');
   if (w === null) return { w: 'majority' };
   if (w !== 'majority') logger?.warn({ w }, 'MONGO_URL sets a write concern other than w=majority');
-  return { w: /^\d+$/.test(w) ? Number(w) : w };
+  return undefined; // the URL's own
 }
 
 /** Each server's last error from a server-selection failure (`host:port` → message). */
@@ -59,9 +59,10 @@ export async function connectMongo(
   options: { serverSelectionTimeoutMS?: number; logger?: Logger; production?: boolean } = {},
 ): Promise<MongoHandle> {
   options.logger?.info({ mongo: { ...describeMongoUrl(serverUrl), dbName } }, 'connecting to MongoDB');
+  const writeConcern = options.production ? productionWriteConcern(serverUrl, options.logger) : undefined;
   const connection = mongoose.createConnection(serverUrl, {
     dbName,
-    ...(options.production && { writeConcern: productionWriteConcern(serverUrl, options.logger) }),
+    ...(writeConcern && { writeConcern }),
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     // notice a database that came back within seconds, so readiness recovers quickly
     heartbeatFrequencyMS: 2_000,
