@@ -233,17 +233,25 @@ export async function startDurableConsumer(
   const unsettled = new Set<JsMsg>();
   const keepAlive = setInterval(
     () => {
-      for (const msg of unsettled) msg.working();
+      for (const msg of unsettled) tell(msg, () => msg.working());
     },
     Math.max(250, Math.floor(ackWaitMs / 3)),
   );
   keepAlive.unref();
+  // an ack or a keep-alive on a closed connection throws: the server redelivers after the ack wait
+  const tell = (msg: JsMsg, send: () => void) => {
+    try {
+      send();
+    } catch (err) {
+      opts.logger.warn({ err, seq: msg.seq }, 'event consumer could not reach the server');
+    }
+  };
   const settle = (msg: JsMsg, how: 'ack' | 'nak' | 'term', arg?: number | string) => {
     unsettled.delete(msg);
     if (how !== 'nak') failures.delete(msg.seq); // done with: its count goes too
-    if (how === 'ack') msg.ack();
-    else if (how === 'nak') msg.nak(arg as number | undefined);
-    else msg.term(arg as string | undefined);
+    if (how === 'ack') tell(msg, () => msg.ack());
+    else if (how === 'nak') tell(msg, () => msg.nak(arg as number | undefined));
+    else tell(msg, () => msg.term(arg as string | undefined));
   };
   // Deterministic failures per stream sequence, counted here (not by the server's delivery count,
   // which also counts outages and expired ack waits). Bounded: the oldest entry goes first.
