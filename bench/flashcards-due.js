@@ -32,7 +32,13 @@ const autocannon = require('autocannon');
 const { MongoClient } = require('mongodb');
 const mongoose = require('mongoose');
 const { createClient } = require('redis');
-const { createAccessTokens } = require('../libs/auth/dist');
+const {
+  ASSERTION_AUDIENCES,
+  ASSERTION_HEADER,
+  createAccessTokens,
+  createAssertionSigner,
+  devAssertionKey,
+} = require('../libs/auth/dist');
 const { createDueIndex, dueIndexKeys } = require('../services/flashcards/dist/data-access/due-index');
 const { dueIndexSource } = require('../services/flashcards/dist/data-access/card.repository');
 
@@ -176,20 +182,28 @@ async function stopService(svc) {
 
 const pct = percentile;
 
-const tokenFor = (size) =>
-  createAccessTokens(DEV_JWT_SECRET).sign({
+/**
+ * What the gateway forwards for the size's user: the bearer token and the service's internal assertion
+ * (ADR 0001: the service takes the caller from it), signed with the development keys the service uses.
+ */
+const headersFor = (size) => {
+  const { token, claims } = createAccessTokens(DEV_JWT_SECRET).sign({
     sub: userIdFor(size),
     email: 'bench@example.com',
     username: 'bench',
     role: 'user',
     subscription_status: 'inactive',
-  }).token;
+  });
+  const keys = Object.fromEntries(ASSERTION_AUDIENCES.map((a) => [a, devAssertionKey(a)]));
+  const assertion = createAssertionSigner(keys, { ttlSeconds: 3600 }).sign('flashcards', claims);
+  return { authorization: `Bearer ${token}`, [ASSERTION_HEADER]: assertion };
+};
 
 /** One request first: its answer must be right; a size whose first answer does not come in time is skipped. */
 async function check(url, size) {
   try {
     const res = await fetch(`${url}/api/flashcards/due?limit=20`, {
-      headers: { authorization: `Bearer ${tokenFor(size)}` },
+      headers: headersFor(size),
       signal: AbortSignal.timeout(CHECK_TIMEOUT_S * 1000),
     });
     const body = await res.json();
@@ -205,7 +219,7 @@ async function check(url, size) {
 async function load(svc, size) {
   const opts = {
     url: `${svc.url}/api/flashcards/due?limit=20`,
-    headers: { authorization: `Bearer ${tokenFor(size)}` },
+    headers: headersFor(size),
     connections: CONNECTIONS,
     timeout: 30,
   };

@@ -239,6 +239,7 @@ export function createDueIndex(opts: DueIndexOptions) {
   const checkMs = opts.checkMs ?? 0;
   /** Per user: when this process last checked the index against the database, and the versions it found right. */
   const verified = new Map<string, { at: number; versions: Map<string, number> }>();
+  const inflight = new Map<string, { ids: Set<string>; stamps: Promise<Map<string, CardStamp>> }>();
 
   async function drop(userId: string): Promise<boolean> {
     const k = keysOf(userId);
@@ -393,7 +394,10 @@ export function createDueIndex(opts: DueIndexOptions) {
       ? members.filter((m) => m.version === null || known.versions.get(m.value) !== m.version)
       : members;
     if (unchecked.length === 0) return [];
-    const stamps = new Map((await source.stamps(unchecked.map((m) => m.value))).map((s) => [s.id, s]));
+    const stamps = await stampsOf(
+      userId,
+      unchecked.map((m) => m.value),
+    );
     const stale = unchecked.filter((m) => {
       const s = stamps.get(m.value);
       return (
@@ -412,6 +416,25 @@ export function createDueIndex(opts: DueIndexOptions) {
       verified.set(userId, fresh ? known : { at: now, versions });
     }
     return stale.map((m) => m.value);
+  }
+
+  /**
+   * The cards' stamps, one query per user at a time: concurrent reads of the same window (a hot due
+   * list) share the query in flight instead of each sending their own.
+   */
+  async function stampsOf(userId: string, ids: string[]): Promise<Map<string, CardStamp>> {
+    const flying = inflight.get(userId);
+    if (flying && ids.every((id) => flying.ids.has(id))) return flying.stamps;
+    const entry = {
+      ids: new Set(ids),
+      stamps: source.stamps(ids).then((list) => new Map(list.map((s) => [s.id, s]))),
+    };
+    inflight.set(userId, entry);
+    try {
+      return await entry.stamps;
+    } finally {
+      if (inflight.get(userId) === entry) inflight.delete(userId);
+    }
   }
 
   /** Puts the database's state of these cards into the user's index (a deleted one: removed for good). */
