@@ -14,12 +14,15 @@ import {
   ensureStreams,
   eventBusConfig,
   type NatsHandle,
+  startDurableConsumer,
   subjectFor,
 } from '@lingua/events';
+import { makeEvent } from '@lingua/contracts';
 import {
   documentDbUrl,
   ferretDbBinary,
   mongoUrl,
+  silentLogger,
   startRestartableProcess,
   uniqueName,
   waitFor,
@@ -113,8 +116,28 @@ describe('NATS: one user per service, publishing only its own events', () => {
   it('When flashcards publishes card.reviewed, Then the activity stream takes it (the inventory names the same activity events as @lingua/events)', async () => {
     expect([...creds.ACTIVITY_EVENTS].sort()).toEqual([...ACTIVITY_EVENTS].sort());
     const flashcards = await login('flashcards');
-    const ack = await flashcards.js.publish(subjectFor(bus, 'card.reviewed'), envelope('card.reviewed'));
+    const reviewed = makeEvent('card.reviewed', {
+      userId: 'u-1',
+      cardId: 'c-1',
+      correct: true,
+      masteryLevel: 5,
+      nextReviewDate: new Date().toISOString(),
+    });
+    const ack = await flashcards.js.publish(subjectFor(bus, 'card.reviewed'), JSON.stringify(reviewed));
     expect(ack.stream).toBe(`${bus.streamName}_ACTIVITY`);
+    // and its own durable reads it there, with nothing but its own rights
+    const handled: string[] = [];
+    const consumer = await startDurableConsumer(flashcards, bus, {
+      durable: 'flashcards-card-reviewed',
+      events: ['card.reviewed'],
+      logger: silentLogger(),
+      handler: async (e) => void handled.push(e.id),
+    });
+    try {
+      await waitFor(() => expect(handled).toEqual([reviewed.id]));
+    } finally {
+      await consumer.stop();
+    }
   });
 
   it('When identity publishes user.deleted, Then the stream takes it', async () => {
