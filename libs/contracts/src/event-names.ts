@@ -1,6 +1,7 @@
 /**
  * Event names. DO NOT CHANGE a published name: partners subscribe to them by string, and NATS
- * subjects (`events.<name>`) and durable consumer filters are derived from them.
+ * subjects (`events.<name>`; `events_activity.<name>` for the activity stream's, see @lingua/events
+ * streams.ts) and durable consumer filters are derived from them.
  * Public ones are the spec's webhook events; internal ones follow `<aggregate>.<past-tense-verb>`.
  */
 export const EVENT_NAMES = {
