@@ -62,8 +62,8 @@ const ACCESS = {
   },
   ai: {
     publishes: [],
-    durables: ['ai-user-deleted'],
-    redisKeys: ['ai:*'], // quotas, analysis cache
+    durables: ['ai-user-deleted', 'ai-subscription-changed'],
+    redisKeys: ['ai:*'], // quotas, analysis cache, cached premium status
     redisReadKeys: BLACKLIST.keys,
     subscribes: [],
     publishesChannels: [],

@@ -13,7 +13,10 @@ let stack: InProcessStack;
 const call = gatewayCaller(() => stack.gateway.url);
 
 beforeAll(async () => {
-  stack = await startInProcessStack(isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4' }));
+  stack = await startInProcessStack(
+    // the production default: a cached premium status lives 30 s unless an event ends it
+    isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4', AI_ENTITLEMENT_CACHE_MS: '30000' }),
+  );
 });
 afterAll(() => stopAndDrop(stack));
 
@@ -106,6 +109,24 @@ describe('client details through the gateway', () => {
     const second = await call('GET', '/api/export/cards?format=csv', { token });
     expect(second.status).toBe(200);
     expect(second.headers.get('x-export-remaining')).toBe('4');
+  });
+
+  it('When a free user who just read the AI quota buys premium, Then the quota says premium as soon as the purchase is applied, not after the cache lifetime', async () => {
+    const token = await learner();
+    const before = await call('GET', '/api/ai/quota', { token });
+    expect(before.status).toBe(200);
+    expect(before.body.data.isPremium).toBe(false); // now cached, for the whole AI_ENTITLEMENT_CACHE_MS
+    await buy(token);
+    const bought = Date.now();
+    // the subscription.created event ends the cached answer on every replica (before: 30 s)
+    await waitFor(
+      async () => {
+        const quota = await call('GET', '/api/ai/quota', { token });
+        expect(quota.body.data).toMatchObject({ isPremium: true, limit: -1 });
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    process.stdout.write(`premium in the AI quota ${Date.now() - bought} ms after the purchase\n`);
   });
 
   it('When a subscription cancelled at once is reactivated without a new receipt, Then the refusal names the cancellation the status shows', async () => {

@@ -27,13 +27,26 @@ export async function startInProcessStack(
   env: Record<string, string>,
   gatewayEnv: Record<string, string> = {},
 ): Promise<InProcessStack> {
-  const identityService = await startService(defineIdentityService(identity.loadServiceConfig(env)));
+  // each service calls its peers of this stack over gRPC, not whatever listens on the default ports
+  // (before, the AI service's entitlement look-ups went nowhere and every user was treated as free)
+  const flashcardsService = await startService(defineFlashcardsService(flashcards.loadServiceConfig(env)));
+  const subscriptionsService = await startService(
+    defineSubscriptionsService(subscriptions.loadServiceConfig(env)),
+  );
+  const identityService = await startService(
+    defineIdentityService(
+      identity.loadServiceConfig({ FLASHCARDS_ADDR: flashcardsService.grpcAddress!, ...env }),
+    ),
+  );
   const services = {
     identity: identityService,
-    flashcards: await startService(defineFlashcardsService(flashcards.loadServiceConfig(env))),
-    subscriptions: await startService(defineSubscriptionsService(subscriptions.loadServiceConfig(env))),
-    ai: await startService(defineAiService(ai.loadServiceConfig(env))),
-    // notifications asks this identity, not whatever listens on the default port, about webhook owners
+    flashcards: flashcardsService,
+    subscriptions: subscriptionsService,
+    ai: await startService(
+      defineAiService(
+        ai.loadServiceConfig({ SUBSCRIPTIONS_ADDR: subscriptionsService.grpcAddress!, ...env }),
+      ),
+    ),
     notifications: await startService(
       defineNotificationsService(
         notifications.loadServiceConfig({ IDENTITY_ADDR: identityService.grpcAddress!, ...env }),

@@ -4,7 +4,11 @@ import { deletedUsers } from '@lingua/mongo';
 import { createCallSigner } from '@lingua/grpc';
 import type { AiConfig } from './config';
 import { analysisCache } from './data-access/analysis-cache';
-import { entitlementsClient, type EntitlementsSource } from './data-access/entitlements.client';
+import {
+  entitlementsClient,
+  type EntitlementsSource,
+  forgetEntitlements,
+} from './data-access/entitlements.client';
 import { imageRepository } from './data-access/image.repository';
 import { installedLanguageData } from './data-access/language-data';
 import { quotaStore } from './data-access/quota.store';
@@ -17,6 +21,7 @@ import type { AiProvider } from './domain/providers/ai-provider';
 import { localProvider } from './domain/providers/local-provider';
 import { openAiProvider } from './domain/providers/openai-provider';
 import { registerLanguageGrpc } from './entry-points/grpc/language.grpc';
+import { subscriptionChangedSubscriber } from './entry-points/events/subscription-changed.subscriber';
 import { userDeletedSubscriber } from './entry-points/events/user-deleted.subscriber';
 import { registerHttp } from './entry-points/http';
 import { aiIndexes } from './data-access/indexes';
@@ -75,6 +80,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         address: config.ai.SUBSCRIPTIONS_ADDR,
         cacheMs: config.ai.AI_ENTITLEMENT_CACHE_MS,
         now: () => clock.now().getTime(),
+        redis: deps.redis!.client,
         logger: deps.logger,
         // real time, not the quotas' clock: the callee checks the assertion against its own
         signer: createCallSigner('ai', config.grpc.grpcSigningKey),
@@ -139,6 +145,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         usage: userUsageEraser(deps.redis!.client),
         tombstones: deletedUsers(deps.mongo.connection),
       }),
+      subscriptionChangedSubscriber(forgetEntitlements(deps.redis!.client)),
     ],
     grpcCallers: config.grpc.grpcCallers,
   };

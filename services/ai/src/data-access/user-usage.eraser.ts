@@ -3,15 +3,19 @@ import type { UsageEraser } from '../domain/erase-user-data.use-case';
 import { KEY_PREFIX } from './quota.store';
 
 /**
- * A user's quota counters and look-up windows (quota.store.ts keys `ai:quota:<feature>:<user>:<day>`
- * and `ai:window:<feature>:<user>`), found by SCAN: deletions are rare, and the keys expire anyway
+ * A user's quota counters, look-up windows and cached premium status (keys `ai:quota:<feature>:<user>:<day>`,
+ * `ai:window:<feature>:<user>` and `ai:entitlement:<user>`), found by SCAN: deletions are rare, and the keys expire anyway
  * within two days; this makes them go at once.
  */
 export function userUsageEraser(redis: RedisClient): UsageEraser {
   return {
     async deleteAllOfUser(userId) {
       let deleted = 0;
-      for (const match of [`${KEY_PREFIX}quota:*:${userId}:*`, `${KEY_PREFIX}window:*:${userId}`]) {
+      for (const match of [
+        `${KEY_PREFIX}quota:*:${userId}:*`,
+        `${KEY_PREFIX}window:*:${userId}`,
+        `${KEY_PREFIX}entitlement:${userId}`,
+      ]) {
         for await (const keys of redis.scanIterator({ MATCH: match, COUNT: 1000 })) {
           if (keys.length > 0) deleted += await redis.del(keys);
         }
