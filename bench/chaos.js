@@ -3,8 +3,11 @@
 // users, each on its own loopback address, register, sign in, register a webhook endpoint, create,
 // review and read cards, import decks, buy a subscription through the sandbox verifier, read their
 // notifications and achievements, while in phases every service replica and gateway is restarted
-// one at a time (SIGTERM), one replica of each service is killed (SIGKILL), and a NATS node, Redis
-// and the database server are restarted. Then it reconciles through the ingress:
+// one at a time (SIGTERM), one replica of each service is killed (SIGKILL), a subscriptions replica
+// is killed while it holds a store notification claimed but not applied (the Play Developer API
+// stand-in holds its call), a NATS node, Redis and the database server are restarted, and the
+// database server is killed and held down for minutes (CHAOS_DB_DOWN_MS) just as account deletions
+// and purchases are on the bus. Then it reconciles through the ingress:
 //   - every write answered 2xx is there with its content (cards, reviews, imported words,
 //     subscriptions): 0 lost;
 //   - every domain event of the workload (subscription.created, achievement.unlocked) reached the
@@ -12,6 +15,11 @@
 //     webhook-id; each achievement announced exactly once: 0 lost, 0 double-applied;
 //   - 0 failed requests during the rolling restart; in the SIGKILL phase only non-idempotent
 //     requests in flight at the kill may fail (the gateway retries idempotent ones);
+//   - every store notification is applied once the store, retrying as Pub/Sub does (non-2xx:
+//     again later), got a 2xx: the revoked purchase gives no access and the role follows: 0 unapplied;
+//   - after the database outage (requests failing meanwhile are counted, not lost) every event is
+//     handled by every consumer and none dead-lettered: the deleted accounts are erased in flashcards
+//     and subscriptions, the bought subscriptions made their buyers subscribers: 0 lost events;
 // and prints p50/p95/p99 per phase, then, after an optional soak, the RSS of every process.
 //   npm run chaos                               (12 users, 20 s phases, a 10-minute soak)
 //   CHAOS_SOAK_SECONDS=0 npm run chaos          (without the soak)
@@ -19,6 +27,9 @@
 //                                                restarted, no soak: what the test suite runs)
 //   CHAOS_KILL_ROUNDS=5                         (the SIGKILL phase repeated: more kills, more evidence)
 //   CHAOS_PORT_BASE=21000                       (consecutive ports from there, own databases)
+//   CHAOS_DB_DOWN_MS=300000                     (how long the database stays down: 5 minutes, 3 in
+//                                                the short run; longer than the ~2.6 minutes after
+//                                                which consumers used to give up)
 // Exits 1 when a check fails. All traffic goes to 127.0.0.0/8 and stops by itself.
 const http = require('node:http');
 const fs = require('node:fs');
@@ -29,6 +40,12 @@ const { Blob } = require('node:buffer');
 const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
 const { soakMemory } = require('./soak-memory');
+const { randomUUID } = require('node:crypto');
+const { connect: natsConnect } = require('@nats-io/transport-node');
+const { jetstreamManager } = require('@nats-io/jetstream');
+const { MongoClient } = require('mongodb');
+// the Play Developer API stand-in of the subscriptions tests (node strips its types)
+const { startPlayStandIn } = require('../services/subscriptions/test/support/play-stand-in.ts');
 
 const SHORT = process.env.CHAOS_SHORT === '1';
 const USERS = Number(process.env.CHAOS_USERS ?? (SHORT ? 6 : 12));
@@ -43,6 +60,24 @@ const RSS_EVERY_MS = 10_000;
 const PORT_BASE = process.env.CHAOS_PORT_BASE ? Number(process.env.CHAOS_PORT_BASE) : undefined;
 /** How long events may take to reach the receiver once the traffic has stopped. */
 const DELIVERY_DEADLINE_MS = 90_000;
+/** How long the database stays down in its outage phase (longer than the consumers' old ~2.6-minute budget). */
+const DB_DOWN_MS = Number(process.env.CHAOS_DB_DOWN_MS ?? (SHORT ? 180_000 : 300_000));
+/** Accounts deleted, and subscriptions bought, as the database goes down (each). */
+const OUTAGE_USERS = SHORT ? 3 : 6;
+/** Store notifications whose claim a SIGKILL interrupts (one kill each). */
+const STORE_NOTIFICATIONS = SHORT ? 2 : 4;
+/** How long the store keeps retrying a notification (Pub/Sub: days; here past any claim lease). */
+const STORE_RETRY_MS = 300_000;
+/** How long every consumer may take to handle every event once the traffic has stopped. */
+const CONSUMERS_DEADLINE_MS = 300_000;
+/** The bus the cluster runs (given to it, so the reconciliation can look into it). */
+const BUS = { prefix: 'cluster', stream: 'CLUSTER_EVENTS' };
+const PLAY_PACKAGE = 'com.lingua.app';
+const PLAY_SKU = 'premium_monthly';
+const PUSH_AUDIENCE = 'https://chaos.lingua.test/api/v1/subscriptions/notifications/google';
+const PUSH_EMAIL = 'pubsub-push@lingua-chaos.iam.gserviceaccount.com';
+/** The operator's way into the databases (start-cluster's: the same PostgreSQL behind another FerretDB). */
+const ADMIN_MONGO_URL = process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`;
 
 const byte = () => 2 + Math.floor(Math.random() * 250);
 const percentile = (sorted, p) =>
@@ -290,34 +325,490 @@ function rssOf(processes) {
   return out;
 }
 
-async function waitUntil(check, timeoutMs) {
+async function waitUntil(check, timeoutMs, everyMs = 500) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return true;
-    await sleep(500);
+    await sleep(everyMs);
   }
   return check();
 }
 
+/** A caller outside the virtual users' workload (its own loopback address): a store, or a user of a phase. */
+function client(base, prefix) {
+  const name = `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+  return {
+    base,
+    name,
+    agent: new Agent({ localAddress: `127.${byte()}.${byte()}.${byte()}` }),
+    creds: { email: `${name}@example.com`, password: 'Secret123' },
+  };
+}
+const ok = (status) => typeof status === 'number' && status >= 200 && status < 300;
+
+/** Signs a phase's user up, retrying while the system fails; false if it could not. */
+async function register(user) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const reg = await call(user, 'POST', '/api/v1/auth/register', {
+      ...user.creds,
+      username: user.name.slice(0, 20),
+    });
+    if (reg.status === 201) {
+      user.token = reg.json?.data?.accessToken;
+      user.id = subjectOf(user.token);
+      return true;
+    }
+    // an earlier attempt made the account though its answer was lost
+    if (reg.status === 409 && (await roleOf(user)).status === 200) {
+      user.id = subjectOf(user.token);
+      return true;
+    }
+    await sleep(500);
+  }
+  return false;
+}
+
+/** Signs in; the role identity gives, or the status when it refuses (401: no such account). */
+async function roleOf(user) {
+  const login = await call(user, 'POST', '/api/v1/auth/login', user.creds);
+  if (login.status !== 200) return { status: login.status };
+  user.token = login.json?.data?.accessToken;
+  return { status: 200, role: login.json?.data?.userRole };
+}
+
+/**
+ * The Play Developer API as a subscriptions replica reaches it: a proxy in front of the stand-in
+ * that can hold the first purchase read of a token (a slow Play API) and tells which client port
+ * made it, so the phase can kill the replica that holds the claim.
+ */
+async function startPlayProxy(target) {
+  const waiting = new Map(); // token -> resolve({ remotePort })
+  const server = http.createServer((req, res) => {
+    const forward = () => {
+      const upstream = http.request(
+        new URL(req.url, target),
+        { method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode, r.headers);
+          r.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    };
+    const token = /\/subscriptionsv2\/tokens\/([^/?]+)/.exec(req.url ?? '')?.[1];
+    const held = req.method === 'GET' && token && waiting.get(decodeURIComponent(token));
+    if (!held) return forward();
+    waiting.delete(decodeURIComponent(token));
+    held({ remotePort: req.socket.remotePort });
+    // the replica is killed meanwhile (its socket closes); if not, it gets its answer before its
+    // STORE_TIMEOUT_MS (5 s) runs out, and the notification is applied normally
+    const timer = setTimeout(forward, 4_000);
+    req.socket.once('close', () => clearTimeout(timer));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    port: server.address().port,
+    /** Resolves with the caller's port when the first GET of `token` arrives (undefined after timeoutMs). */
+    hold(token, timeoutMs) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => (waiting.delete(token), resolve(undefined)), timeoutMs);
+        waiting.set(token, (x) => (clearTimeout(timer), resolve(x)));
+      });
+    },
+    close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))),
+  };
+}
+
+/** The cluster process (among `labels`) owning the loopback TCP connection from `port` to `toPort`. */
+function processOfConnection(processes, labels, port, toPort) {
+  const hex = (n) => `:${n.toString(16).toUpperCase().padStart(4, '0')}`;
+  const readTable = (file) => {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return ''; // no IPv6 table
+    }
+  };
+  const inodes = new Set();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readTable(table).split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[1]?.endsWith(hex(port)) && f[2]?.endsWith(hex(toPort))) inodes.add(f[9]);
+    }
+  }
+  for (const label of labels) {
+    const pid = processes.get(label)?.child?.pid;
+    if (!pid || !fs.existsSync(`/proc/${pid}/fd`)) continue;
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode && inodes.has(inode)) return label;
+      } catch {
+        /* closed meanwhile */
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Store notifications: users who bought through Google Play (the stand-in), whose purchases the
+ * store then revokes; each revocation's first attempt is held in the Play API read that follows the
+ * claim, and the subscriptions replica holding it is killed there. The store retries as Pub/Sub
+ * does (any non-2xx, or no answer: again later, with back-off) until it gets a 2xx.
+ */
+function storeNotifications({ base, play, proxy }) {
+  const buyers = [];
+  const notes = []; // { user, token, answers, killed, outcome }
+  const store = client(base, 'playstore');
+  async function buy() {
+    for (let i = 0; i < STORE_NOTIFICATIONS; i++) {
+      const user = client(base, 'chaosplay');
+      if (!(await register(user))) continue;
+      const token = `chaos-play-${randomUUID()}`;
+      const now = Date.now();
+      play.purchases.set(token, {
+        productId: PLAY_SKU,
+        subscriptionState: 'SUBSCRIPTION_STATE_ACTIVE',
+        latestOrderId: `GPA.${token}`,
+        startTime: new Date(now).toISOString(),
+        expiryTime: new Date(now + 30 * 86_400_000).toISOString(),
+        autoRenew: true,
+        acknowledged: false,
+      });
+      const bought = await call(user, 'POST', '/api/v1/subscriptions/verify-receipt', {
+        platform: 'android',
+        receipt_data: token,
+        transaction_id: token,
+        product_id: PLAY_SKU,
+      });
+      if (bought.status === 200 || bought.status === 201) buyers.push({ user, token });
+    }
+  }
+  /** The store's delivery of one notification: retried until a 2xx, for up to STORE_RETRY_MS. */
+  async function deliver(note) {
+    const body = {
+      message: {
+        data: Buffer.from(
+          JSON.stringify({
+            version: '1.0',
+            packageName: PLAY_PACKAGE,
+            eventTimeMillis: String(Date.now()),
+            subscriptionNotification: {
+              version: '1.0',
+              notificationType: 12,
+              purchaseToken: note.token,
+              subscriptionId: PLAY_SKU,
+            },
+          }),
+        ).toString('base64'),
+        messageId: note.messageId,
+        publishTime: new Date().toISOString(),
+      },
+      subscription: 'projects/lingua/subscriptions/play-rtdn',
+    };
+    const deadline = Date.now() + STORE_RETRY_MS;
+    let delay = 1000;
+    for (;;) {
+      store.token = await play.pushToken({ aud: PUSH_AUDIENCE, email: PUSH_EMAIL });
+      const got = await call(store, 'POST', '/api/v1/subscriptions/notifications/google', body);
+      note.answers.push(ok(got.status) ? `${got.status} ${got.json?.data?.outcome}` : String(got.status));
+      if (ok(got.status)) return (note.outcome = got.json?.data?.outcome);
+      if (Date.now() > deadline) return undefined;
+      await sleep(delay);
+      delay = Math.min(delay * 2, 10_000);
+    }
+  }
+  /** The phase: one notification at a time, its replica killed between the claim and the apply. */
+  async function killBetweenClaimAndApply(cluster) {
+    const replicas = [...cluster.processes.keys()].filter((l) => /^subscriptions-\d$/.test(l));
+    for (const { user, token } of buyers) {
+      // what Google says now: revoked (refunded), no access
+      play.purchases.set(token, {
+        ...play.purchases.get(token),
+        subscriptionState: 'SUBSCRIPTION_STATE_EXPIRED',
+        expiryTime: new Date(Date.now() - 1000).toISOString(),
+        autoRenew: false,
+      });
+      const note = { user, token, messageId: randomUUID(), answers: [] };
+      notes.push(note);
+      const reached = proxy.hold(token, 15_000);
+      note.delivered = deliver(note);
+      const held = await reached;
+      // claimed (the claim is written before the store is asked), not applied: killed here
+      note.killed = held && processOfConnection(cluster.processes, replicas, held.remotePort, proxy.port);
+      if (note.killed) await cluster.restart(note.killed, 'SIGKILL');
+    }
+  }
+  /** After the chaos: every notification delivered, and applied as the store says. */
+  async function reconcile() {
+    await Promise.all(notes.map((n) => n.delivered));
+    let unapplied = 0;
+    for (const note of notes) {
+      const access = await read(note.user, '/api/v1/subscriptions/check-access/unlimited_dialogue');
+      // identity's role follows the subscription.updated event (a sign-in every 5 s: within its budget)
+      const demoted = await waitUntil(async () => (await roleOf(note.user)).role === 'user', 60_000, 5000);
+      note.applied = access.json?.data?.has_access === false && demoted;
+      if (!note.applied) unapplied++;
+    }
+    return {
+      sent: notes.length,
+      killed: notes.filter((n) => n.killed).map((n) => n.killed),
+      answers: notes.map((n) => n.answers.join(', ')),
+      unapplied,
+    };
+  }
+  return { buy, killBetweenClaimAndApply, reconcile, buyers, close: () => store.agent.close() };
+}
+
+/** The bus as the operator sees it: each consumer's backlog, and the dead-letter stream. */
+async function busInspector(adminUrl) {
+  const urls = adminUrl.split(',').map((u) => new URL(u));
+  const nc = await natsConnect({
+    servers: urls.map((u) => `${u.protocol}//${u.host}`),
+    user: decodeURIComponent(urls[0].username),
+    pass: decodeURIComponent(urls[0].password),
+  });
+  const jsm = await jetstreamManager(nc);
+  const deadLetterStream = `${BUS.stream}_DLQ`;
+  const lastSeq = async (stream) =>
+    (await jsm.streams.info(stream).catch(() => undefined))?.state.last_seq ?? 0;
+  const startedAt = await lastSeq(deadLetterStream);
+  return {
+    nc,
+    /** Events a consumer has not acknowledged yet (pending + delivered, not acked), per consumer. */
+    async backlog() {
+      const out = {};
+      for (const c of await jsm.consumers.list(BUS.stream).next())
+        if (c.num_pending + c.num_ack_pending > 0) out[c.name] = c.num_pending + c.num_ack_pending;
+      return out;
+    },
+    /** What was dead-lettered since the run began: { consumer, subject, reason } each. */
+    async deadLettered() {
+      const out = [];
+      for (let seq = startedAt + 1; seq <= (await lastSeq(deadLetterStream)); seq++) {
+        const m = await jsm.streams.getMessage(deadLetterStream, { seq }).catch(() => undefined);
+        if (!m) continue;
+        out.push({
+          consumer: m.subject.split('.').slice(1).join('.'),
+          subject: m.header?.get('x-original-subject'),
+          reason: m.header?.get('x-dead-letter-reason')?.slice(0, 120),
+        });
+      }
+      return out;
+    },
+    close: () => nc.close(),
+  };
+}
+
+/**
+ * The database outage: accounts deleted and subscriptions bought all at once; the moment the first
+ * of their events is on the bus the database server is killed (its consumers are then handling
+ * them, or about to) and held down DB_DOWN_MS, while the workload goes on (its requests fail
+ * meanwhile: counted, not lost). The users retry what failed until the system takes it.
+ */
+function databaseOutage({ base, bus, cluster }) {
+  const leavers = [];
+  const buyers = [];
+  const stats = { waiting: {} };
+  async function prepare() {
+    for (let i = 0; i < OUTAGE_USERS; i++) {
+      const leaver = client(base, 'chaosleave');
+      if (await register(leaver)) {
+        // something of theirs in flashcards and subscriptions for the erasure to remove
+        for (const word of ['one', 'two'])
+          await call(leaver, 'POST', '/api/flashcards', {
+            word: `${word}${leaver.name}`,
+            translation: 't',
+            definition: 'd',
+            example: `A ${word}.`,
+          });
+        await call(leaver, 'POST', '/api/v1/subscriptions/verify-receipt', {
+          platform: 'ios',
+          receipt_data: `sandbox_valid_${leaver.name}`,
+          transaction_id: leaver.name,
+          product_id: 'com.lingua.premium.monthly',
+        });
+        leavers.push(leaver);
+      }
+      const buyer = client(base, 'chaosbuy');
+      if (await register(buyer)) buyers.push(buyer);
+    }
+  }
+  const deadline = () => Date.now() + DB_DOWN_MS + 180_000;
+  async function leave(user) {
+    const until = deadline();
+    while (Date.now() < until) {
+      if (!user.token && (await roleOf(user)).status === 401) return (user.left = true); // gone
+      const gone = await call(user, 'DELETE', '/api/users/account', { password: user.creds.password });
+      if (gone.status === 200) return (user.left = true);
+      await sleep(2000);
+    }
+    return false;
+  }
+  async function buy(user) {
+    const until = deadline();
+    while (Date.now() < until) {
+      if (!user.token) await roleOf(user);
+      const bought = await call(user, 'POST', '/api/v1/subscriptions/verify-receipt', {
+        platform: 'ios',
+        receipt_data: `sandbox_valid_${user.name}`,
+        transaction_id: user.name,
+        product_id: 'com.lingua.premium.monthly',
+      });
+      if (bought.status === 200 || bought.status === 201) return (user.bought = true);
+      await sleep(2000);
+    }
+    return false;
+  }
+  async function run() {
+    const ids = new Set([...leavers, ...buyers].map((u) => u.id));
+    let onBus;
+    const firstEvent = new Promise((resolve) => (onBus = resolve));
+    const subs = ['user.deleted', 'subscription.created'].map((event) =>
+      bus.nc.subscribe(`${BUS.prefix}.${event}`, {
+        callback: (err, msg) => {
+          if (err) return;
+          try {
+            if (ids.has(msg.json().data?.userId)) onBus(true);
+          } catch {
+            /* not an event */
+          }
+        },
+      }),
+    );
+    const done = [...leavers.map(leave), ...buyers.map(buy)];
+    stats.caughtOnBus = await Promise.race([firstEvent, sleep(30_000).then(() => false)]);
+    for (const sub of subs) sub.unsubscribe();
+    const outage = cluster.restart('ferretdb', 'SIGKILL', { downMs: DB_DOWN_MS });
+    // what the consumers hold that needs the database: measured once the kill has landed
+    await sleep(2000);
+    stats.waiting = await bus.backlog();
+    await outage;
+    await Promise.all(done);
+  }
+  /** Whether the flashcards and subscriptions databases still hold anything of the user. */
+  async function remnants(mongo, userId) {
+    const found = {};
+    for (const service of ['flashcards', 'subscriptions']) {
+      const db = mongo.db(PORT_BASE !== undefined ? `chaos${PORT_BASE}_${service}` : `lingua_${service}`);
+      for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        const n = await db.collection(name).countDocuments({ userId }, { limit: 1 });
+        if (n) found[`${service}.${name}`] = n;
+      }
+    }
+    return found;
+  }
+  /** After the chaos: every event handled, none dead-lettered, each deletion and purchase applied. */
+  async function reconcile() {
+    await waitUntil(async () => Object.keys(await bus.backlog()).length === 0, CONSUMERS_DEADLINE_MS);
+    const backlog = await bus.backlog();
+    const deadLettered = await bus.deadLettered();
+    const mongo = await MongoClient.connect(ADMIN_MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
+    let notErased = 0;
+    const left = [];
+    try {
+      for (const user of leavers.filter((u) => u.left)) {
+        let found = {};
+        await waitUntil(
+          async () => Object.keys((found = await remnants(mongo, user.id))).length === 0,
+          30_000,
+        );
+        if (Object.keys(found).length) {
+          notErased++;
+          left.push(found);
+        }
+      }
+    } finally {
+      await mongo.close();
+    }
+    let rolesNotApplied = 0;
+    for (const user of buyers.filter((u) => u.bought))
+      if (!(await waitUntil(async () => (await roleOf(user)).role === 'subscriber', 60_000, 5000)))
+        rolesNotApplied++;
+    return {
+      caughtOnBus: stats.caughtOnBus,
+      waiting: stats.waiting,
+      unhandled: Object.values(backlog).reduce((a, b) => a + b, 0),
+      backlog,
+      deadLettered,
+      deleted: leavers.filter((u) => u.left).length,
+      deletesUnanswered: leavers.filter((u) => !u.left).length,
+      notErased,
+      remnants: left,
+      bought: buyers.filter((u) => u.bought).length,
+      buysUnanswered: buyers.filter((u) => !u.bought).length,
+      rolesNotApplied,
+    };
+  }
+  const close = async () => {
+    for (const u of [...leavers, ...buyers]) await u.agent.close();
+  };
+  return { prepare, run, reconcile, close };
+}
+
 async function main() {
   const receiver = await startReceiver();
+  // Google Play (the subscriptions tests' stand-in) behind a proxy that can hold a purchase read
+  const play = await startPlayStandIn(PLAY_PACKAGE);
+  const proxy = await startPlayProxy(play.url);
   const cluster = await startCluster({
     quiet: true,
     ...(PORT_BASE !== undefined && { portBase: PORT_BASE, dbPrefix: `chaos${PORT_BASE}_` }),
-    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    env: {
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      EVENTS_SUBJECT_PREFIX: BUS.prefix,
+      EVENTS_STREAM: BUS.stream,
+      // Android purchases and their real-time notifications go to the Play stand-in
+      SUBSCRIPTIONS_ANDROID_VERIFIER: 'google',
+      GOOGLE_PLAY_API_URL: proxy.url,
+      GOOGLE_PLAY_PACKAGE_NAME: PLAY_PACKAGE,
+      GOOGLE_SERVICE_ACCOUNT_KEY_FILE: play.keyFile,
+      GOOGLE_RTDN_AUDIENCE: PUSH_AUDIENCE,
+      GOOGLE_RTDN_SERVICE_ACCOUNT_EMAIL: PUSH_EMAIL,
+      GOOGLE_RTDN_CERTS_URL: play.certsUrl,
+    },
     ...(process.env.CHAOS_LOG_DIR && { logDir: process.env.CHAOS_LOG_DIR }),
+  }).catch(async (err) => {
+    await proxy.close();
+    await play.close();
+    throw err;
   });
   const { services, restart } = cluster;
+  const closeStores = async () => {
+    await proxy.close().catch(() => undefined);
+    await play.close().catch(() => undefined);
+  };
   // interrupted (Ctrl-C, a timeout): the cluster stops with it, nothing is left running
   const interrupted = async (signal) => {
     await cluster.stop({ dropData: PORT_BASE !== undefined }).catch(() => undefined);
+    await closeStores();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
+  let bus;
+  try {
+    bus = await busInspector(cluster.natsAdminUrl);
+  } catch (err) {
+    await cluster.stop({ dropData: PORT_BASE !== undefined });
+    await closeStores();
+    throw err;
+  }
+  const store = storeNotifications({ base: cluster.url, play, proxy });
+  const outage = databaseOutage({ base: cluster.url, bus, cluster });
   const replicas = SHORT ? [1] : [1, 2];
   const phases = [
-    ['warm-up', async () => sleep(PHASE_MS)],
+    [
+      'warm-up',
+      async () => {
+        // the phases' own users: Play buyers, and accounts to delete and buy in the outage
+        await Promise.all([store.buy(), outage.prepare()]);
+      },
+    ],
     [
       'rolling restart (SIGTERM, one replica at a time)',
       async () => {
@@ -333,6 +824,10 @@ async function main() {
       },
     ],
     [
+      'store notification: subscriptions replica SIGKILLed between claim and apply',
+      async () => store.killBetweenClaimAndApply(cluster),
+    ],
+    [
       'restart one NATS node',
       async () => restart(`nats-${cluster.natsNodes[1].name}`, 'SIGTERM', { downMs: 2000 }),
     ],
@@ -345,8 +840,14 @@ async function main() {
           ],
         ]
       : []),
+    ...(cluster.hasOwnDatabase
+      ? [[`database down ${DB_DOWN_MS / 1000} s (FerretDB killed as events are on the bus)`, outage.run]]
+      : []),
     ['cool-down', async () => sleep(PHASE_MS / 2)],
   ];
+  console.log(
+    `chaos: ${USERS} users, ${PHASE_MS / 1000} s phases, database down ${DB_DOWN_MS / 1000} s (CHAOS_DB_DOWN_MS=${DB_DOWN_MS})`,
+  );
   let rss;
   if (SOAK_MS > 0)
     phases.push([
@@ -390,11 +891,17 @@ async function main() {
     await Promise.all(running);
     phase = 'reconcile';
     reconciled = await reconcile(receiver);
+    reconciled.store = await store.reconcile();
+    if (cluster.hasOwnDatabase) reconciled.outage = await outage.reconcile();
   } finally {
     control.running = false;
+    await bus.close().catch(() => undefined);
     await cluster.stop({ dropData: PORT_BASE !== undefined });
     await receiver.close();
+    await closeStores();
     for (const u of users) await u.agent.close();
+    await store.close();
+    await outage.close();
   }
   report(phases, timings, reconciled, rss, receiver);
 }
@@ -547,6 +1054,26 @@ function report(phases, timings, r, rss) {
       `${e.doubled} double-applied (another webhook-id), ${e.redelivered} redelivered (same id), ` +
       `${e.unexpected} unexpected, ${e.badSignatures} failed signature checks`,
   );
+  const st = r.store;
+  console.log(
+    `store notifications: ${st.sent} sent, ${st.killed.length} claims interrupted by SIGKILL (${st.killed.join(', ')}); ` +
+      `the store was answered: ${st.answers.map((a) => `[${a}]`).join(' ')}; ${st.unapplied} unapplied notifications`,
+  );
+  const o = r.outage;
+  if (o) {
+    const outageRow = rows.find((x) => x.phase.startsWith('database down'));
+    console.log(
+      `database outage: down ${DB_DOWN_MS / 1000} s; events on the bus when it went: ${o.caughtOnBus ? 'yes' : 'no'}; ` +
+        `waiting on it per consumer: ${JSON.stringify(o.waiting)}; ${outageRow['failed (5xx/network)']} requests failed meanwhile (not lost)`,
+    );
+    console.log(
+      `events: ${o.deadLettered.length + o.unhandled} lost events (${o.deadLettered.length} dead-lettered, ${o.unhandled} never handled); ` +
+        `${o.deleted} accounts deleted, ${o.notErased} not erased; ${o.bought} subscriptions bought, ${o.rolesNotApplied} roles not applied`,
+    );
+    if (o.deadLettered.length) console.table(o.deadLettered.slice(0, 20));
+    if (o.unhandled) console.log('events not handled per consumer:', o.backlog);
+    if (o.notErased) console.log('left of deleted accounts:', o.remnants);
+  }
   if (r.unreadable.size)
     console.log(
       'reconciliation reads still failing after a minute (status: count):',
@@ -583,6 +1110,25 @@ function report(phases, timings, r, rss) {
   if (e.doubled) failures.push(`${e.doubled} events applied twice`);
   if (e.badSignatures) failures.push(`${e.badSignatures} deliveries failed the signature check`);
   if (r.unreadable.size) failures.push('the system did not recover: reads still failed after the chaos');
+  if (st.sent < STORE_NOTIFICATIONS)
+    failures.push(`only ${st.sent} of ${STORE_NOTIFICATIONS} Play purchases made`);
+  if (st.killed.length < st.sent)
+    failures.push(
+      `${st.sent - st.killed.length} store notifications' claims were not interrupted by the kill`,
+    );
+  if (st.unapplied) failures.push(`${st.unapplied} store notifications never applied`);
+  if (o) {
+    if (!o.caughtOnBus) failures.push('the database went down with no event of the phase on the bus');
+    if (o.deadLettered.length) failures.push(`${o.deadLettered.length} events dead-lettered`);
+    if (o.unhandled) failures.push(`${o.unhandled} events never handled by their consumers`);
+    if (o.deletesUnanswered || o.buysUnanswered)
+      failures.push(
+        `after the outage ${o.deletesUnanswered} account deletions and ${o.buysUnanswered} purchases still failed`,
+      );
+    if (o.notErased) failures.push(`${o.notErased} deleted accounts not erased (user.deleted not applied)`);
+    if (o.rolesNotApplied)
+      failures.push(`${o.rolesNotApplied} purchases whose subscription.created did not reach identity`);
+  }
   if (cards.length === 0 || acknowledgedReviews === 0) failures.push('the workload made no progress');
   const rolling = rows.find((x) => x.phase.startsWith('rolling'));
   if (rolling['failed (5xx/network)'] > 0)
