@@ -190,8 +190,9 @@ describe('account deletion carried through every service', () => {
             k !== `auth:blacklist:user:${userId}` &&
             // the gateway's hourly rate budgets (it holds nothing durable; they expire within the hour)
             !k.includes(`-rl:`) &&
-            // KNOWN GAP: flashcards' due read model keeps its bookkeeping keys (not erased on
-            // user.deleted; the due-index code is being reworked under issue 36 item 6)
+            // flashcards' due read model drops its data but keeps its write fences (generation,
+            // dirty mark, card versions: a late write is refused), which expire with the model's
+            // lifetime (FLASHCARDS_DUE_INDEX_TTL_S + 60 s)
             !/^flashcards:due:\{[^}]+\}:(gen|dirty|ver)$/.test(k),
         );
         expect(keysLeft).toEqual([]);
