@@ -20,6 +20,7 @@ import {
 } from '@lingua/testing';
 import { startDurableConsumer } from './durable-consumer';
 import { PermanentEventError } from './failures';
+import { mongoProcessedEvents } from './processed-events';
 import { connectNats, type NatsHandle } from './nats-connection';
 import { createEventPublisher } from './publisher';
 import { ensureStreams, eventBusConfig } from './streams';
@@ -111,6 +112,48 @@ describe('durable consumer: outages, poison events and newer producers', () => {
       });
       expect(await deadLetters(cfg.streamName)).toBe(0);
       expect(await consumed('erasure', 'retried')).toBeGreaterThanOrEqual(20);
+    } finally {
+      proxy.up();
+      await consumer.stop();
+    }
+  });
+
+  it('When the processed-event lookup failed many times during an outage, Then those failures do not count: a later handler failure is retried, not dead-lettered at once', async () => {
+    const cfg = isolatedBus();
+    await ensureStreams(nats.jsm, cfg);
+    let lookupFailures = 0;
+    const records = mongoProcessedEvents(db, uniqueName('processed'));
+    const calls: string[] = [];
+    const consumer = await startDurableConsumer(nats, cfg, {
+      durable: 'lookups',
+      events: ['user.deleted'],
+      logger,
+      maxAttempts: 3,
+      backoffMs: [10, 20],
+      maxBackoffMs: 50,
+      processed: {
+        has: (c, id) =>
+          records.has(c, id).catch((err) => {
+            lookupFailures++;
+            throw err;
+          }),
+        add: (c, id) => records.add(c, id),
+      },
+      handler: async (e) => {
+        calls.push(e.id);
+        // the first run after the outage loses its connection once more
+        if (calls.length === 1) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+      },
+    });
+    try {
+      proxy.down();
+      const event = userDeleted();
+      await createEventPublisher(nats, cfg).publish(event);
+      await waitFor(() => expect(lookupFailures).toBeGreaterThanOrEqual(10), { timeoutMs: 60_000 });
+      proxy.up();
+      await waitFor(() => expect(calls).toEqual([event.id, event.id]), { timeoutMs: 30_000 });
+      await waitFor(async () => expect(await records.has('lookups', event.id)).toBe(true));
+      expect(await deadLetters(cfg.streamName)).toBe(0);
     } finally {
       proxy.up();
       await consumer.stop();
