@@ -86,6 +86,7 @@ export async function gatewayWith(env: Record<string, string>): Promise<RunningG
       GATEWAY_PORT: '0',
       RATE_LIMIT_PREFIX: uniqueName('gw-rl'),
       API_KEY_PREFIX: uniqueName('gw-key'),
+      IDEMPOTENCY_PREFIX: uniqueName('gw-idem'),
       ...env,
     }),
     { logger: silentLogger() },
