@@ -7,7 +7,7 @@ import {
   type JwksServer,
   startJwksServer,
 } from '../../services/identity/test/harness';
-import { gatewayCaller, stopAndDrop } from './gateway-caller';
+import { gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
 import { type InProcessStack, startInProcessStack } from './in-process-stack';
 
 // An account deleted through the gateway, as the app does it, with data in every service and a
@@ -31,6 +31,8 @@ beforeAll(async () => {
       GOOGLE_JWKS_URL: jwks.url,
       GOOGLE_AUDIENCES: GOOGLE_AUD,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // a sign-in remembers only its newest access token: revoking by the tokens it recorded misses older ones
+      IDENTITY_REFRESH_HISTORY: '1',
     }),
   );
 });
@@ -210,5 +212,36 @@ describe('account deletion carried through every service', () => {
     expect(again.status).toBe(200);
     expect(again.body.data.isNewUser).toBe(true);
     expect(again.body.data.userId).not.toBe(userId);
+  });
+
+  it('When the account is deleted, Then an access token another device got before refreshing is refused too, not only the tokens its sign-in recorded', async () => {
+    const u = newCredentials('dl');
+    const reg = await call('POST', '/api/v1/auth/register', { body: u });
+    expect(reg.status).toBe(201);
+    const login = await call('POST', '/api/v1/auth/login', {
+      body: { email: u.email, password: u.password },
+    });
+    expect(login.status).toBe(200);
+    const early = login.body.data.accessToken as string;
+    // the device refreshes (as the app does before its token expires) and keeps its older token
+    let refreshToken = login.body.data.refreshToken as string;
+    for (let i = 0; i < 2; i++) {
+      const r = await call('POST', '/api/auth/refresh', { body: { refreshToken } });
+      expect(r.status).toBe(200);
+      refreshToken = r.body.data.refreshToken as string;
+    }
+    const write = () =>
+      call('POST', '/api/flashcards', {
+        token: early,
+        body: { word: 'gate', translation: 'Tor', definition: 'a door in a fence', difficultyLevel: 'A1' },
+      });
+    expect((await write()).status).toBe(200);
+
+    const deleted = await call('DELETE', '/api/users/account', {
+      token: reg.body.data.accessToken,
+      body: { password: u.password },
+    });
+    expect(deleted.status).toBe(200);
+    expect((await write()).status).toBe(401);
   });
 });
