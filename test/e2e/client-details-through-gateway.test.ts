@@ -96,6 +96,32 @@ describe('client details through the gateway', () => {
     expect(note.body).toBe(`Claim your ${note.data.xp} XP on the achievements screen.`);
   });
 
+  it('When a card just scheduled two days out is answered 5 four more times within a second, Then it keeps the interval its due review earned and is not mastered', async () => {
+    const token = await learner();
+    const card = await call('POST', '/api/flashcards', {
+      token,
+      body: { word: 'tent', translation: 'Zelt', definition: 'a shelter of cloth' },
+    });
+    expect(card.status).toBe(200);
+    const cardId = card.body.data.id as string;
+    const review = () =>
+      call('POST', '/api/learning/review', {
+        token,
+        body: { cardId, rating: 5, responseTime: 900, mode: 'flip' },
+      });
+    const due = await review(); // new cards are due at once: this one earns 2^1 days
+    expect(due.status).toBe(200);
+    expect(due.body.data.interval).toBe(2);
+    for (let i = 0; i < 4; i++) {
+      const early = await review();
+      expect(early.status).toBe(200);
+      expect(early.body.data).toMatchObject({ interval: 2, nextReviewDate: due.body.data.nextReviewDate });
+      expect(early.body.data.masteryLevel).toBe(due.body.data.masteryLevel);
+    }
+    const read = await call('GET', `/api/flashcards/${cardId}`, { token });
+    expect(read.body.data).toMatchObject({ intervalDays: 2 });
+  });
+
   it('When a free user exports an empty collection, Then no daily export slot is spent', async () => {
     const token = await learner();
     const first = await call('GET', '/api/export/cards?format=csv', { token });

@@ -119,3 +119,69 @@ describe('scheduleReview', () => {
     expect(MASTERED_AT).toBe(80);
   });
 });
+
+describe('early reviews', () => {
+  const dueIn2Days = (): ScheduleState => ({
+    ...fresh(),
+    repetitions: 1,
+    intervalDays: 2,
+    masteryLevel: 15,
+    timesReviewed: 1,
+    timesCorrect: 1,
+    lastReviewedAt: T0,
+    nextReviewDate: new Date(T0.getTime() + 2 * DAY_MS),
+  });
+
+  it.each(['exponential', 'sm2'] as const)(
+    'When a %s card not due for two days is answered easy four times in a row, Then its schedule and mastery stay where the due review left them',
+    (algorithm) => {
+      let state = dueIn2Days();
+      for (let i = 0; i < 4; i++)
+        state = scheduleReview(algorithm, state, 'easy', new Date(T0.getTime() + i)).state;
+      expect(state).toMatchObject({
+        repetitions: 1,
+        intervalDays: 2,
+        masteryLevel: 15,
+        nextReviewDate: dueIn2Days().nextReviewDate,
+        timesReviewed: 5, // each answer is still recorded
+        timesCorrect: 5,
+      });
+    },
+  );
+
+  it('When the early answer is wrong, Then the card lapses as at any time', () => {
+    const o = scheduleReview('exponential', dueIn2Days(), 'again', T0);
+    expect(o.state).toMatchObject({ repetitions: 0, intervalDays: 1 });
+  });
+
+  it('When the card is due later the same day, Then the answer is a due review and earns its interval', () => {
+    const state = { ...dueIn2Days(), nextReviewDate: new Date(T0.getTime() + 6 * 3_600_000) };
+    expect(scheduleReview('exponential', state, 'good', T0).state.intervalDays).toBe(4);
+  });
+
+  it('When an FSRS card is reviewed early, Then it earns less than a review on its due day (FSRS counts the time elapsed)', () => {
+    const learned = scheduleReview(
+      'fsrs',
+      scheduleReview('fsrs', fresh(), 'good', T0).state,
+      'good',
+      T0,
+    ).state;
+    const early = scheduleReview('fsrs', learned, 'good', new Date(T0.getTime() + 60_000)).state;
+    const due = scheduleReview('fsrs', learned, 'good', learned.nextReviewDate).state;
+    expect(early.intervalDays).toBeLessThan(due.intervalDays);
+  });
+
+  it('When ratings 3, 4 and 5 are given, Then SM-2 and FSRS tell them apart and the spec rule (2^n, right answers only) does not', () => {
+    const afterTwo = (algorithm: 'exponential' | 'sm2' | 'fsrs', g: Grade) => {
+      const first = scheduleReview(algorithm, fresh(), 'good', T0).state;
+      const second = scheduleReview(algorithm, first, 'good', first.nextReviewDate).state;
+      return scheduleReview(algorithm, second, g, second.nextReviewDate).state.intervalDays;
+    };
+    const [h, g, e] = (['hard', 'good', 'easy'] as const).map((x) => afterTwo('sm2', x));
+    expect(h).toBeLessThan(g!);
+    expect(g).toBeLessThan(e!);
+    const fsrs = (['hard', 'good', 'easy'] as const).map((x) => afterTwo('fsrs', x));
+    expect(new Set(fsrs).size).toBe(3);
+    expect(new Set((['hard', 'good', 'easy'] as const).map((x) => afterTwo('exponential', x))).size).toBe(1);
+  });
+});
