@@ -127,6 +127,31 @@ describe('Idempotency-Key through the gateway', () => {
     expect(await wordsOf(token, setId)).toEqual(['ladle']);
   });
 
+  it('When the client gives up while its request still runs, Then the key stays held: a retry gets 409, not a second run beside the first', async () => {
+    const { token, setId } = await learner();
+    const key = randomUUID();
+    const body = JSON.stringify({ word: 'colander', translation: 'Sieb', setId });
+    front.set('hold');
+    const gaveUp = new AbortController();
+    const first = fetch(`${stack.gateway.url}/api/flashcards`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...keyed(key) },
+      body,
+      signal: gaveUp.signal,
+    }).catch(() => undefined);
+    await waitFor(() => expect(front.held()).toBe(1));
+    gaveUp.abort();
+    await first;
+    const retry = await call('POST', '/api/flashcards', {
+      token,
+      body: JSON.parse(body),
+      headers: keyed(key),
+    });
+    expect(retry.status).toBe(409);
+    expect(retry.headers.get('retry-after')).toBe('1');
+    expect(front.held()).toBe(1);
+  });
+
   it('When one key is sent again with a different body, Then 422 and nothing more is created', async () => {
     const { token, setId } = await learner();
     const key = randomUUID();

@@ -86,10 +86,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     res.end(answer.body);
   }
 
-  /**
-   * Records what is written and, when the answer ends, keeps it (or releases the key) before the
-   * last bytes go out. A client that leaves before the end releases the key.
-   */
+  /** Records what is written and, when the answer ends, keeps it (or releases the key) before the last bytes go out. */
   function keepAnswer(
     res: Response,
     o: IdempotencyOptions & { id: string; token: string; fingerprint: string },
@@ -146,9 +143,10 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       void done.then(() => (end as (...a: unknown[]) => Response).apply(this, args));
       return this;
     } as typeof res.end;
-    res.once('close', () => {
-      if (!ended) void release();
-    });
+    // A client that leaves before the answer does not release the key: the service may still be
+    // applying the request (the proxy stops waiting for it, so its answer is not kept). The claim
+    // runs out with its lease, when the service is done or past its deadline; until then a retry
+    // gets 409, never a second run beside the first.
   }
 }
 
