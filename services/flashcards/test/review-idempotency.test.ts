@@ -9,11 +9,18 @@ import { sampleCard } from './support';
 let stack: BehindGateway;
 /** Armed by a test: the next review stops right after the card's write, as a crash there would. */
 let crashAfterCardWrite = false;
+/** Armed by a test: the next session end stops right after the session's write. */
+let crashAfterSessionEnd = false;
 const faults = {
   afterCardWrite() {
     if (!crashAfterCardWrite) return;
     crashAfterCardWrite = false;
     throw new Error('simulated crash after the card write');
+  },
+  afterSessionEnd() {
+    if (!crashAfterSessionEnd) return;
+    crashAfterSessionEnd = false;
+    throw new Error('simulated crash after the session end');
   },
 };
 
@@ -116,4 +123,29 @@ describe('a review through the gateway is idempotent and survives a crash betwee
       { timeoutMs: 10_000, intervalMs: 200 },
     );
   }, 60_000);
+
+  it('When the process dies between a session end and its XP, Then the app ending it again gets the same result and the XP once', async () => {
+    const user = stack.user();
+    const card = await newGroupBCard(user, 'session');
+    const started = await user.api('POST', '/api/learning/session/start', { mode: 'learn' });
+    expect(started.status).toBe(201);
+    const sessionId = started.body.data.sessionId as string;
+    expect(
+      (await user.api('POST', '/api/learning/review', { cardId: card.id, rating: 5, sessionId })).status,
+    ).toBe(200);
+
+    crashAfterSessionEnd = true;
+    expect((await user.api('POST', '/api/learning/session/end', { sessionId })).status).toBe(500);
+    const again = await user.api('POST', '/api/learning/session/end', { sessionId });
+    const twice = await user.api('POST', '/api/learning/session/end', { sessionId });
+    expect(again.status).toBe(200);
+    expect(twice.body.data).toEqual(again.body.data);
+    const xp = again.body.data.xpEarned as number;
+    expect(xp).toBeGreaterThan(0);
+
+    // the study XP shows in the total a claim answers (the first learned card's achievement: 10 XP)
+    const claim = await user.api('POST', '/api/achievements/cards_learned_1/claim');
+    expect(claim.status).toBe(200);
+    expect(claim.body.data.totalXp).toBe(xp + 10);
+  });
 });

@@ -2,7 +2,11 @@ import { type Connection, type Model, Schema } from 'mongoose';
 import type { LearningProfile } from '../domain/ports';
 
 /** Per-user learning settings and running totals (streak, XP), one document per user. */
-export type LearningProfileDoc = Omit<LearningProfile, 'userId'> & { _id: string };
+export type LearningProfileDoc = Omit<LearningProfile, 'userId'> & {
+  _id: string;
+  /** Ids of the last sessions whose XP was added (never read with the profile). */
+  xpGrants?: string[];
+};
 
 const schema = new Schema<LearningProfileDoc>(
   {
@@ -13,6 +17,8 @@ const schema = new Schema<LearningProfileDoc>(
     longestStreak: { type: Number, default: 0 },
     lastStudyDay: { type: String, default: null },
     xp: { type: Number, default: 0 },
+    // ids of the last sessions whose XP was added: a repeated grant adds nothing
+    xpGrants: { type: [String], select: false },
     updatedAt: { type: Date, required: true },
   },
   { collection: 'learning_profiles', versionKey: false },

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { isDuplicateKeyError } from '@lingua/mongo';
 import type { LearningProfile, LearningProfileRepository } from '../domain/ports';
 import { nextStreak } from '../domain/learning/streak';
 import { type LearningProfileDoc, learningProfileModel } from './learning-profile.model';
@@ -13,6 +14,9 @@ export const DEFAULT_PROFILE = {
   lastStudyDay: null,
   xp: 0,
 } as const;
+
+/** Sessions whose XP grant a profile remembers: a retry of an older one is no longer recognised. */
+const XP_GRANTS_KEPT = 100;
 
 export function learningProfileRepository(connection: Connection): LearningProfileRepository {
   const Profiles = learningProfileModel(connection);
@@ -50,9 +54,23 @@ export function learningProfileRepository(connection: Connection): LearningProfi
       }
       return undefined;
     },
-    async addXp(userId: string, xp: number, now: Date): Promise<void> {
+    async addXp(userId: string, xp: number, now: Date, grantId: string): Promise<void> {
       if (xp <= 0) return;
-      await Profiles.updateOne({ _id: userId }, { $inc: { xp }, $set: { updatedAt: now } }, { upsert: true });
+      try {
+        // the grant's id is kept with the XP it added (the last XP_GRANTS_KEPT), in the same write
+        await Profiles.updateOne(
+          { _id: userId, xpGrants: { $ne: grantId } },
+          {
+            $inc: { xp },
+            $set: { updatedAt: now },
+            $push: { xpGrants: { $each: [grantId], $slice: -XP_GRANTS_KEPT } },
+          },
+          { upsert: true },
+        );
+      } catch (err) {
+        // the profile exists and already holds this grant: the upsert's insert met the _id
+        if (!isDuplicateKeyError(err)) throw err;
+      }
     },
     async deleteAllOfUser(userId: string): Promise<number> {
       return (await Profiles.deleteMany({ _id: userId })).deletedCount;

@@ -305,7 +305,8 @@ export interface LearningProfileRepository {
     day: string,
     now: Date,
   ): Promise<{ currentStreak: number; longestStreak: number } | undefined>;
-  addXp(userId: string, xp: number, now: Date): Promise<void>;
+  /** Adds XP once per grant (a session's id): a repeated grant changes nothing. */
+  addXp(userId: string, xp: number, now: Date, grantId: string): Promise<void>;
   deleteAllOfUser(userId: string): Promise<number>;
 }
 

@@ -47,10 +47,12 @@ export interface ReviewCardDeps {
   faults?: ReviewFaults | undefined;
 }
 
-/** Where a test stops a review as a crash would. */
+/** Where a test stops a review or a session end as a crash would. */
 export interface ReviewFaults {
   /** Right after the card's write, before anything else of the review. */
   afterCardWrite?(): void | Promise<void>;
+  /** Right after a session's end was stored, before its XP. */
+  afterSessionEnd?(): void | Promise<void>;
 }
 
 /**

@@ -117,7 +117,7 @@ export async function startSession(
 export async function endSession(
   userId: string,
   sessionId: string,
-  deps: Pick<ReviewCardDeps, 'achievements' | 'logger'> & {
+  deps: Pick<ReviewCardDeps, 'achievements' | 'logger' | 'faults'> & {
     sessions: SessionRepository;
     reviews: ReviewRepository;
     profiles: LearningProfileRepository;
@@ -126,7 +126,7 @@ export async function endSession(
 ): Promise<SessionResult> {
   const session = await deps.sessions.find(userId, sessionId);
   if (!session) throw new AppError('NOT_FOUND', 'Learning session not found');
-  if (session.result) return session.result;
+  if (session.result) return settled(session, session.result, deps);
   const now = deps.clock.now();
   const reviews = await deps.reviews.between(
     userId,
@@ -144,9 +144,25 @@ export async function endSession(
     achievements,
   };
   const ended = await deps.sessions.end(userId, sessionId, now, result);
-  if (!ended) return (await deps.sessions.find(userId, sessionId))?.result ?? result;
-  await deps.profiles.addXp(userId, result.xpEarned, now);
+  if (!ended) return settled(await deps.sessions.find(userId, sessionId), result, deps);
+  await deps.faults?.afterSessionEnd?.();
+  await deps.profiles.addXp(userId, result.xpEarned, now, sessionId);
   return result;
+}
+
+/**
+ * A session ended before (another request, or one that died before its XP): its stored result, and
+ * its XP granted if that request did not get to it (the grant is once per session).
+ */
+async function settled(
+  stored: LearningSession | null,
+  fallback: SessionResult,
+  deps: { profiles: LearningProfileRepository; clock: Clock },
+): Promise<SessionResult> {
+  if (!stored?.result) return fallback;
+  const at = stored.endedAt ?? deps.clock.now();
+  await deps.profiles.addXp(stored.userId, stored.result.xpEarned, at, stored.id);
+  return stored.result;
 }
 
 type Settings = Pick<LearningProfile, 'algorithm' | 'dailyGoal'>;
