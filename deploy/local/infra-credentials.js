@@ -20,7 +20,8 @@ const ACCESS = {
   gateway: {
     publishes: [],
     durables: [],
-    // rate limits (RATE_LIMIT_PREFIX gateway:rl), API keys (API_KEY_PREFIX gateway:apikey)
+    // rate limits (RATE_LIMIT_PREFIX gateway:rl), API keys (API_KEY_PREFIX gateway:apikey),
+    // Idempotency-Key answers (IDEMPOTENCY_PREFIX gateway:idem)
     redisKeys: ['gateway:*'],
     redisReadKeys: BLACKLIST.keys, // the blacklist mirror: the index, and EXISTS while it is not live
     subscribes: [BLACKLIST.channel],
