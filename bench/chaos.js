@@ -516,7 +516,10 @@ function storeNotifications({ base, play, proxy }) {
       store.token = await play.pushToken({ aud: PUSH_AUDIENCE, email: PUSH_EMAIL });
       const got = await call(store, 'POST', '/api/v1/subscriptions/notifications/google', body);
       note.answers.push(ok(got.status) ? `${got.status} ${got.json?.data?.outcome}` : String(got.status));
-      if (ok(got.status)) return (note.outcome = got.json?.data?.outcome);
+      if (ok(got.status)) {
+        note.settledAt = Date.now();
+        return (note.outcome = got.json?.data?.outcome);
+      }
       if (Date.now() > deadline) return undefined;
       await sleep(delay);
       delay = Math.min(delay * 2, 10_000);
@@ -540,17 +543,23 @@ function storeNotifications({ base, play, proxy }) {
       const held = await reached;
       // claimed (the claim is written before the store is asked), not applied: killed here
       note.killed = held && processOfConnection(cluster.processes, replicas, held.remotePort, proxy.port);
-      if (note.killed) await cluster.restart(note.killed, 'SIGKILL');
+      if (note.killed) {
+        note.killedAt = Date.now();
+        await cluster.restart(note.killed, 'SIGKILL');
+      }
     }
+    // the phase lasts until the store has its 2xx: a claim taken over (or not) on a healthy system
+    await Promise.all(notes.map((n) => n.delivered));
   }
   /** After the chaos: every notification delivered, and applied as the store says. */
   async function reconcile() {
     await Promise.all(notes.map((n) => n.delivered));
     let unapplied = 0;
     for (const note of notes) {
-      const access = await read(note.user, '/api/v1/subscriptions/check-access/unlimited_dialogue');
-      // identity's role follows the subscription.updated event (a sign-in every 5 s: within its budget)
+      // identity's role follows the subscription.updated event (a sign-in every 5 s: within its
+      // budget; it also gives the fresh token the access check needs after a long run)
       const demoted = await waitUntil(async () => (await roleOf(note.user)).role === 'user', 60_000, 5000);
+      const access = await read(note.user, '/api/v1/subscriptions/check-access/unlimited_dialogue');
       note.applied = access.json?.data?.has_access === false && demoted;
       if (!note.applied) unapplied++;
     }
@@ -558,6 +567,10 @@ function storeNotifications({ base, play, proxy }) {
       sent: notes.length,
       killed: notes.filter((n) => n.killed).map((n) => n.killed),
       answers: notes.map((n) => n.answers.join(', ')),
+      // seconds from the kill to the store's 2xx
+      settled: notes
+        .filter((n) => n.killedAt && n.settledAt)
+        .map((n) => Math.round((n.settledAt - n.killedAt) / 1000)),
       unapplied,
     };
   }
@@ -1057,7 +1070,8 @@ function report(phases, timings, r, rss) {
   const st = r.store;
   console.log(
     `store notifications: ${st.sent} sent, ${st.killed.length} claims interrupted by SIGKILL (${st.killed.join(', ')}); ` +
-      `the store was answered: ${st.answers.map((a) => `[${a}]`).join(' ')}; ${st.unapplied} unapplied notifications`,
+      `the store was answered: ${st.answers.map((a) => `[${a}]`).join(' ')}, its 2xx ${st.settled.join(' and ')} s after the kill; ` +
+      `${st.unapplied} unapplied notifications`,
   );
   const o = r.outage;
   if (o) {
