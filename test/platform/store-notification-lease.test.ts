@@ -18,8 +18,11 @@ const SKU = 'premium_monthly';
 const DAY = 86_400_000;
 const PUSH_AUDIENCE = 'https://api.lingua.test/api/v1/subscriptions/notifications/google';
 const PUSH_EMAIL = 'pubsub-push@lingua-test.iam.gserviceaccount.com';
-/** Short enough for a test to outwait, longer than one apply behind the 3 s slow stand-in. */
-const LEASE_MS = 8_000;
+/**
+ * Short enough for a test to outwait, longer than one apply behind the 3 s slow stand-in and than a
+ * restart of the killed process on a busy machine (the retry after it must still find the claim leased).
+ */
+const LEASE_MS = 20_000;
 jest.setTimeout(180_000);
 
 let play: PlayStandIn;
