@@ -1,3 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { TestClock } from '@lingua/testing';
+import { entitlementVersions } from '../src/data-access/entitlement-versions.repository';
+import { subscriptionRepository } from '../src/data-access/subscription.repository';
+import { expireSubscriptions } from '../src/domain/expire-subscriptions.use-case';
+import type { SubscriptionStore } from '../src/domain/ports';
+import { subscriptionCreated } from '../src/domain/subscription';
+import { userEntitlements } from '../src/domain/user-entitlement';
 import { type Harness, sandboxReceipt, startSubscriptions } from './harness';
 
 // What subscriptions tells identity about a user: the role ALL of the user's subscriptions give,
@@ -87,5 +95,61 @@ describe('the entitlement subscriptions announces to identity', () => {
     await h.sweepsSettled();
     await h.eventsSettled();
     expect(resyncs()).toHaveLength(1);
+  });
+
+  it('When buying B and the sweep expiring A overlap (each reads before the other writes), Then the buyer notices and re-announces: the highest version says premium', async () => {
+    const user = h.user();
+    const a = await subscribe(user);
+    const connection = h.service.deps.mongo.connection;
+    const repository = subscriptionRepository(connection);
+    const subA = (await repository.findById(a))!;
+    // the real repository, with B's buyer held right after it read the user's subscriptions
+    let holdNextRead = false;
+    let release!: () => void;
+    let readDone!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const heldAtRead = new Promise<void>((r) => (readDone = r));
+    const holding: SubscriptionStore = {
+      ...repository,
+      async listFor(owner, filter, cap) {
+        const found = await repository.listFor(owner, filter, cap);
+        if (holdNextRead) {
+          holdNextRead = false;
+          readDone();
+          await released;
+        }
+        return found;
+      },
+    };
+    // a moment after A's paid period (the service's own clock stays before it)
+    const clock = new TestClock(new Date(subA.expiresAt.getTime() + 1_000));
+    const now = clock.now();
+    const { store } = userEntitlements(holding, { versions: entitlementVersions(connection), clock });
+    const b = {
+      ...subA,
+      id: randomUUID(),
+      storeKey: `sandbox:${randomUUID()}`,
+      originalTransactionId: randomUUID(),
+      status: 'active' as const,
+      activatedAt: now,
+      expiresAt: new Date(now.getTime() + 30 * DAY),
+      cancelledAt: null,
+      announced: null,
+      updatedAt: now,
+    };
+
+    holdNextRead = true;
+    const buying = store.insert(b, [subscriptionCreated(b, now)]); // saw A still active: premium
+    await heldAtRead;
+    // the sweep, meanwhile, does not see B yet: A's expiry says "user", with the higher version
+    await expireSubscriptions({ subscriptions: store, clock, eventsStaged: () => undefined });
+    expect((await repository.findById(a))?.status).toBe('expired');
+    release();
+    expect(await buying).toBe(true);
+
+    const announced = (await repository.listFor({ userId: user.id }, {}, 10)).map((s) => s.announced!);
+    const last = announced.reduce((x, y) => (y.version > x.version ? y : x));
+    expect(last).toMatchObject({ userRole: 'subscriber', userSubscriptionStatus: 'active' });
+    expect(last.version).toBe(Math.max(...announced.map((x) => x.version)));
   });
 });
