@@ -11,12 +11,18 @@ import { z } from 'zod';
 export interface AccountMail {
   email: string;
   url: string;
+  /** The language the user asked in (Accept-Language of the request that asked for the mail). */
+  language?: string | undefined;
 }
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const AccountMailSchema = z.object({ email: z.string().min(1), url: z.string().min(1) });
+const AccountMailSchema = z.object({
+  email: z.string().min(1),
+  url: z.string().min(1),
+  language: z.string().max(35).optional(),
+});
 
 const checkKey = (key: Uint8Array) => {
   if (key.length !== 32) throw new Error('EMAIL_LINK_KEY must be 32 bytes');

@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from './error-handler';
 import { requestIdMiddleware } from './request-id';
 import { tracingMiddleware } from './tracing-middleware';
 import type { TrustProxy } from './trust-proxy';
+import { localiseZodMessages } from './i18n';
 
 export interface CreateAppOptions {
   logger: Logger;
@@ -31,6 +32,7 @@ export const DEFAULT_DEADLINE = { defaultMs: 10_000, maxMs: 60_000 };
  * log, JSON body limit, envelope family. Add routes, then call finishApp().
  */
 export function createApp(options: CreateAppOptions): Express {
+  localiseZodMessages();
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? 'loopback');

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { type AppError, catalogueCodeOf } from '@lingua/errors';
 import { currentRequestContext } from '@lingua/logger';
 import { API_VERSION, type EnvelopeStyle, envelopeStyleFor } from './envelope-style';
+import { currentLanguage, type MessageKey, translate } from './i18n';
 
 function meta(style: EnvelopeStyle, requestId: string | undefined) {
   const timestamp = new Date().toISOString();
@@ -61,8 +62,16 @@ export function successText(
 
 const weakTag = (text: string) => `W/"${createHash('sha1').update(text).digest('base64url')}"`;
 
+/**
+ * The message a reader of another language gets: the code's, from the catalogue (the English
+ * message, often more specific, stays the English reader's).
+ */
+const messageOf = (err: AppError) =>
+  currentLanguage() === 'en' ? err.message : translate(`error.${err.code}` as MessageKey);
+
 /** Body of an error response in the given family. 5xx messages are generic: no internals leak. */
-export function errorBody(style: EnvelopeStyle, err: AppError) {
+export function errorBody(style: EnvelopeStyle, error: AppError) {
+  const err = { code: error.code, message: messageOf(error), details: error.details };
   const requestId = currentRequestContext()?.requestId;
   const details = err.details ?? {};
   switch (style) {

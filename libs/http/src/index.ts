@@ -31,3 +31,13 @@ export type { DeadlineOptions } from './deadline';
 export { adaptiveShedder, createLoadShedder, sheddingListener, answerShed, priorityOf } from './load-shedder';
 export type { LoadShedder, LoadShedderOptions, Priority } from './load-shedder';
 export { ignoreClientGone, sendImmutableFile } from './stream-out';
+export {
+  LANGUAGES,
+  CATALOGUES,
+  negotiateLanguage,
+  currentLanguage,
+  translate,
+  formatPrice,
+  localiseZodMessages,
+} from './i18n';
+export type { Language, MessageKey } from './i18n';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { runWithRequestContext } from '@lingua/logger';
+import { negotiateLanguage } from './i18n';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 export const CORRELATION_ID_HEADER = 'x-correlation-id';
@@ -15,7 +16,7 @@ function incoming(value: string | string[] | undefined): string | undefined {
 
 /**
  * Takes X-Request-ID (or makes one) and X-Correlation-ID (or reuses the request id), echoes both,
- * and runs the rest of the request inside that logging context.
+ * picks the caller's language, and runs the rest of the request inside that context.
  */
 export const requestIdMiddleware: RequestHandler = (req, res, next) => {
   const requestId = incoming(req.headers[REQUEST_ID_HEADER]) ?? randomUUID();
@@ -24,5 +25,9 @@ export const requestIdMiddleware: RequestHandler = (req, res, next) => {
   req.headers[CORRELATION_ID_HEADER] = correlationId;
   res.setHeader('X-Request-ID', requestId);
   res.setHeader('X-Correlation-ID', correlationId);
-  runWithRequestContext({ requestId, correlationId }, next);
+  // what the caller reads (messages, texts, prices) follows Accept-Language; caches key on it
+  const language = negotiateLanguage(req);
+  res.setHeader('Content-Language', language);
+  res.appendHeader('Vary', 'Accept-Language');
+  runWithRequestContext({ requestId, correlationId, language }, next);
 };

@@ -5,6 +5,8 @@ export interface RequestContext {
   requestId: string;
   correlationId: string;
   userId?: string;
+  /** The language the caller reads (from Accept-Language, one of the supported ones): messages use it. */
+  language?: string;
   /** Epoch ms by which the work must be done: its caller has stopped waiting after that. */
   deadline?: number;
   /** Aborted when the deadline passes or the caller goes away; the reason says which. */

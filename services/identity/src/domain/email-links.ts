@@ -1,5 +1,6 @@
 import { makeEvent, sealAccountMail } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
+import { currentRequestContext } from '@lingua/logger';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 import { randomToken, sha256 } from './secrets';
@@ -58,6 +59,8 @@ export async function emailVerificationRequest(user: Pick<User, 'id' | 'email'>,
       mail: sealAccountMail(deps.config.emailLinkKey, 'user.email_verification_requested', {
         email: user.email,
         url: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/verify-email', token),
+        // the mail is written in the language the user asked in
+        language: currentRequestContext()?.language,
       }),
       expiresAt: expiresAt.toISOString(),
     },
@@ -80,6 +83,8 @@ export async function requestResetLink(user: Pick<User, 'id' | 'email'>, deps: L
       mail: sealAccountMail(deps.config.emailLinkKey, 'user.password_reset_requested', {
         email: user.email,
         url: link(deps.config.IDENTITY_PUBLIC_BASE_URL, '/reset-password', token),
+        // the mail is written in the language the user asked in
+        language: currentRequestContext()?.language,
       }),
       expiresAt: expiresAt.toISOString(),
     },

@@ -24,7 +24,8 @@ export function smtpMailer(options: {
   });
   return {
     async send(mail) {
-      await transport.sendMail({ from: options.from, ...mail });
+      const { language, ...message } = mail;
+      await transport.sendMail({ from: options.from, ...message, headers: { 'Content-Language': language } });
     },
     close: () => transport.close(),
   };

@@ -26,7 +26,8 @@ export function notificationFor(event: AnyDomainEvent): InAppNotification | null
         type: 'welcome',
         title: `Welcome, ${event.data.username}!`,
         body: 'Your account is ready. Add your first words and start reviewing.',
-        data: {},
+        // what the text is made of: another language renders it again when read
+        data: { username: event.data.username },
       };
     case 'subscription.created':
     case 'subscription.updated': {
@@ -62,7 +63,7 @@ export function notificationFor(event: AnyDomainEvent): InAppNotification | null
         title: `Achievement unlocked: ${event.data.name}`,
         // the XP is the user's once claimed on the achievements screen, not before
         body: `Claim your ${event.data.xp} XP on the achievements screen.`,
-        data: { achievementId: event.data.achievementId, xp: event.data.xp },
+        data: { achievementId: event.data.achievementId, name: event.data.name, xp: event.data.xp },
       };
     default:
       return null;

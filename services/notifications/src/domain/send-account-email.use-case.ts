@@ -1,11 +1,14 @@
 import type { Clock } from '@lingua/auth';
 import { type AccountMail, type DomainEvent, openAccountMail } from '@lingua/contracts';
+import { LANGUAGES, type Language, type MessageKey, translate } from '@lingua/http';
 
 export interface Mail {
   to: string;
   subject: string;
   text: string;
   html: string;
+  /** Content-Language of the mail. */
+  language: string;
   /** Lets the receiving side de-duplicate a redelivered event's e-mail. */
   messageId: string;
 }
@@ -20,27 +23,37 @@ const escapeHtml = (s: string) =>
 type AccountEmailEvent =
   DomainEvent<'user.password_reset_requested'> | DomainEvent<'user.email_verification_requested'>;
 
-/** The e-mail an account event asks for, from its opened recipient and link (pure). */
+/** The language of a mail: the one the user asked in, when we write it; English otherwise. */
+const mailLanguage = (asked: string | undefined): Language =>
+  (LANGUAGES as readonly string[]).includes(asked ?? '') ? (asked as Language) : 'en';
+
+/** The e-mail an account event asks for, from its opened recipient and link, in the user's language (pure). */
 export function accountEmail(event: AccountEmailEvent, opened: AccountMail): Mail {
   const reset = event.event === 'user.password_reset_requested';
+  const language = mailLanguage(opened.language);
+  const t = (key: MessageKey, params?: Record<string, string>) => translate(key, params, language);
   const link = opened.url;
-  const expires = new Date(event.data.expiresAt).toUTCString();
-  const subject = reset ? 'Reset your Lingua password' : 'Verify your e-mail address for Lingua';
-  const intro = reset
-    ? 'Someone (hopefully you) asked to reset the password of your Lingua account.'
-    : 'Please confirm that this e-mail address belongs to your Lingua account.';
-  const action = reset ? 'Reset password' : 'Verify e-mail';
-  const outro = reset
-    ? 'If you did not ask for this, ignore this e-mail: your password stays unchanged.'
-    : '';
+  // timeStyle 'long' names the zone (UTC); dateStyle cannot be combined with timeZoneName
+  const expires = new Intl.DateTimeFormat(language, {
+    dateStyle: 'long',
+    timeStyle: 'long',
+    timeZone: 'UTC',
+  }).format(new Date(event.data.expiresAt));
+  const kind = reset ? 'reset' : 'verify';
+  const subject = t(`mail.${kind}.subject`);
+  const intro = t(`mail.${kind}.intro`);
+  const action = t(`mail.${kind}.action`);
+  const outro = reset ? t('mail.reset.outro') : '';
+  const expiry = t('mail.expires', { expires });
   return {
     to: opened.email,
     subject,
+    language,
     messageId: `<${event.id}@lingua.local>`,
-    text: `${intro}\n\n${action}: ${link}\n\nThe link expires ${expires}.\n${outro}\n`,
+    text: `${intro}\n\n${action}: ${link}\n\n${expiry}\n${outro}\n`,
     html:
-      `<p>${escapeHtml(intro)}</p><p><a href="${escapeHtml(link)}">${action}</a></p>` +
-      `<p>The link expires ${escapeHtml(expires)}.</p>${outro && `<p>${escapeHtml(outro)}</p>`}`,
+      `<p>${escapeHtml(intro)}</p><p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p>` +
+      `<p>${escapeHtml(expiry)}</p>${outro && `<p>${escapeHtml(outro)}</p>`}`,
   };
 }
 

@@ -18,6 +18,7 @@ import {
   NotificationParams,
   ReadAllResult,
 } from './notifications.schemas';
+import { inReadersLanguage } from './notification-text';
 
 /** `/api/notifications` (Group C): the caller's own in-app notifications only. */
 export function notificationsRoutes(
@@ -31,7 +32,8 @@ export function notificationsRoutes(
 
   router.get(base, async (req, res) => {
     const q = parseInput(ListNotificationsQuery, req.query);
-    sendSuccess(res, await listNotifications({ ...q, userId: currentUser(res).sub }, deps));
+    const list = await listNotifications({ ...q, userId: currentUser(res).sub }, deps);
+    sendSuccess(res, { ...list, notifications: list.notifications.map(inReadersLanguage) });
   });
   docs.route({
     method: 'get',
@@ -57,7 +59,10 @@ export function notificationsRoutes(
 
   router.put(`${base}/:notificationId/read`, async (req, res) => {
     const { notificationId } = parseInput(NotificationParams, req.params);
-    sendSuccess(res, await markNotificationRead(currentUser(res).sub, notificationId, deps));
+    sendSuccess(
+      res,
+      inReadersLanguage(await markNotificationRead(currentUser(res).sub, notificationId, deps)),
+    );
   });
   docs.route({
     method: 'put',

@@ -14,6 +14,7 @@ import {
 } from '../../domain/subscription-status.use-case';
 import { VerifyReceiptInput, verifyReceipt, verifyReceiptView } from '../../domain/verify-receipt.use-case';
 import { callerOf } from './caller';
+import { planInReadersLanguage } from './plan-text';
 import {
   CancelBody,
   DeviceQuery,
@@ -48,7 +49,11 @@ export function subscriptionsRoutes(
   router.get(`${BASE}/plans`, auth.optional, async (req, res) => {
     const q = parseInput(DeviceQuery, req.query);
     const caller = callerOf(req, res, q.device_id);
-    sendData(res, PlansResult, await listPlans(caller, ctx));
+    const plans = await listPlans(caller, ctx);
+    sendData(res, PlansResult, {
+      ...plans,
+      available_plans: plans.available_plans.map(planInReadersLanguage),
+    });
   });
   docs.route({
     method: 'get',
