@@ -209,11 +209,19 @@ describe('GET /api/export/cards', () => {
     ],
     ['a cardId with odd characters', '?format=json&cardIds=%7B%22%24ne%22%3A1%7D'],
   ])('When the query has %s, Then 400 VAL001 and no export is counted', async (_name, query) => {
-    const { auth } = tokenFor(service, clock);
+    const { sub, auth } = tokenFor(service, clock);
+    await seedCards(sub, null, ['apple']); // an export of no card is not counted either
     const res = await download(query, auth);
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ success: false, error: { code: 'VAL001' } });
     expect((await download('?format=json', auth)).headers.get('x-export-remaining')).toBe('4');
+  });
+
+  it('When a free user exports a collection with no card, Then the file comes and no export is counted', async () => {
+    const { auth } = tokenFor(service, clock);
+    const empty = await download('?format=csv', auth);
+    expect(empty.status).toBe(200);
+    expect(empty.headers.get('x-export-remaining')).toBe('5');
   });
 
   it('When there is no token, Then 401', async () => {
@@ -223,7 +231,8 @@ describe('GET /api/export/cards', () => {
   });
 
   it('When a free user exports a sixth time in one UTC day, Then 429 RATE002 with Retry-After, and the next day works again', async () => {
-    const { auth } = tokenFor(service, clock);
+    const { sub, auth } = tokenFor(service, clock);
+    await seedCards(sub, null, ['apple']);
     for (let i = 0; i < 5; i++) {
       const ok = await download('?format=csv', auth);
       expect(ok.status).toBe(200);
@@ -249,7 +258,8 @@ describe('GET /api/export/cards', () => {
   });
 
   it('When an export fails (unknown set), Then it does not use up a free export', async () => {
-    const { auth } = tokenFor(service, clock);
+    const { sub, auth } = tokenFor(service, clock);
+    await seedCards(sub, null, ['apple']);
     expect((await download(`?format=json&setId=${randomUUID()}`, auth)).status).toBe(404);
     expect((await download('?format=json', auth)).headers.get('x-export-remaining')).toBe('4');
   });
@@ -559,6 +569,13 @@ describe('POST /api/import/cards', () => {
     expect(res.status).toBe(404);
     expect(await activeCards(sub)).toEqual([]);
     expect(await cardModel(conn()).countDocuments({ setId })).toBe(0);
+  });
+
+  it('When a free user exports a collection with no card, Then the file comes and no export is counted', async () => {
+    const { auth } = tokenFor(service, clock);
+    const empty = await download('?format=csv', auth);
+    expect(empty.status).toBe(200);
+    expect(empty.headers.get('x-export-remaining')).toBe('5');
   });
 
   it('When there is no token, Then 401', async () => {
