@@ -25,8 +25,7 @@ export async function getQuota(userId: string, deps: AiDeps) {
       windowMinutes: Math.round(windowMs / 60_000),
       // when the oldest look-up leaves the window (a slot frees up); null when none is in it (a
       // moving "now" would make every read a new answer and defeat the ETag)
-      resetAt:
-        lookups.oldestMs === undefined ? null : new Date(lookups.oldestMs + windowMs).toISOString(),
+      resetAt: lookups.oldestMs === undefined ? null : new Date(lookups.oldestMs + windowMs).toISOString(),
     },
   };
 }
