@@ -2,6 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { freePort, isolatedServiceEnv, waitFor } from '@lingua/testing';
+import { type ApplePki, makeApplePki } from '../../services/subscriptions/test/support/apple-pki';
+import {
+  STOREKIT_PRODUCT,
+  storeKitTransaction,
+} from '../../services/subscriptions/test/support/storekit.fixture';
 import { type PlayStandIn, startPlayStandIn } from '../../services/subscriptions/test/support/play-stand-in';
 import { clientAddress, gatewayCaller, newCredentials, stopAndDrop } from './gateway-caller';
 import { type InProcessStack, startInProcessStack } from './in-process-stack';
@@ -26,6 +31,7 @@ const LEASE_MS = 20_000;
 jest.setTimeout(180_000);
 
 let play: PlayStandIn;
+let pki: ApplePki;
 let stack: InProcessStack;
 let env: Record<string, string>;
 let port: number;
@@ -62,8 +68,12 @@ async function killSubscriptionsProcess() {
 
 beforeAll(async () => {
   play = await startPlayStandIn(PACKAGE);
+  pki = makeApplePki();
   port = await freePort();
   env = isolatedServiceEnv({
+    SUBSCRIPTIONS_IOS_VERIFIER: 'apple',
+    APPLE_ROOT_CERTS: pki.rootPemFile,
+    APPLE_BUNDLE_ID: PACKAGE,
     SUBSCRIPTIONS_ANDROID_VERIFIER: 'google',
     GOOGLE_PLAY_API_URL: play.url,
     GOOGLE_PLAY_PACKAGE_NAME: PACKAGE,
@@ -79,6 +89,7 @@ afterAll(async () => {
   await killSubscriptionsProcess();
   await stopAndDrop(stack);
   await play?.close();
+  pki?.cleanup();
 });
 
 const gateway = gatewayCaller(() => stack.gateway.url);
@@ -151,6 +162,30 @@ async function push(messageId: string, purchaseToken: string) {
 
 const playCallsFor = (purchaseToken: string) => play.calls.filter((c) => c.token === purchaseToken).length;
 
+/** One App Store Server Notification V2 delivery (REFUND of `original`), signed like Apple's. */
+async function appleRefund(notificationUUID: string, original: string, start: number) {
+  const refunded = {
+    ...storeKitTransaction({ bundleId: PACKAGE, original, start }),
+    revocationDate: Date.now(),
+  };
+  const signedPayload = await pki.sign({
+    notificationType: 'REFUND',
+    notificationUUID,
+    version: '2.0',
+    signedDate: Date.now(),
+    data: {
+      bundleId: PACKAGE,
+      environment: 'Sandbox',
+      signedTransactionInfo: await pki.sign({ ...refunded, revocationReason: 0 }),
+      status: 1,
+    },
+  });
+  return gateway('POST', '/api/v1/subscriptions/notifications/apple', {
+    body: { signedPayload },
+    from: clientAddress(),
+  });
+}
+
 describe('a store notification claimed but not yet applied (lease)', () => {
   it('When Pub/Sub redelivers while the first delivery still waits on the Play API, Then the retry gets 409 with Retry-After (not 200 duplicate), and once the first is done a retry gets 200 and the refund was applied once', async () => {
     const { token, purchaseToken } = await androidSubscriber();
@@ -209,5 +244,51 @@ describe('a store notification claimed but not yet applied (lease)', () => {
     );
     expect(applied.body.data.outcome).toBe('applied');
     await waitFor(async () => expect(await hasPremium(token)).toBe(false), { timeoutMs: 20_000 });
+  });
+
+  it("When Apple retries a refund whose claim a crashed pod left behind, Then it is 409 while that claim's lease runs, and the refund is applied by the first retry after it", async () => {
+    const registered = await gateway('POST', '/api/v1/auth/register', { body: newCredentials('lease') });
+    const token = registered.body.data.accessToken as string;
+    const original = `tx${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const start = Date.now();
+    const bought = await gateway('POST', '/api/v1/subscriptions/verify-receipt', {
+      token,
+      body: {
+        platform: 'ios',
+        receipt_data: await pki.sign(storeKitTransaction({ bundleId: PACKAGE, original, start })),
+        transaction_id: original,
+        product_id: STOREKIT_PRODUCT,
+      },
+    });
+    expect(bought.status).toBe(201);
+    const notificationUUID = randomUUID();
+    // what a pod killed between its claim and its apply leaves: the claim, leased for a few seconds more
+    const now = Date.now();
+    await stack.services.subscriptions.deps.mongo.connection
+      .collection<{ _id: string }>('store_notifications')
+      .insertOne({
+        _id: `apple:${notificationUUID}`,
+        state: 'processing',
+        receivedAt: new Date(now),
+        owner: 'the-crashed-pod',
+        leaseUntil: new Date(now + 5_000),
+        attempts: 1,
+        expireAt: new Date(now + 86_400_000),
+      });
+
+    const early = await appleRefund(notificationUUID, original, start);
+    expect(early.status).toBe(409);
+    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await hasPremium(token)).toBe(true);
+    const applied = await waitFor(
+      async () => {
+        const res = await appleRefund(notificationUUID, original, start);
+        expect(res.status).toBe(200);
+        return res;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    expect(applied.body.data.outcome).toBe('applied');
+    expect(await hasPremium(token)).toBe(false);
   });
 });
