@@ -1415,7 +1415,7 @@ export interface paths {
         put?: never;
         /**
          * App Store Server Notifications V2 (signed payload)
-         * @description App Store Server Notifications V2 (signed payload). Public: no token.
+         * @description Called by the store, not by the app; no user token. Answers 200 `{received, outcome}` once the notification is applied (`applied`, `ignored`, `unknown_subscription`) or was applied before (`duplicate`). A delivery that arrives while an earlier delivery of the same notification is still being applied gets 409 `CONFLICT` with `Retry-After` (never `duplicate`: that attempt may still fail); an attempt that never finishes (a crash) holds its claim only until its lease (`STORE_NOTIFICATION_LEASE_MS`) ends, after which a retry applies the notification. Apple retries a non-2xx answer five times over the following days (1 to 72 hours apart).
          */
         post: operations["subscriptions.v1.notifications.apple"];
         delete?: never;
@@ -1435,7 +1435,7 @@ export interface paths {
         put?: never;
         /**
          * Google Play real-time developer notifications (Pub/Sub push)
-         * @description Google Play real-time developer notifications (Pub/Sub push). Public: no token.
+         * @description Called by the store, not by the app; no user token. Answers 200 `{received, outcome}` once the notification is applied (`applied`, `ignored`, `unknown_subscription`) or was applied before (`duplicate`). A delivery that arrives while an earlier delivery of the same notification is still being applied gets 409 `CONFLICT` with `Retry-After` (never `duplicate`: that attempt may still fail); an attempt that never finishes (a crash) holds its claim only until its lease (`STORE_NOTIFICATION_LEASE_MS`) ends, after which a retry applies the notification. Pub/Sub redelivers a non-2xx answer with back-off until the message's retention ends.
          */
         post: operations["subscriptions.v1.notifications.google"];
         delete?: never;
@@ -2335,9 +2335,18 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+         * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description true when this answer is the kept answer of an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2424,7 +2433,13 @@ export interface operations {
     "achievements.claim": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 achievementId: string;
             };
@@ -2435,6 +2450,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2457,7 +2473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2484,8 +2500,17 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description Not unlocked yet, or already claimed. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description Not unlocked yet, or already claimed. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2525,7 +2550,13 @@ export interface operations {
     "ai.analyzeSentence": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2548,6 +2579,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2585,7 +2617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,6 +2628,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2644,7 +2694,13 @@ export interface operations {
     "ai.analyzeText": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2659,6 +2715,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2695,7 +2752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2706,6 +2763,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2745,7 +2820,13 @@ export interface operations {
     "ai.generate": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2776,6 +2857,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,7 +2887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2816,6 +2898,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2864,7 +2964,13 @@ export interface operations {
     "ai.images": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2879,6 +2985,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2908,7 +3015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2919,6 +3026,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3043,7 +3168,13 @@ export interface operations {
     "ai.images.description": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3059,6 +3190,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,7 +3213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3092,6 +3224,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3140,7 +3290,13 @@ export interface operations {
     "ai.lookup": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3159,6 +3315,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,7 +3358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3212,6 +3369,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3286,8 +3461,11 @@ export interface operations {
                                 used: number;
                                 limit: number;
                                 windowMinutes: number;
-                                /** Format: date-time */
-                                resetAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the oldest look-up leaves the window and a slot frees up; null when none is in the window
+                                 */
+                                resetAt: string | null;
                             };
                         };
                         message?: string;
@@ -3623,7 +3801,13 @@ export interface operations {
     "auth.logout": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3639,6 +3823,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3658,7 +3843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3669,6 +3854,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3861,7 +4064,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description RES002: e-mail or username exists. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description RES002: e-mail or username exists. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4232,7 +4435,13 @@ export interface operations {
     "flashcardSets.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4260,6 +4469,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4291,7 +4501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4302,6 +4512,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4693,7 +4921,13 @@ export interface operations {
     "flashcards.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4742,6 +4976,7 @@ export interface operations {
             /** @description Group B: the new card; or, for a word the user already has, success false with isDuplicate and the existing card */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4763,6 +4998,7 @@ export interface operations {
             /** @description Group C (setId in the body): the new card */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4781,7 +5017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4808,8 +5044,17 @@ export interface operations {
                     "application/json": components["schemas"]["FlashcardsError"] | components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description The set already has this word (Group C). Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description The set already has this word (Group C). Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"] | components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5006,7 +5251,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlashcardsError"] | components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description Another card has this word. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description Another card has this word. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5127,7 +5372,13 @@ export interface operations {
     "flashcards.favorite": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -5138,6 +5389,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5151,7 +5403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5171,6 +5423,24 @@ export interface operations {
             };
             /** @description Flashcard not found (or not the caller’s). Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5210,7 +5480,13 @@ export interface operations {
     "flashcards.optimalReviewMode": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -5228,6 +5504,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5249,7 +5526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5269,6 +5546,24 @@ export interface operations {
             };
             /** @description Flashcard not found (or not the caller’s). Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5308,7 +5603,13 @@ export interface operations {
     "flashcards.question": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -5328,6 +5629,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5353,7 +5655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5373,6 +5675,24 @@ export interface operations {
             };
             /** @description Flashcard not found (or not the caller’s). Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5412,7 +5732,13 @@ export interface operations {
     "flashcards.review": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -5422,11 +5748,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "confidence": 2
+                 *       "confidence": 2,
+                 *       "timesReviewed": 3
                  *     }
                  */
                 "application/json": {
                     confidence: 0 | 1 | 2;
+                    /** @description The card’s timesReviewed as the app last saw it. When given, the answer applies to that state only: a retry after a lost answer gets the first answer again and changes nothing; another count answers 409. */
+                    timesReviewed?: number;
                 };
             };
         };
@@ -5434,6 +5763,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,7 +5784,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5474,6 +5804,24 @@ export interface operations {
             };
             /** @description Flashcard not found (or not the caller’s). Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description The card’s review count is not the timesReviewed sent (reviewed elsewhere since: reload the card), or it is being reviewed concurrently. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5513,7 +5861,13 @@ export interface operations {
     "flashcards.batch": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5558,6 +5912,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5587,7 +5942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5607,6 +5962,24 @@ export interface operations {
             };
             /** @description Target set not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5878,7 +6251,13 @@ export interface operations {
     "import.cards": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5905,6 +6284,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5933,7 +6313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed file (nothing imported) or invalid fields. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Malformed file (nothing imported) or invalid fields. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5960,8 +6340,26 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
             /** @description File too large. Codes: PAYLOAD_TOO_LARGE (VAL002). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6082,7 +6480,13 @@ export interface operations {
     "learning.review": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6097,6 +6501,8 @@ export interface operations {
                     mode?: "flip" | "quiz" | "typing";
                     /** Format: uuid */
                     sessionId?: string;
+                    /** @description The card’s timesReviewed as the app last saw it. When given, the answer applies to that state only: a retry after a lost answer gets the first answer again and changes nothing; another count answers 409. */
+                    timesReviewed?: number;
                 };
             };
         };
@@ -6104,6 +6510,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6132,7 +6539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6152,6 +6559,24 @@ export interface operations {
             };
             /** @description Flashcard not found (or not the caller’s). Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description The card’s review count is not the timesReviewed sent (reviewed elsewhere since: reload the card), or it is being reviewed concurrently. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6191,7 +6616,13 @@ export interface operations {
     "learning.session.end": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6207,6 +6638,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6231,7 +6663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6251,6 +6683,24 @@ export interface operations {
             };
             /** @description Session not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6290,7 +6740,13 @@ export interface operations {
     "learning.session.start": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6315,6 +6771,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,7 +6795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6349,6 +6806,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7067,7 +7542,13 @@ export interface operations {
     "study.recordTest": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7088,6 +7569,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7099,7 +7581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7126,8 +7608,17 @@ export interface operations {
                     "application/json": components["schemas"]["FlashcardsError"];
                 };
             };
-            /** @description Already recorded. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description Already recorded. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlashcardsError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7481,7 +7972,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description RES002 username taken. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description RES002 username taken. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7733,7 +8224,13 @@ export interface operations {
     "admin.v1.apiKeys.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7746,6 +8243,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7763,7 +8261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7783,6 +8281,24 @@ export interface operations {
             };
             /** @description Administrator role required. Codes: EMAIL_NOT_VERIFIED (EMAIL_NOT_VERIFIED), FORBIDDEN (AUTH003), SUBSCRIPTION_REQUIRED (AUTH003), SUBSCRIPTION_EXPIRED (AUTH003), SUBSCRIPTION_CANCELLED (AUTH003). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8209,7 +8725,13 @@ export interface operations {
     "admin.v1.subscriptions.revoke": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 subscription_id: string;
             };
@@ -8226,6 +8748,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8243,7 +8766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8272,6 +8795,24 @@ export interface operations {
             };
             /** @description SUBSCRIPTION_NOT_FOUND. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8311,7 +8852,13 @@ export interface operations {
     "admin.v1.subscriptions.grant": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8329,6 +8876,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8346,7 +8894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8373,8 +8921,17 @@ export interface operations {
                     "application/json": components["schemas"]["SharedError"];
                 };
             };
-            /** @description SUBSCRIPTION_ALREADY_ACTIVE. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description SUBSCRIPTION_ALREADY_ACTIVE. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8700,7 +9257,13 @@ export interface operations {
     "auth.v1.logout": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8709,6 +9272,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8729,7 +9293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8740,6 +9304,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8917,7 +9499,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthError"];
                 };
             };
-            /** @description EMAIL_EXISTS or USERNAME_EXISTS. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description EMAIL_EXISTS or USERNAME_EXISTS. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9051,7 +9633,13 @@ export interface operations {
     "dialogues.v1.practice": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9064,6 +9652,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9090,7 +9679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9101,6 +9690,24 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9301,7 +9908,13 @@ export interface operations {
     "subscriptions.v1.cancel": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9320,6 +9933,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9356,7 +9970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9385,6 +9999,24 @@ export interface operations {
             };
             /** @description SUBSCRIPTION_NOT_FOUND. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9678,6 +10310,15 @@ export interface operations {
                     "application/json": components["schemas"]["SharedError"];
                 };
             };
+            /** @description CONFLICT: another delivery of this notification is being applied; retry after `Retry-After` seconds (the end of its lease). Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
             /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
             429: {
                 headers: {
@@ -9777,6 +10418,15 @@ export interface operations {
             };
             /** @description Google verifier not enabled. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description CONFLICT: another delivery of this notification is being applied; retry after `Retry-After` seconds (the end of its lease). Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10048,7 +10698,13 @@ export interface operations {
     "subscriptions.v1.reactivate": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10068,6 +10724,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10098,7 +10755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10116,7 +10773,7 @@ export interface operations {
                     "application/json": components["schemas"]["SharedError"];
                 };
             };
-            /** @description SUBSCRIPTION_EXPIRED. Codes: EMAIL_NOT_VERIFIED (EMAIL_NOT_VERIFIED), FORBIDDEN (AUTH003), SUBSCRIPTION_REQUIRED (AUTH003), SUBSCRIPTION_EXPIRED (AUTH003), SUBSCRIPTION_CANCELLED (AUTH003). */
+            /** @description SUBSCRIPTION_EXPIRED (lapsed), SUBSCRIPTION_CANCELLED (cancelled at once): a new receipt is needed. Codes: EMAIL_NOT_VERIFIED (EMAIL_NOT_VERIFIED), FORBIDDEN (AUTH003), SUBSCRIPTION_REQUIRED (AUTH003), SUBSCRIPTION_EXPIRED (AUTH003), SUBSCRIPTION_CANCELLED (AUTH003). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10134,8 +10791,17 @@ export interface operations {
                     "application/json": components["schemas"]["SharedError"];
                 };
             };
-            /** @description SUBSCRIPTION_ALREADY_ACTIVE. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description SUBSCRIPTION_ALREADY_ACTIVE. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10296,7 +10962,13 @@ export interface operations {
     "subscriptions.v1.verifyReceipt": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10333,6 +11005,7 @@ export interface operations {
             /** @description The purchase was already verified: the same body */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10389,6 +11062,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10442,7 +11116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description RECEIPT_INVALID / RECEIPT_VERIFICATION_FAILED. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description RECEIPT_INVALID / RECEIPT_VERIFICATION_FAILED. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10451,8 +11125,17 @@ export interface operations {
                     "application/json": components["schemas"]["SharedError"];
                 };
             };
-            /** @description SUBSCRIPTION_ALREADY_ACTIVE. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description SUBSCRIPTION_ALREADY_ACTIVE. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10582,7 +11265,13 @@ export interface operations {
     "webhooks.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10601,6 +11290,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10637,7 +11327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10664,8 +11354,17 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description endpoint limit per account reached. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description endpoint limit per account reached. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10986,7 +11685,13 @@ export interface operations {
     "webhooks.patch": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
             };
@@ -11008,6 +11713,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11024,7 +11730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11053,6 +11759,24 @@ export interface operations {
             };
             /** @description Not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11299,7 +12023,13 @@ export interface operations {
     "webhooks.deliveries.replay": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
                 deliveryId: string;
@@ -11311,6 +12041,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11327,7 +12058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11354,8 +12085,17 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueError"];
                 };
             };
-            /** @description Delivery still pending. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002). */
+            /** @description Delivery still pending. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11395,7 +12135,13 @@ export interface operations {
     "webhooks.deliveries.replayFailed": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
             };
@@ -11406,6 +12152,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11424,7 +12171,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11444,6 +12191,24 @@ export interface operations {
             };
             /** @description Not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11483,7 +12248,13 @@ export interface operations {
     "webhooks.rotateSecret": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
             };
@@ -11494,6 +12265,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11514,7 +12286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11534,6 +12306,24 @@ export interface operations {
             };
             /** @description Not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11573,7 +12363,13 @@ export interface operations {
     "webhooks.test": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
             };
@@ -11584,6 +12380,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11600,7 +12397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11620,6 +12417,24 @@ export interface operations {
             };
             /** @description Not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
