@@ -8,7 +8,15 @@ import { cardModel } from '../src/data-access/card.model';
 import { newCard } from '../src/domain/cards/card-fields';
 import { MASTERED_AT } from '../src/domain/scheduling/mastery';
 import { flashcardsDeps } from '../src/start';
-import { newUserClient, publish, type Reply, sampleCard, startFlashcards, stopFlashcards } from './support';
+import {
+  DAY,
+  newUserClient,
+  publish,
+  type Reply,
+  sampleCard,
+  startFlashcards,
+  stopFlashcards,
+} from './support';
 
 // the machine is shared and often loaded: generous per-test time, no timing assertions
 jest.setTimeout(120_000);
@@ -141,10 +149,19 @@ describe('card counters follow the card writes', () => {
 
     // mastery by reviews: counted once it reaches mastered, uncounted when a wrong answer drops it
     let mastery = 0;
-    for (let i = 0; i < 10 && mastery < MASTERED_AT; i++) {
-      mastery = (await c.ok(c.user.api('POST', '/api/learning/review', { cardId: cup, rating: 5 }))).data
-        .masteryLevel;
-      if (mastery < MASTERED_AT) await c.expectCounts({ total: 5, mastered: 2, favorite: 1 }, false);
+    // each answer on the day the card falls due (an earlier right answer moves no mastery)
+    let waited = 0;
+    try {
+      for (let i = 0; i < 10 && mastery < MASTERED_AT; i++) {
+        const answer = (await c.ok(c.user.api('POST', '/api/learning/review', { cardId: cup, rating: 5 })))
+          .data;
+        mastery = answer.masteryLevel;
+        clock.advance(answer.interval * DAY);
+        waited += answer.interval * DAY;
+        if (mastery < MASTERED_AT) await c.expectCounts({ total: 5, mastered: 2, favorite: 1 }, false);
+      }
+    } finally {
+      clock.advance(-waited);
     }
     await c.expectCounts({ total: 5, mastered: 3, favorite: 1 }, true);
     await c.ok(c.user.api('POST', '/api/learning/review', { cardId: cup, rating: 1 }));

@@ -244,13 +244,23 @@ describe('Group B /api/flashcards: scheduling', () => {
       masteryLevel: 15,
       nextReviewDate: new Date(clock.now().getTime() + 2 * DAY).toISOString(),
     });
-    const r2 = await api('POST', `/api/flashcards/${id}/review`, { confidence: 2 });
+    // answered again at once (a repeat): recorded, but it earns no interval
+    const early = await api('POST', `/api/flashcards/${id}/review`, { confidence: 2 });
+    expect(early.body.data).toMatchObject({ intervalDays: 2, repetitions: 1, masteryLevel: 15 });
+    // answered on the day it falls due: 2^2
+    clock.advance(2 * DAY);
+    let r2;
+    try {
+      r2 = await api('POST', `/api/flashcards/${id}/review`, { confidence: 2 });
+    } finally {
+      clock.advance(-2 * DAY);
+    }
     expect(r2.body.data).toMatchObject({ intervalDays: 4, repetitions: 2, easinessFactor: 2.65 });
     const r3 = await api('POST', `/api/flashcards/${id}/review`, { confidence: 0 });
     expect(r3.body.data).toMatchObject({ wasCorrect: false, intervalDays: 1, repetitions: 0 });
     expect(r3.body.data.flashcard).toMatchObject({
-      timesReviewed: 3,
-      timesCorrect: 2,
+      timesReviewed: 4, // the early repeat is counted too
+      timesCorrect: 3,
       lastReviewedAt: clock.now().toISOString(),
     });
 

@@ -94,10 +94,18 @@ describe('Group C /api/learning/due and /review', () => {
     const { ids } = await setWithCards(api, ['y']);
     const intervals: number[] = [];
     const eases: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await api('POST', '/api/learning/review', { cardId: ids[0], rating: 4 });
-      intervals.push(r.body.data.interval);
-      eases.push(r.body.data.easeFactor);
+    // each answer on the day the card falls due (an earlier one earns no interval)
+    let waited = 0;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await api('POST', '/api/learning/review', { cardId: ids[0], rating: 4 });
+        intervals.push(r.body.data.interval);
+        eases.push(r.body.data.easeFactor);
+        clock.advance(r.body.data.interval * DAY);
+        waited += r.body.data.interval * DAY;
+      }
+    } finally {
+      clock.advance(-waited);
     }
     expect(intervals).toEqual([1, 6, 15]);
     expect(eases).toEqual([2.5, 2.5, 2.5]);
