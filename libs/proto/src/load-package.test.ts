@@ -13,7 +13,12 @@ function protoFilesOnDisk(dir = PROTO_ROOT): string[] {
 describe('loadPackage', () => {
   it('When loaded, Then every Lingua service and the standard health service are constructors with their methods', () => {
     const proto = loadPackage();
-    expect(Object.keys(proto.lingua.identity.v1.IdentityService.service)).toEqual(['GetUser', 'ResolveUser']);
+    expect(Object.keys(proto.lingua.identity.v1.IdentityService.service)).toEqual([
+      'GetUser',
+      'ResolveUser',
+      'GetDevices',
+      'RemoveDevice',
+    ]);
     expect(Object.keys(proto.lingua.flashcards.v1.FlashcardsService.service)).toEqual(['GetCardStats']);
     expect(Object.keys(proto.lingua.subscriptions.v1.EntitlementsService.service)).toEqual([
       'CheckFeatureAccess',

@@ -13,6 +13,7 @@ import { gridFsAvatarStore } from './data-access/avatar.gridfs-store';
 import { type DurableBlacklist, durableBlacklist } from './data-access/durable-blacklist';
 import { appleTokenClient, appleTokenSettings } from './data-access/apple-tokens.client';
 import { grpcCardStats } from './data-access/card-stats.client';
+import { deviceRepository } from './data-access/device.repository';
 import { joseIdentityProviders } from './data-access/identity-providers';
 import { loginAttemptsStore } from './data-access/login-attempts.store';
 import { accountMailBudget } from './data-access/account-mail-budget.store';
@@ -76,6 +77,7 @@ function identityDeps(
       clock,
     ),
     avatars: gridFsAvatarStore(connection),
+    devices: deviceRepository(connection),
     erasures: accountErasureRepository(connection),
     cardStats: grpcCardStats(
       f.FLASHCARDS_ADDR,
@@ -103,7 +105,7 @@ export function defineIdentityService(
     migrate: migrateUsernameKeys,
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),
-    grpc: (server, deps) => registerIdentityGrpc(server, { users: depsOf(deps).users }),
+    grpc: (server, deps) => registerIdentityGrpc(server, depsOf(deps)),
     grpcCallers: config.grpc.grpcCallers,
     consumers: (deps) => [subscriptionChangedSubscriber({ users: depsOf(deps).users })],
     workers: (deps) => [

@@ -2,9 +2,14 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { Device as _lingua_identity_v1_Device, Device__Output as _lingua_identity_v1_Device__Output } from './lingua/identity/v1/Device';
+import type { GetDevicesRequest as _lingua_identity_v1_GetDevicesRequest, GetDevicesRequest__Output as _lingua_identity_v1_GetDevicesRequest__Output } from './lingua/identity/v1/GetDevicesRequest';
+import type { GetDevicesResponse as _lingua_identity_v1_GetDevicesResponse, GetDevicesResponse__Output as _lingua_identity_v1_GetDevicesResponse__Output } from './lingua/identity/v1/GetDevicesResponse';
 import type { GetUserRequest as _lingua_identity_v1_GetUserRequest, GetUserRequest__Output as _lingua_identity_v1_GetUserRequest__Output } from './lingua/identity/v1/GetUserRequest';
 import type { GetUserResponse as _lingua_identity_v1_GetUserResponse, GetUserResponse__Output as _lingua_identity_v1_GetUserResponse__Output } from './lingua/identity/v1/GetUserResponse';
 import type { IdentityServiceClient as _lingua_identity_v1_IdentityServiceClient, IdentityServiceDefinition as _lingua_identity_v1_IdentityServiceDefinition } from './lingua/identity/v1/IdentityService';
+import type { RemoveDeviceRequest as _lingua_identity_v1_RemoveDeviceRequest, RemoveDeviceRequest__Output as _lingua_identity_v1_RemoveDeviceRequest__Output } from './lingua/identity/v1/RemoveDeviceRequest';
+import type { RemoveDeviceResponse as _lingua_identity_v1_RemoveDeviceResponse, RemoveDeviceResponse__Output as _lingua_identity_v1_RemoveDeviceResponse__Output } from './lingua/identity/v1/RemoveDeviceResponse';
 import type { ResolveUserRequest as _lingua_identity_v1_ResolveUserRequest, ResolveUserRequest__Output as _lingua_identity_v1_ResolveUserRequest__Output } from './lingua/identity/v1/ResolveUserRequest';
 import type { ResolveUserResponse as _lingua_identity_v1_ResolveUserResponse, ResolveUserResponse__Output as _lingua_identity_v1_ResolveUserResponse__Output } from './lingua/identity/v1/ResolveUserResponse';
 import type { User as _lingua_identity_v1_User, User__Output as _lingua_identity_v1_User__Output } from './lingua/identity/v1/User';
@@ -17,9 +22,14 @@ export interface ProtoGrpcType {
   lingua: {
     identity: {
       v1: {
+        Device: MessageTypeDefinition<_lingua_identity_v1_Device, _lingua_identity_v1_Device__Output>
+        GetDevicesRequest: MessageTypeDefinition<_lingua_identity_v1_GetDevicesRequest, _lingua_identity_v1_GetDevicesRequest__Output>
+        GetDevicesResponse: MessageTypeDefinition<_lingua_identity_v1_GetDevicesResponse, _lingua_identity_v1_GetDevicesResponse__Output>
         GetUserRequest: MessageTypeDefinition<_lingua_identity_v1_GetUserRequest, _lingua_identity_v1_GetUserRequest__Output>
         GetUserResponse: MessageTypeDefinition<_lingua_identity_v1_GetUserResponse, _lingua_identity_v1_GetUserResponse__Output>
         IdentityService: SubtypeConstructor<typeof grpc.Client, _lingua_identity_v1_IdentityServiceClient> & { service: _lingua_identity_v1_IdentityServiceDefinition }
+        RemoveDeviceRequest: MessageTypeDefinition<_lingua_identity_v1_RemoveDeviceRequest, _lingua_identity_v1_RemoveDeviceRequest__Output>
+        RemoveDeviceResponse: MessageTypeDefinition<_lingua_identity_v1_RemoveDeviceResponse, _lingua_identity_v1_RemoveDeviceResponse__Output>
         ResolveUserRequest: MessageTypeDefinition<_lingua_identity_v1_ResolveUserRequest, _lingua_identity_v1_ResolveUserRequest__Output>
         ResolveUserResponse: MessageTypeDefinition<_lingua_identity_v1_ResolveUserResponse, _lingua_identity_v1_ResolveUserResponse__Output>
         User: MessageTypeDefinition<_lingua_identity_v1_User, _lingua_identity_v1_User__Output>

@@ -28,6 +28,10 @@ export const identityIndexes: IndexSpec[] = [
   { collection: 'revoked_tokens', key: { expiresAt: 1 }, expireAfterSeconds: 0 },
   // the pending-erasures sweep: deletion records not tried for a while, oldest first
   { collection: 'account_erasures', key: { triedAt: 1 } },
+  // push devices: one token, one device (registering it again finds it; another account takes it over)
+  { collection: 'devices', key: { tokenKey: 1 }, unique: true },
+  // a user's devices, least recently seen last (listing, the 20-device cap, erasure)
+  { collection: 'devices', key: { userId: 1, lastSeenAt: -1 } },
   // the avatars (GridFS)
   ...fileBucketIndexes(AVATAR_BUCKET),
   // a deleted account's avatars, found by owner

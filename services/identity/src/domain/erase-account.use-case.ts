@@ -26,7 +26,15 @@ export interface AccountErasureStore {
 
 export type ErasureDeps = Pick<
   IdentityDeps,
-  'users' | 'families' | 'oneTimeTokens' | 'socialIdentities' | 'avatars' | 'apple' | 'blacklist' | 'clock'
+  | 'users'
+  | 'families'
+  | 'oneTimeTokens'
+  | 'socialIdentities'
+  | 'avatars'
+  | 'devices'
+  | 'apple'
+  | 'blacklist'
+  | 'clock'
 > & { erasures: AccountErasureStore };
 
 /** A deletion record this old whose account was never deleted belongs to a request that failed. */
@@ -41,8 +49,8 @@ export const revokeEveryToken = (userId: string, deletedAt: Date, deps: Pick<Era
 
 /**
  * The clean-up after an account's soft delete: every token revoked, sign-ins, e-mailed links,
- * provider links (the Apple grant revoked with Apple first: App Store guideline 5.1.1(v)) and the
- * avatar erased. Each step is idempotent, and a failure leaves the record in place for the sweeper,
+ * provider links (the Apple grant revoked with Apple first: App Store guideline 5.1.1(v)), push
+ * devices and the avatar erased. Each step is idempotent, and a failure leaves the record in place for the sweeper,
  * which runs this again until every step has succeeded. Returns whether the record was closed.
  */
 export async function eraseAccount(erasure: PendingErasure, deps: ErasureDeps): Promise<boolean> {
@@ -62,6 +70,7 @@ export async function eraseAccount(erasure: PendingErasure, deps: ErasureDeps): 
     for (const { provider, token } of await deps.socialIdentities.providerRefreshTokensOf(userId))
       if (provider === 'apple') await deps.apple.revoke(token);
   await deps.socialIdentities.unlinkAll(userId);
+  await deps.devices.deleteAllOfUser(userId);
   if (erasure.avatar) await deps.avatars.remove(erasure.avatar);
   await deps.avatars.removeAllOf(userId);
   await deps.erasures.close(userId);

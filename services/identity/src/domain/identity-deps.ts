@@ -12,6 +12,7 @@ import type {
   UserRepository,
 } from './ports';
 import type { AvatarStore } from './avatar-store';
+import type { DeviceStore } from './devices.use-case';
 import type { AccountErasureStore } from './erase-account.use-case';
 import type { PasswordHasher } from './password-hasher';
 import type { CardStatsSource } from './profile.use-case';
@@ -36,6 +37,8 @@ export interface IdentityDeps {
   hasher: PasswordHasher;
   providers: IdentityProviders;
   avatars: AvatarStore;
+  /** Push devices (APNs / FCM tokens) of each user. */
+  devices: DeviceStore;
   /** Deleted accounts whose clean-up is not finished (resumed by the pending-erasures sweeper). */
   erasures: AccountErasureStore;
   cardStats: CardStatsSource;

@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { parseInput } from '@lingua/errors';
 import type { GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
+import { type DeviceDeps, forgetRefusedToken, listDevices } from '../../domain/devices.use-case';
 import type { UserRepository } from '../../domain/ports';
 import { GetUserInput, getUser } from '../../domain/get-user.use-case';
 import type { User } from '../../domain/user';
@@ -14,8 +16,17 @@ const toProto = (u: User) => ({
   created_at: u.createdAt.toISOString(),
 });
 
-/** IdentityService: proto ↔ domain mapping only; notifications asks GetUser (webhook owners), operators may. */
-export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepository }): void {
+const DevicesInput = z.object({ userId: z.string().min(1).max(100) });
+const RemoveDeviceInput = DevicesInput.extend({
+  token: z.string().min(1).max(4096),
+  refusedAt: z.iso.datetime({ offset: true }).transform((t) => new Date(t)),
+});
+
+/**
+ * IdentityService: proto ↔ domain mapping only. notifications asks GetUser (webhook owners) and
+ * the push devices (GetDevices, RemoveDevice: docs/adr/0026); operators may call everything.
+ */
+export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepository } & DeviceDeps): void {
   server.addService(
     loadPackage().lingua.identity.v1.IdentityService.service,
     {
@@ -39,8 +50,34 @@ export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepo
           ),
         ),
       }),
+      GetDevices: async (req) => {
+        const { userId } = parseInput(DevicesInput, { userId: req.user_id });
+        return {
+          devices: (await listDevices(userId, deps)).map((d) => ({
+            device_id: d.id,
+            platform: d.platform,
+            token: d.token,
+            app_version: d.appVersion ?? '',
+            locale: d.locale ?? '',
+            last_seen_at: d.lastSeenAt.toISOString(),
+          })),
+        };
+      },
+      RemoveDevice: async (req) => {
+        const input = parseInput(RemoveDeviceInput, {
+          userId: req.user_id,
+          token: req.token,
+          refusedAt: req.refused_at,
+        });
+        return { removed: await forgetRefusedToken(input.userId, input.token, input.refusedAt, deps) };
+      },
     },
-    // notifications: whether a scope-all webhook's owner is still an admin
-    { GetUser: ['notifications'], ResolveUser: [] },
+    // notifications: whether a scope-all webhook's owner is still an admin; the push devices
+    {
+      GetUser: ['notifications'],
+      ResolveUser: [],
+      GetDevices: ['notifications'],
+      RemoveDevice: ['notifications'],
+    },
   );
 }

@@ -6,6 +6,7 @@ import { createApiDocs, serveApiDocs } from '@lingua/openapi';
 import type { IdentityDeps } from '../../domain/identity-deps';
 import { authCatalogueRoutes } from './auth-catalogue.routes';
 import { authV1Routes } from './auth-v1.routes';
+import { devicesRoutes } from './devices.routes';
 import { emailLinkPages } from './email-link-pages';
 import { usersRoutes } from './users.routes';
 
@@ -18,6 +19,7 @@ export function registerIdentityHttp(app: Express, deps: IdentityDeps, logger: L
   app.use(authV1Routes(deps, authenticated, docs));
   app.use(authCatalogueRoutes(deps, authenticated, docs, logger));
   app.use(usersRoutes(deps, authenticated, docs));
+  app.use(devicesRoutes(deps, authenticated, docs));
   // web pages, not API operations: they stay out of the OpenAPI document
   app.use(emailLinkPages(deps));
   serveApiDocs(app, docs);

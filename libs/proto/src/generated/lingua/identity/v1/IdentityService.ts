@@ -3,12 +3,25 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { GetDevicesRequest as _lingua_identity_v1_GetDevicesRequest, GetDevicesRequest__Output as _lingua_identity_v1_GetDevicesRequest__Output } from '../../../lingua/identity/v1/GetDevicesRequest';
+import type { GetDevicesResponse as _lingua_identity_v1_GetDevicesResponse, GetDevicesResponse__Output as _lingua_identity_v1_GetDevicesResponse__Output } from '../../../lingua/identity/v1/GetDevicesResponse';
 import type { GetUserRequest as _lingua_identity_v1_GetUserRequest, GetUserRequest__Output as _lingua_identity_v1_GetUserRequest__Output } from '../../../lingua/identity/v1/GetUserRequest';
 import type { GetUserResponse as _lingua_identity_v1_GetUserResponse, GetUserResponse__Output as _lingua_identity_v1_GetUserResponse__Output } from '../../../lingua/identity/v1/GetUserResponse';
+import type { RemoveDeviceRequest as _lingua_identity_v1_RemoveDeviceRequest, RemoveDeviceRequest__Output as _lingua_identity_v1_RemoveDeviceRequest__Output } from '../../../lingua/identity/v1/RemoveDeviceRequest';
+import type { RemoveDeviceResponse as _lingua_identity_v1_RemoveDeviceResponse, RemoveDeviceResponse__Output as _lingua_identity_v1_RemoveDeviceResponse__Output } from '../../../lingua/identity/v1/RemoveDeviceResponse';
 import type { ResolveUserRequest as _lingua_identity_v1_ResolveUserRequest, ResolveUserRequest__Output as _lingua_identity_v1_ResolveUserRequest__Output } from '../../../lingua/identity/v1/ResolveUserRequest';
 import type { ResolveUserResponse as _lingua_identity_v1_ResolveUserResponse, ResolveUserResponse__Output as _lingua_identity_v1_ResolveUserResponse__Output } from '../../../lingua/identity/v1/ResolveUserResponse';
 
 export interface IdentityServiceClient extends grpc.Client {
+  GetDevices(argument: _lingua_identity_v1_GetDevicesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  GetDevices(argument: _lingua_identity_v1_GetDevicesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  GetDevices(argument: _lingua_identity_v1_GetDevicesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  GetDevices(argument: _lingua_identity_v1_GetDevicesRequest, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  getDevices(argument: _lingua_identity_v1_GetDevicesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  getDevices(argument: _lingua_identity_v1_GetDevicesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  getDevices(argument: _lingua_identity_v1_GetDevicesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  getDevices(argument: _lingua_identity_v1_GetDevicesRequest, callback: grpc.requestCallback<_lingua_identity_v1_GetDevicesResponse__Output>): grpc.ClientUnaryCall;
+  
   GetUser(argument: _lingua_identity_v1_GetUserRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
   GetUser(argument: _lingua_identity_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
   GetUser(argument: _lingua_identity_v1_GetUserRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
@@ -17,6 +30,15 @@ export interface IdentityServiceClient extends grpc.Client {
   getUser(argument: _lingua_identity_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
   getUser(argument: _lingua_identity_v1_GetUserRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
   getUser(argument: _lingua_identity_v1_GetUserRequest, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
+  
+  RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  removeDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  removeDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  removeDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
+  removeDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
   
   ResolveUser(argument: _lingua_identity_v1_ResolveUserRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_ResolveUserResponse__Output>): grpc.ClientUnaryCall;
   ResolveUser(argument: _lingua_identity_v1_ResolveUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_ResolveUserResponse__Output>): grpc.ClientUnaryCall;
@@ -30,13 +52,19 @@ export interface IdentityServiceClient extends grpc.Client {
 }
 
 export interface IdentityServiceHandlers extends grpc.UntypedServiceImplementation {
+  GetDevices: grpc.handleUnaryCall<_lingua_identity_v1_GetDevicesRequest__Output, _lingua_identity_v1_GetDevicesResponse>;
+  
   GetUser: grpc.handleUnaryCall<_lingua_identity_v1_GetUserRequest__Output, _lingua_identity_v1_GetUserResponse>;
+  
+  RemoveDevice: grpc.handleUnaryCall<_lingua_identity_v1_RemoveDeviceRequest__Output, _lingua_identity_v1_RemoveDeviceResponse>;
   
   ResolveUser: grpc.handleUnaryCall<_lingua_identity_v1_ResolveUserRequest__Output, _lingua_identity_v1_ResolveUserResponse>;
   
 }
 
 export interface IdentityServiceDefinition extends grpc.ServiceDefinition {
+  GetDevices: MethodDefinition<_lingua_identity_v1_GetDevicesRequest, _lingua_identity_v1_GetDevicesResponse, _lingua_identity_v1_GetDevicesRequest__Output, _lingua_identity_v1_GetDevicesResponse__Output>
   GetUser: MethodDefinition<_lingua_identity_v1_GetUserRequest, _lingua_identity_v1_GetUserResponse, _lingua_identity_v1_GetUserRequest__Output, _lingua_identity_v1_GetUserResponse__Output>
+  RemoveDevice: MethodDefinition<_lingua_identity_v1_RemoveDeviceRequest, _lingua_identity_v1_RemoveDeviceResponse, _lingua_identity_v1_RemoveDeviceRequest__Output, _lingua_identity_v1_RemoveDeviceResponse__Output>
   ResolveUser: MethodDefinition<_lingua_identity_v1_ResolveUserRequest, _lingua_identity_v1_ResolveUserResponse, _lingua_identity_v1_ResolveUserRequest__Output, _lingua_identity_v1_ResolveUserResponse__Output>
 }
