@@ -49,6 +49,11 @@ const userSchema = new Schema<UserDocument>(
   },
   { timestamps: true, versionKey: false, minimize: false },
 );
+// the unique index is on usernameKey: a document saved without one (a fixture, a script) would hold
+// the index's one null and make the next such save fail, so the model derives it
+userSchema.pre('validate', function deriveUsernameKey() {
+  if (this.username && !this.usernameKey) this.usernameKey = this.username.toLowerCase();
+});
 
 export const userModel = (connection: Connection): Model<UserDocument> =>
   (connection.models.User as Model<UserDocument> | undefined) ??
