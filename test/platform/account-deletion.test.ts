@@ -147,6 +147,12 @@ describe('account deletion carried through every service', () => {
     const form = new FormData();
     form.append('avatar', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'me.png');
     expect((await call('PUT', '/api/users/profile', { raw: form, token })).status).toBe(200);
+    // the phone's push token (issue 37 item 1)
+    const device = await call('POST', '/api/users/devices', {
+      token,
+      body: { platform: 'ios', token: randomBytes(32).toString('hex'), appVersion: '1.0.0' },
+    });
+    expect(device.status).toBe(201);
     const tx = `tx${randomBytes(8).toString('hex')}`;
     const bought = await call('POST', '/api/v1/subscriptions/verify-receipt', {
       token,
@@ -201,6 +207,9 @@ describe('account deletion carried through every service', () => {
       },
       { timeoutMs: 60_000, intervalMs: 500 },
     );
+    // erased, among the rest: the push devices (nothing may be pushed to a deleted account)
+    const identityDb = stack.services.identity.deps.mongo.connection.db!;
+    expect(await identityDb.collection('devices').countDocuments({ userId })).toBe(0);
     const account = await stack.services.identity.deps.mongo.connection
       .db!.collection('users')
       .findOne({ _id: userId as never });
