@@ -49,8 +49,8 @@ describe('the generated client', () => {
     if (process.env.UPDATE_OPENAPI_CLIENT === '1') writeFileSync(checkedIn, generated);
     // out of date: run `npm run openapi:client` and commit test/client/lingua-api.d.ts
     expect(readFileSync(checkedIn, 'utf8')).toBe(generated);
-    // no success answer is typed `never` (an operation without a documented body)
-    expect(generated).not.toMatch(/\n\s+2\d\d: \{\s*headers: \{[^}]*\};\s*content\?: never;/);
+    // no success answer is typed `never` (an operation without a documented body), but a 204's
+    expect(generated).not.toMatch(/\n\s+2(?!04)\d\d: \{\s*headers: \{[^}]*\};\s*content\?: never;/);
   }, 60_000);
 
   it('When the journey is compiled, Then strict tsc accepts it with no casts', async () => {

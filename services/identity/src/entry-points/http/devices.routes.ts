@@ -28,6 +28,7 @@ export function devicesRoutes(deps: IdentityDeps, authenticated: RequestHandler,
   docs.route({
     method: 'post',
     path: P,
+    operationId: 'users.devices.register',
     summary:
       "Register the app's push token (idempotent: the same token again updates the device; a token another account holds moves to the caller; a 21st device replaces the least recently seen)",
     auth: 'access',
@@ -45,6 +46,7 @@ export function devicesRoutes(deps: IdentityDeps, authenticated: RequestHandler,
   docs.route({
     method: 'get',
     path: P,
+    operationId: 'users.devices.list',
     summary: "The caller's push devices (at most 20), most recently seen first",
     auth: 'access',
     response: z.object({ devices: z.array(DeviceData) }),
@@ -58,6 +60,7 @@ export function devicesRoutes(deps: IdentityDeps, authenticated: RequestHandler,
   docs.route({
     method: 'delete',
     path: `${P}/:deviceId`,
+    operationId: 'users.devices.remove',
     summary: "Remove one of the caller's push devices (sign-out on the phone); no content",
     auth: 'access',
     params: DeviceParams,
