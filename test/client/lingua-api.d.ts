@@ -972,6 +972,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's push devices (at most 20), most recently seen first
+         * @description The caller's push devices (at most 20), most recently seen first. Needs an access token (Authorization: Bearer).
+         */
+        get: operations["users.devices.list"];
+        put?: never;
+        /**
+         * Register the app's push token (idempotent: the same token again updates the device; a token another account holds moves to the caller; a 21st device replaces the least recently seen)
+         * @description Register the app's push token (idempotent: the same token again updates the device; a token another account holds moves to the caller; a 21st device replaces the least recently seen). Needs an access token (Authorization: Bearer).
+         */
+        post: operations["users.devices.register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the caller's push devices (sign-out on the phone); no content
+         * @description Remove one of the caller's push devices (sign-out on the phone); no content. Needs an access token (Authorization: Bearer).
+         */
+        delete: operations["users.devices.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/profile": {
         parameters: {
             query?: never;
@@ -7769,6 +7813,303 @@ export interface operations {
                 };
             };
             /** @description not found. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Overloaded or a dependency is down (Retry-After). Codes: SERVICE_UNAVAILABLE (SRV002). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description The request deadline passed. Codes: UPSTREAM_TIMEOUT (SRV002), DEADLINE_EXCEEDED (SRV002). */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+        };
+    };
+    "users.devices.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            devices: {
+                                id: string;
+                                /** @enum {string} */
+                                platform: "ios" | "android";
+                                token: string;
+                                appVersion: string | null;
+                                locale: string | null;
+                                /** @description ISO 8601 UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC: the last registration of this token */
+                                lastSeenAt: string;
+                            }[];
+                        };
+                        message?: string;
+                        meta: {
+                            /** Format: date-time */
+                            timestamp: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Overloaded or a dependency is down (Retry-After). Codes: SERVICE_UNAVAILABLE (SRV002). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description The request deadline passed. Codes: UPSTREAM_TIMEOUT (SRV002), DEADLINE_EXCEEDED (SRV002). */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+        };
+    };
+    "users.devices.register": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (a UUID) for this request, sent again unchanged with every retry of it. Within 24 hours the first complete answer is replayed to a retry with the same key and body, marked Idempotent-Replayed; a retry while the first still runs gets 409 with Retry-After; the same key with another body 422. Answers 5xx (and 408, 425, 429) are not kept: a retry runs the operation again. Keys are per user or API key and per operation (method and path). See the API guide, "Retries and Idempotency-Key".
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "platform": "ios",
+                 *       "token": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                 *       "appVersion": "3.2.1",
+                 *       "locale": "de-DE"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description ios: an APNs device token; android: an FCM registration token
+                     * @enum {string}
+                     */
+                    platform: "ios" | "android";
+                    /** @description ios: the APNs device token as hex (64 characters today; up to 200 accepted); android: the FCM registration token ([A-Za-z0-9_:-], 100 to 4096 characters) */
+                    token: string;
+                    appVersion?: string;
+                    locale?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            device: {
+                                id: string;
+                                /** @enum {string} */
+                                platform: "ios" | "android";
+                                token: string;
+                                appVersion: string | null;
+                                locale: string | null;
+                                /** @description ISO 8601 UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC: the last registration of this token */
+                                lastSeenAt: string;
+                            };
+                        };
+                        message?: string;
+                        meta: {
+                            /** Format: date-time */
+                            timestamp: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). Or: Idempotency-Key malformed (empty, over 255 characters, not printable ASCII): VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description RES002 the same token is being registered by other accounts at this moment; retry. Codes: EMAIL_EXISTS (RES002), USERNAME_EXISTS (RES002), SUBSCRIPTION_ALREADY_ACTIVE (RES002), CONFLICT (RES002), IDEMPOTENCY_IN_PROGRESS (RES002). Or: A request with this Idempotency-Key is still in progress: retry after Retry-After (IDEMPOTENCY_IN_PROGRESS, RES002). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description This Idempotency-Key was used for this operation with a different body (IDEMPOTENCY_KEY_REUSED, VAL002). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Rate limit of the caller’s plan exceeded (Retry-After). Codes: RATE_LIMITED (RATE001), QUOTA_EXCEEDED (RATE002). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Overloaded or a dependency is down (Retry-After). Codes: SERVICE_UNAVAILABLE (SRV002). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description The request deadline passed. Codes: UPSTREAM_TIMEOUT (SRV002), DEADLINE_EXCEEDED (SRV002). */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+        };
+    };
+    "users.devices.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input. Codes: VALIDATION_ERROR (VAL001), INVALID_INPUT (VAL002), SOCIAL_LOGIN_ERROR (AUTH003), RECEIPT_VERIFICATION_FAILED (VAL002), RECEIPT_INVALID (VAL002), REFUND_PROCESSING_ERROR (VAL002). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. Codes: INVALID_CREDENTIALS (AUTH003), UNAUTHORIZED (AUTH003), TOKEN_INVALID (AUTH001), TOKEN_EXPIRED (AUTH002), TOKEN_BLACKLISTED (AUTH001). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueError"];
+                };
+            };
+            /** @description RES001 the caller has no device with this id. Codes: SUBSCRIPTION_NOT_FOUND (RES001), NOT_FOUND (RES001). */
             404: {
                 headers: {
                     [name: string]: unknown;
