@@ -113,7 +113,15 @@ describe('push devices through the gateway', () => {
     }
     // the longer APNs tokens newer devices give, and upper-case hex, are accepted
     expect((await register(u.token, { platform: 'ios', token: apnsToken(80) })).status).toBe(201);
-    expect((await register(u.token, { platform: 'ios', token: apnsToken().toUpperCase() })).status).toBe(201);
+    const upper = apnsToken().toUpperCase();
+    const spelled = await register(u.token, { platform: 'ios', token: upper });
+    expect(spelled.status).toBe(201);
+    // one token in either case is one device, kept in lower case
+    const lower = await register(u.token, { platform: 'ios', token: upper.toLowerCase() });
+    expect(lower.body.data.device).toMatchObject({
+      id: spelled.body.data.device.id,
+      token: upper.toLowerCase(),
+    });
     expect((await list(u.token)).length).toBe(2);
     expect((await g.call('DELETE', '/api/users/devices/not-an-id', { headers: as(u.token) })).status).toBe(
       404,

@@ -88,14 +88,16 @@ export async function registerDevice(
     locale: input.locale ?? null,
     lastSeenAt: deps.clock.now(),
   };
+  // hex is case-blind: one APNs token in two spellings must be one device, not two
+  const token = input.platform === 'ios' ? input.token.toLowerCase() : input.token;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const known = await deps.devices.touch(userId, input.token, update);
+    const known = await deps.devices.touch(userId, token, update);
     if (known) return known;
-    await deps.devices.releaseToken(input.token, userId);
+    await deps.devices.releaseToken(token, userId);
     const device: Device = {
       id: randomUUID(),
       userId,
-      token: input.token,
+      token,
       createdAt: update.lastSeenAt,
       ...update,
     };
