@@ -148,6 +148,8 @@ describe('OpenAPI fragment', () => {
         '/api/users/settings',
         '/api/users/account',
         '/api/users/avatars/{name}',
+        '/api/users/devices',
+        '/api/users/devices/{deviceId}',
       ].sort(),
     );
     const register = res.body.paths['/api/v1/auth/register'].post;
