@@ -15,6 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
+const { startPushSink } = require('./push-sink');
 const creds = require('./infra-credentials');
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -75,6 +76,7 @@ function portPlan(base) {
     redis: at(6390),
     ferretdb: at(27027),
     smtp: at(1025),
+    push: at(1026),
   };
 }
 
@@ -257,6 +259,7 @@ async function startCluster({
   }
   const ready = new Map(); // label -> () => Promise<boolean>, what a restart waits for
   const sink = await startMailSink({ port: plan.smtp }).catch(() => undefined);
+  const pushSink = await startPushSink({ port: plan.push }).catch(() => undefined);
   const balancerDir = fs.mkdtempSync(path.join(data, 'balancers-'));
   const DATA_PROCESSES = ['ferretdb', 'redis', 'nats-n1', 'nats-n2', 'nats-n3'];
   // the operator's way in (infra.sh's database, no authentication): makes and drops the users
@@ -281,6 +284,7 @@ async function startCluster({
     const order = [...processes.values()].reverse();
     for (const p of order) if (!DATA_PROCESSES.includes(p.label)) await p.stop();
     await sink?.close();
+    await pushSink?.close();
     if (dropData && dbPrefix) await dropDatabases(adminMongoUrl, dbPrefix).catch(() => undefined);
     if (mongoUsersMade) await creds.dropMongoUsers(adminMongoUrl, mongoUsers).catch(() => undefined);
     for (const p of order) if (DATA_PROCESSES.includes(p.label)) await p.stop();
@@ -363,6 +367,7 @@ async function startCluster({
       // longer than the balancers take to see a replica not ready (2 checks 500 ms apart), as in Kubernetes
       DRAIN_DELAY_MS: '3000',
       SMTP_PORT: String(plan.smtp),
+      PUSH_SINK_URL: `http://127.0.0.1:${plan.push}/push`,
       // the virtual users of the chaos suite are not what rate limits are for
       RATE_LIMIT_FREE_PER_HOUR: '1000000',
       RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000',
@@ -495,6 +500,7 @@ async function startCluster({
     natsNodes: plan.nats,
     services: SERVICES,
     mails: sink?.mails,
+    pushes: pushSink?.pushes,
     hasOwnDatabase: processes.has('ferretdb'),
     /** The operator's NATS user (every right), e.g. to look into the streams. */
     natsAdminUrl: creds.withCredentials(

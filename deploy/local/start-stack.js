@@ -8,6 +8,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
+const { startPushSink } = require('./push-sink');
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEPLOYABLES = [
@@ -47,6 +48,7 @@ async function startStack({
   quiet = false,
   readyTimeoutMs = 90_000,
   mailSink = true,
+  pushSink = true,
 } = {}) {
   // the launcher runs a development stack unless told otherwise: services refuse to start without NODE_ENV
   const fullEnv = { NODE_ENV: 'development', ...process.env, ...env };
@@ -79,6 +81,17 @@ async function startStack({
       : undefined;
   if (mailSink && !sink && !quiet)
     console.log('[mail] SMTP port in use: e-mails go to the server already there');
+  // pushes of a provider without credentials go to a sink that prints them (unless it points elsewhere)
+  const pushUrl = new URL(fullEnv.PUSH_SINK_URL ?? 'http://127.0.0.1:1026/push');
+  const pushes =
+    pushSink && ['127.0.0.1', 'localhost'].includes(pushUrl.hostname)
+      ? await startPushSink({
+          port: Number(pushUrl.port || 80),
+          onPush: (p) => !quiet && console.log(`\x1b[35m[push]\x1b[0m to ${p.to}: ${p.text}`),
+        })
+      : undefined;
+  if (pushSink && !pushes && !quiet)
+    console.log('[push] push sink port in use: pushes go to the sink already there');
   // quiet: each process writes its log straight to a file of its own, so the caller (the overload
   // bench's load generator, whose clock times every answer) spends no CPU on them, and a process
   // that exits during start-up is reported with its last lines; removed by stop()
@@ -118,6 +131,7 @@ async function startStack({
       ),
     );
     await sink?.close(); // after the services: notifications may still be sending
+    await pushes?.close();
     if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
   };
   const lastLines = (name) => {
@@ -148,7 +162,7 @@ async function startStack({
     await stop();
     throw err;
   }
-  return { url, children, stop, startedInfra, mails: sink?.mails };
+  return { url, children, stop, startedInfra, mails: sink?.mails, pushes: pushes?.pushes };
 }
 
 module.exports = { startStack };

@@ -100,6 +100,9 @@ const COMPOSE_SETTINGS: Record<string, string> = {
   SMTP_HOST: 'smtp.example.com',
   MAIL_FROM: 'Lingua <no-reply@example.com>',
   APPLE_APP_APPLE_ID: '1234567890',
+  APNS_KEY_ID: 'ABC123DEFG',
+  APNS_TEAM_ID: 'DEF123GHIJ',
+  APNS_TOPIC: 'com.example.lingua',
 };
 
 /** A self-signed certificate standing in for Apple's root (PEM), made by openssl. */
@@ -142,10 +145,18 @@ function googleServiceAccountJson(): string {
   });
 }
 
+/** An APNs signing key as Apple's .p8 holds it: EC P-256, PKCS#8 PEM. */
+const apnsP8 = () =>
+  generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+
 /** File contents by the variable that names the file. */
 const FILE_FIXTURES: Record<string, (dir: string) => string> = {
   APPLE_ROOT_CERTS: appleRootPem,
   GOOGLE_SERVICE_ACCOUNT_KEY_FILE: () => googleServiceAccountJson(),
+  APNS_KEY_FILE: apnsP8,
+  FCM_SERVICE_ACCOUNT_FILE: () => googleServiceAccountJson(),
 };
 
 // ----------------------------------------------------------------------------- the rendered files

@@ -9,6 +9,8 @@ import { cachedEndpointStore } from './data-access/endpoint-cache';
 import { notificationRepository } from './data-access/notification.repository';
 import { ownerRolesClient } from './data-access/owner-roles.client';
 import { smtpMailer } from './data-access/smtp-mailer';
+import { pushSenderFromConfig } from './data-access/push';
+import type { PushSender } from './domain/push-sender';
 import { webhookDeliveryRepository } from './data-access/webhook-delivery.repository';
 import { webhookEndpointRepository } from './data-access/webhook-endpoint.repository';
 import type { QueuedDelivery, SendFirst } from './domain/fan-out-event.use-case';
@@ -29,6 +31,8 @@ export interface NotificationsOptions {
   random?: () => number;
   /** Replaces SMTP (tests that do not look at e-mail). */
   mailer?: Mailer;
+  /** Replaces the push providers (APNs, FCM, development sink). */
+  push?: PushSender;
   /** false: this replica serves the API and consumes events but sends no webhooks. */
   runWebhookWorker?: boolean;
   /** Replaces identity's answer about webhook owners (tests of this service alone). */
@@ -75,6 +79,8 @@ function buildFeatures(
         password: config.SMTP_PASSWORD,
         from: config.MAIL_FROM,
       }),
+    // APNs and FCM, or the development push sink for a provider without credentials
+    push: options.push ?? pushSenderFromConfig(config),
   };
 }
 
@@ -137,6 +143,7 @@ export function defineNotificationsService(
           f.sender.close();
           (f.owners as Partial<{ close(): void }>).close?.();
           (f.mailer as Partial<{ close(): void }>).close?.();
+          (f.push as Partial<{ close(): void }>).close?.();
         },
       };
       if (options.runWebhookWorker === false) return [closeAdapters];
