@@ -165,6 +165,21 @@ function writeSecrets() {
       private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
     }),
   );
+  // the notifications service's push credentials (production refuses to start without them): an
+  // APNs .p8 (EC P-256, PKCS#8) and a Firebase service account; the journey pushes nothing
+  writeFileSync(
+    join(dir, 'apns-key.p8'),
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  );
+  writeFileSync(
+    join(dir, 'fcm-service-account.json'),
+    JSON.stringify({
+      type: 'service_account',
+      project_id: 'containers-test',
+      client_email: 'containers-test@containers-test.iam.gserviceaccount.com',
+      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    }),
+  );
   // any X.509 root in PEM: the test buys nothing from Apple
   return run('openssl', [
     'req',
@@ -225,13 +240,24 @@ beforeAll(async () => {
       APPLE_ROOT_CERTS_FILE: join(dir, 'AppleRootCA-G3.cer'),
       APPLE_APP_APPLE_ID: '1234567890',
       GOOGLE_SERVICE_ACCOUNT_FILE: join(dir, 'google-service-account.json'),
+      APNS_KEY_ID: 'ABC123DEFG',
+      APNS_TEAM_ID: 'DEF123GHIJ',
+      APNS_TOPIC: 'com.example.lingua',
+      APNS_KEY_HOST_FILE: join(dir, 'apns-key.p8'),
+      FCM_SERVICE_ACCOUNT_HOST_FILE: join(dir, 'fcm-service-account.json'),
       LINGUA_GATEWAY_PORT: String(gatewayPort),
       LINGUA_RECEIVER_PORT: String(receiverPort),
     })
       .map(([k, v]) => `${k}=${v}`)
       .join('\n') + '\n',
   );
-  for (const f of ['google-service-account.json', 'AppleRootCA-G3.cer']) chmodSync(join(dir, f), 0o644);
+  for (const f of [
+    'google-service-account.json',
+    'AppleRootCA-G3.cer',
+    'apns-key.p8',
+    'fcm-service-account.json',
+  ])
+    chmodSync(join(dir, f), 0o644);
   env = { ...process.env, DOCKER_HOST: `unix://${socket}`, COMPOSE_HTTP_TIMEOUT: '600' };
   await waitFor(() => run('docker-compose', ['version'], { env }), { timeoutMs: 30_000, intervalMs: 200 });
   await waitFor(() => podman('info'), { timeoutMs: 30_000, intervalMs: 200 });
