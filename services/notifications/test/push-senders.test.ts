@@ -107,6 +107,29 @@ describe('APNs sender against an HTTP/2 APNs stand-in', () => {
     expect(seen[2]!.jwtIssuedAt - seen[0]!.jwtIssuedAt).toBeGreaterThanOrEqual(51 * 60);
   });
 
+  it('When APNs answers 403 ExpiredProviderToken, Then a new provider token is signed and the push is sent with it', async () => {
+    const strict = await startApnsStandIn({
+      publicKeyPem: apnsPublic,
+      ...APNS,
+      now,
+      maxTokenAgeSeconds: 20 * 60,
+    });
+    const sender = apnsSender({ url: strict.url, key: p8, ...APNS, timeoutMs: 5_000, now });
+    try {
+      await sender.send(msg('ios', iosToken(20)));
+      clock += 30 * 60_000; // the cached token is 30 min old: ours would keep it, this APNs does not
+      await expect(reliablePushSender(sender, retries).send(msg('ios', iosToken(21)))).resolves.toEqual({
+        outcome: 'sent',
+      });
+      const [first, second] = strict.requests;
+      expect(strict.requests.map((r) => r.token)).toEqual([iosToken(20), iosToken(21)]);
+      expect(second!.jwtIssuedAt - first!.jwtIssuedAt).toBeGreaterThanOrEqual(30 * 60);
+    } finally {
+      sender.close();
+      await strict.close();
+    }
+  });
+
   it('When the provider token is signed by another key, Then APNs refuses it (403) and the outcome is failed, the device token kept', async () => {
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' })
       .privateKey.export({ type: 'pkcs8', format: 'pem' })

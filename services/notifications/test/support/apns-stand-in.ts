@@ -31,6 +31,8 @@ export async function startApnsStandIn(options: {
   topic: string;
   now?: () => number;
   delayMs?: number;
+  /** Apple's limit is an hour; lower, it stands for Apple expiring a token early. */
+  maxTokenAgeSeconds?: number;
 }) {
   const now = options.now ?? Date.now;
   const publicKey = await importSPKI(options.publicKeyPem, 'ES256');
@@ -81,7 +83,8 @@ export async function startApnsStandIn(options: {
       refused.push(bearer);
       return reply(stream, 403, 'InvalidProviderToken');
     }
-    if (now() / 1000 - iat > 3600) return reply(stream, 403, 'ExpiredProviderToken');
+    if (now() / 1000 - iat > (options.maxTokenAgeSeconds ?? 3600))
+      return reply(stream, 403, 'ExpiredProviderToken');
     if (headers['apns-topic'] !== options.topic) return reply(stream, 400, 'BadTopic');
     if (!['alert', 'background'].includes(String(headers['apns-push-type'])))
       return reply(stream, 400, 'InvalidPushType');

@@ -79,9 +79,10 @@ export function apnsSender(settings: ApnsSettings) {
 
   return {
     async send(message: PushMessage): Promise<PushOutcome> {
+      // custom keys beside aps (Apple's layout); a custom `aps` cannot replace the alert
       const payload = {
-        aps: { alert: { title: message.title, body: message.body }, sound: 'default' },
         ...message.data,
+        aps: { alert: { title: message.title, body: message.body }, sound: 'default' },
       };
       const headers: http2.OutgoingHttpHeaders = {
         authorization: `bearer ${await providerToken()}`,
