@@ -5,7 +5,7 @@ import { type RunningGateway, startGateway } from '../../gateway/src/server';
 import * as ai from '../../services/ai/src/config';
 import { defineAiService } from '../../services/ai/src/start';
 import * as flashcards from '../../services/flashcards/src/config';
-import { defineFlashcardsService } from '../../services/flashcards/src/start';
+import { type FlashcardsOptions, defineFlashcardsService } from '../../services/flashcards/src/start';
 import * as identity from '../../services/identity/src/config';
 import { defineIdentityService } from '../../services/identity/src/start';
 import * as notifications from '../../services/notifications/src/config';
@@ -26,10 +26,13 @@ export interface InProcessStack {
 export async function startInProcessStack(
   env: Record<string, string>,
   gatewayEnv: Record<string, string> = {},
+  options: { flashcards?: FlashcardsOptions } = {},
 ): Promise<InProcessStack> {
   // each service calls its peers of this stack over gRPC, not whatever listens on the default ports
   // (before, the AI service's entitlement look-ups went nowhere and every user was treated as free)
-  const flashcardsService = await startService(defineFlashcardsService(flashcards.loadServiceConfig(env)));
+  const flashcardsService = await startService(
+    defineFlashcardsService(flashcards.loadServiceConfig(env), options.flashcards),
+  );
   const subscriptionsService = await startService(
     defineSubscriptionsService(subscriptions.loadServiceConfig(env)),
   );

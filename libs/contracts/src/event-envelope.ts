@@ -85,6 +85,8 @@ export const EVENT_DATA_SCHEMAS = {
         firstReview: z.boolean(),
         becameMastered: z.boolean(),
         reviewedAt: isoDate,
+        /** The reviewer's X-Timezone: the study day's zone when the profile names none. */
+        zone: z.string().max(64).optional(),
       })
       .optional(),
   }),

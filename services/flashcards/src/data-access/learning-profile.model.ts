@@ -16,6 +16,7 @@ const schema = new Schema<LearningProfileDoc>(
     currentStreak: { type: Number, default: 0 },
     longestStreak: { type: Number, default: 0 },
     lastStudyDay: { type: String, default: null },
+    timezone: { type: String, default: null },
     xp: { type: Number, default: 0 },
     // ids of the last sessions whose XP was added: a repeated grant adds nothing
     xpGrants: { type: [String], select: false },

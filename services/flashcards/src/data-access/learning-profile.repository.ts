@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import { isDuplicateKeyError } from '@lingua/mongo';
 import type { LearningProfile, LearningProfileRepository } from '../domain/ports';
+import { dayIn, zoneOf } from '../domain/learning/calendar';
 import { nextStreak } from '../domain/learning/streak';
 import { type LearningProfileDoc, learningProfileModel } from './learning-profile.model';
 
@@ -12,6 +13,7 @@ export const DEFAULT_PROFILE = {
   currentStreak: 0,
   longestStreak: 0,
   lastStudyDay: null,
+  timezone: null,
   xp: 0,
 } as const;
 
@@ -30,16 +32,17 @@ export function learningProfileRepository(connection: Connection): LearningProfi
     get,
     async updateSettings(
       userId: string,
-      settings: Partial<Pick<LearningProfileDoc, 'algorithm' | 'dailyGoal'>>,
+      settings: Partial<Pick<LearningProfileDoc, 'algorithm' | 'dailyGoal' | 'timezone'>>,
       now: Date,
     ): Promise<LearningProfile> {
       await Profiles.updateOne({ _id: userId }, { $set: { ...settings, updatedAt: now } }, { upsert: true });
       return get(userId);
     },
     /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. Idempotent. */
-    async recordStudyDay(userId: string, day: string, now: Date) {
+    async recordStudyDay(userId: string, reviewedAt: Date, now: Date, requestZone?: string) {
       for (let attempt = 0; attempt < 5; attempt++) {
         const profile = await get(userId);
+        const day = dayIn(reviewedAt, zoneOf(profile.timezone, requestZone));
         // the same day, or an earlier one (a review completed late, after a crash): already counted or
         // too late to change the streak, which only moves forward
         if (profile.lastStudyDay !== null && day <= profile.lastStudyDay)

@@ -80,8 +80,10 @@ export interface LearningProfile {
   dailyGoal: number;
   currentStreak: number;
   longestStreak: number;
-  /** UTC day (YYYY-MM-DD) of the last review. */
+  /** Local day (YYYY-MM-DD, in the user's zone at the time) of the last review. */
   lastStudyDay: string | null;
+  /** The user's IANA time zone as identity's profile has it (null: none set). */
+  timezone: string | null;
   xp: number;
   updatedAt: Date;
 }
@@ -293,17 +295,19 @@ export interface LearningProfileRepository {
   get(userId: string): Promise<LearningProfile>;
   updateSettings(
     userId: string,
-    settings: Partial<Pick<LearningProfile, 'algorithm' | 'dailyGoal'>>,
+    settings: Partial<Pick<LearningProfile, 'algorithm' | 'dailyGoal' | 'timezone'>>,
     now: Date,
   ): Promise<LearningProfile>;
   /**
-   * Counts a study day towards the streak (compare-and-set on lastStudyDay); returns the streak as
-   * stored after it, or undefined when concurrent writers kept it from knowing.
+   * Counts the day of `reviewedAt` towards the streak (compare-and-set on lastStudyDay), the day in
+   * the profile's zone, else `requestZone`, else UTC; returns the streak as stored after it, or
+   * undefined when concurrent writers kept it from knowing.
    */
   recordStudyDay(
     userId: string,
-    day: string,
+    reviewedAt: Date,
     now: Date,
+    requestZone?: string,
   ): Promise<{ currentStreak: number; longestStreak: number } | undefined>;
   /** Adds XP once per grant (a session's id): a repeated grant changes nothing. */
   addXp(userId: string, xp: number, now: Date, grantId: string): Promise<void>;

@@ -3,7 +3,6 @@ import { type DomainEvent, makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
 import type { AchievementHook } from './achievement-hook';
 import { bestStreak } from './achievements/achievement-rules';
-import { utcDay } from './learning/streak';
 import type { Grade } from './scheduling/grade';
 import { scheduleReview } from './scheduling/schedule-review';
 import type { Algorithm } from './scheduling/schedule-state';
@@ -32,6 +31,8 @@ export interface ReviewCardCommand {
    * first answer again and changes nothing.
    */
   timesReviewed?: number | undefined;
+  /** The request's X-Timezone: the study day's zone when the profile names none. */
+  zone?: string | undefined;
 }
 
 export interface ReviewCardDeps {
@@ -113,14 +114,14 @@ export async function reviewCard(
       { ...outcome.state, updatedAt: now },
       {
         where: { timesReviewed: card.timesReviewed },
-        events: [reviewedEvent(review, outcome.state.nextReviewDate)],
+        events: [reviewedEvent(review, outcome.state.nextReviewDate, cmd.zone)],
         lastReview: { id: review.id, timesReviewed: card.timesReviewed, correct: review.correct },
       },
     );
     if (!updated) continue; // another answer got there first: reschedule from the new state
     await deps.faults?.afterCardWrite?.();
     try {
-      const achievements = await completeReview(review, deps);
+      const achievements = await completeReview(review, deps, cmd.zone);
       return { card: updated, correct: outcome.correct, achievements };
     } finally {
       // published once the follow-ups are done (or failed): the consumer then finds them done
@@ -141,7 +142,7 @@ async function replay(card: Card, timesReviewed: number, deps: ReviewCardDeps) {
   );
 }
 
-function reviewedEvent(review: ReviewRecord, nextReviewDate: Date) {
+function reviewedEvent(review: ReviewRecord, nextReviewDate: Date, zone: string | undefined) {
   return makeEvent(
     'card.reviewed',
     {
@@ -163,6 +164,8 @@ function reviewedEvent(review: ReviewRecord, nextReviewDate: Date) {
         firstReview: review.firstReview,
         becameMastered: review.becameMastered,
         reviewedAt: review.reviewedAt.toISOString(),
+        // the request's zone, so a completion from the event counts the same study day
+        ...(zone && { zone }),
       },
     },
     // the review's id: a copy of the event (a relay publishing twice) is dropped by the stream
@@ -184,8 +187,9 @@ export async function completeReviewFromEvent(
   const { review, ...d } = event.data;
   if (!review) return; // staged before events carried the review
   if (!(await deps.cards.exists(d.userId, d.cardId))) return;
+  const { zone, ...fields } = review;
   const record: ReviewRecord = {
-    ...review,
+    ...fields,
     userId: d.userId,
     cardId: d.cardId,
     correct: d.correct,
@@ -195,8 +199,9 @@ export async function completeReviewFromEvent(
   const logged = await deps.reviews.insert(record);
   const streak = await deps.profiles.recordStudyDay(
     record.userId,
-    utcDay(record.reviewedAt),
     record.reviewedAt,
+    record.reviewedAt,
+    zone,
   );
   if (logged) {
     deps.logger.warn(
@@ -215,12 +220,14 @@ export async function completeReviewFromEvent(
 async function completeReview(
   review: ReviewRecord,
   deps: Pick<ReviewCardDeps, 'reviews' | 'profiles' | 'achievements' | 'logger'>,
+  zone?: string,
 ): Promise<string[]> {
   await deps.reviews.insert(review);
   const streak = await deps.profiles.recordStudyDay(
     review.userId,
-    utcDay(review.reviewedAt),
     review.reviewedAt,
+    review.reviewedAt,
+    zone,
   );
   return unlockAchievements(review.userId, deps, streak && { streakDays: bestStreak(streak) });
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@lingua/errors';
-import type { Card, CardRepository } from '../ports';
+import type { Card, CardRepository, LearningProfileRepository } from '../ports';
 import { buildQuestion, type Question } from '../questions/build-question';
 import { fillInBlankText } from '../questions/fill-in-blank';
 import { optimalReviewMode, type QuestionType, type ReviewModeDecision } from '../questions/question-types';
 import { type CardContent, contentUpdate, newCard } from './card-fields';
+import { zoneOf } from '../learning/calendar';
 import { dueWindow } from './review-status';
 
 type CardsDeps = { cards: CardRepository; clock: { now(): Date } };
@@ -30,18 +31,29 @@ export async function listCards(
   );
 }
 
-/** Cards due today and/or overdue (as asked), and the time they were judged at. */
+/**
+ * Cards due today and/or overdue (as asked), "today" in the user's zone (profile, else the request's
+ * X-Timezone, else UTC), with the time and zone they were judged in.
+ */
 export async function dueCards(
   userId: string,
-  q: { includeToday: boolean; includeOverdue: boolean; favoritesOnly?: boolean | undefined; limit: number },
-  deps: CardsDeps,
-): Promise<{ cards: Card[]; now: Date }> {
+  q: {
+    includeToday: boolean;
+    includeOverdue: boolean;
+    favoritesOnly?: boolean | undefined;
+    limit: number;
+    zone?: string | undefined;
+  },
+  deps: CardsDeps & { profiles?: Pick<LearningProfileRepository, 'get'> },
+): Promise<{ cards: Card[]; now: Date; zone: string }> {
   const now = deps.clock.now();
-  const window = dueWindow(now, q);
+  const profile = await deps.profiles?.get(userId);
+  const zone = zoneOf(profile?.timezone, q.zone);
+  const window = dueWindow(now, q, zone);
   const cards = window
     ? await deps.cards.due(userId, { ...window, favoritesOnly: q.favoritesOnly, limit: q.limit })
     : [];
-  return { cards, now };
+  return { cards, now, zone };
 }
 
 /** The card due first (overdue or not), if the user has any. */

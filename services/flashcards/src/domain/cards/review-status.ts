@@ -1,4 +1,4 @@
-import { startOfUtcDay } from '../learning/streak';
+import { UTC, dayIn, daysBetweenDays, endOfDay, startOfDay } from '../learning/calendar';
 
 export type ReviewStatusKind = 'overdue' | 'due_today' | 'upcoming';
 
@@ -18,6 +18,10 @@ const DAY_MS = 86_400_000;
 /** Whole UTC calendar days from `now`'s day to `date`'s day (negative: earlier). */
 export const utcDayDiff = (now: Date, date: Date) =>
   Math.floor(date.getTime() / DAY_MS) - Math.floor(now.getTime() / DAY_MS);
+
+/** Whole calendar days in the zone from `now`'s day to `date`'s day (negative: earlier). */
+export const dayDiffIn = (now: Date, date: Date, zone: string) =>
+  zone === UTC ? utcDayDiff(now, date) : daysBetweenDays(dayIn(now, zone), dayIn(date, zone));
 
 /** A card's review status on the UTC calendar: overdue by N days, due today, or due in N days. Pure. */
 export function reviewStatus(nextReviewDate: Date, now: Date): ReviewStatus {
@@ -56,13 +60,15 @@ export function reviewStatusIn(diff: number): ReviewStatus {
   };
 }
 
-/** The due window of a Group B due query, on the UTC calendar. null = nothing can match. */
+/** The due window of a Group B due query, on the user's calendar. null = nothing can match. */
 export function dueWindow(
   now: Date,
   opts: { includeToday: boolean; includeOverdue: boolean },
+  zone: string = UTC,
 ): { from?: Date; to: Date } | null {
-  const today = startOfUtcDay(now);
-  const endOfToday = new Date(today.getTime() + 86_400_000 - 1);
+  const day = dayIn(now, zone);
+  const today = startOfDay(day, zone);
+  const endOfToday = endOfDay(day, zone);
   if (opts.includeToday && opts.includeOverdue) return { to: endOfToday };
   if (opts.includeToday) return { from: today, to: endOfToday };
   if (opts.includeOverdue) return { to: new Date(today.getTime() - 1) };

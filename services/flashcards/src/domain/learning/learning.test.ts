@@ -44,6 +44,7 @@ describe('learning stats', () => {
       ],
       profile,
       now,
+      'UTC',
     );
     expect(s).toMatchObject({
       cardsReviewed: 2,
@@ -67,21 +68,21 @@ describe('learning stats', () => {
     expect(s.chart.values).toEqual([0, 0, 0, 0, 1, 0, 2]);
   });
   it('When the period is a year or all time, Then the chart is monthly', () => {
-    const y = learningStats('year', [at('2025-07-01T00:00:00Z')], profile, now);
+    const y = learningStats('year', [at('2025-07-01T00:00:00Z')], profile, now, 'UTC');
     expect(y.chart.dates).toHaveLength(12);
     expect(y.chart.dates[0]).toBe('2025-06');
     expect(y.chart.values[1]).toBe(1);
-    const all = learningStats('all', [at('2026-03-15T00:00:00Z')], profile, now);
+    const all = learningStats('all', [at('2026-03-15T00:00:00Z')], profile, now, 'UTC');
     expect(all.chart).toEqual({ dates: ['2026-03', '2026-04', '2026-05'], values: [1, 0, 0] });
-    expect(learningStats('all', [], profile, now)).toMatchObject({
+    expect(learningStats('all', [], profile, now, 'UTC')).toMatchObject({
       accuracy: 0,
       chart: { dates: ['2026-05'], values: [0] },
     });
   });
   it('When periods start, Then today, 7 days, 30 days, 12 months or none', () => {
-    expect(periodStart('today', now)?.toISOString()).toBe('2026-05-10T00:00:00.000Z');
-    expect(periodStart('month', now)?.toISOString()).toBe('2026-04-11T00:00:00.000Z');
-    expect(periodStart('all', now)).toBeUndefined();
+    expect(periodStart('today', now, 'UTC')?.toISOString()).toBe('2026-05-10T00:00:00.000Z');
+    expect(periodStart('month', now, 'UTC')?.toISOString()).toBe('2026-04-11T00:00:00.000Z');
+    expect(periodStart('all', now, 'UTC')).toBeUndefined();
     expect(sessionXp(3, 2)).toBe(34);
   });
 });

@@ -13,6 +13,7 @@ import type {
 } from '../ports';
 import { type ReviewCardDeps, reviewCard, unlockAchievements } from '../review-card.use-case';
 import { gradeFromRating } from '../scheduling/grade';
+import { zoneOf } from './calendar';
 import { type StatsPeriod, learningStats, periodStart, sessionXp } from './stats';
 
 interface Clock {
@@ -46,6 +47,7 @@ export async function reviewWithProfile(
     mode?: string | undefined;
     sessionId?: string | undefined;
     timesReviewed?: number | undefined;
+    zone?: string | undefined;
   },
   deps: ReviewCardDeps & { profiles: LearningProfileRepository },
 ): Promise<Awaited<ReturnType<typeof reviewCard>> & { algorithm: LearningProfile['algorithm'] }> {
@@ -61,24 +63,32 @@ export async function reviewWithProfile(
       mode: answer.mode ?? null,
       sessionId: answer.sessionId ?? null,
       timesReviewed: answer.timesReviewed,
+      zone: answer.zone,
     },
     deps,
   );
   return { ...reviewed, algorithm: profile.algorithm };
 }
 
-/** The learner's figures over a period, optionally for one set. */
+/**
+ * The learner's figures over a period, optionally for one set, on the user's calendar: the profile's
+ * zone, else the request's (`zone`, X-Timezone), else UTC.
+ */
 export async function learningStatsOf(
   userId: string,
-  q: { period: StatsPeriod; setId?: string | undefined },
+  q: { period: StatsPeriod; setId?: string | undefined; zone?: string | undefined },
   deps: { profiles: LearningProfileRepository; reviews: ReviewRepository; clock: Clock },
 ) {
   const now = deps.clock.now();
-  const [profile, reviews] = await Promise.all([
-    deps.profiles.get(userId),
-    deps.reviews.between(userId, periodStart(q.period, now), new Date(now.getTime() + 1), q.setId),
-  ]);
-  return learningStats(q.period, reviews, profile, now);
+  const profile = await deps.profiles.get(userId);
+  const zone = zoneOf(profile.timezone, q.zone);
+  const reviews = await deps.reviews.between(
+    userId,
+    periodStart(q.period, now, zone),
+    new Date(now.getTime() + 1),
+    q.setId,
+  );
+  return learningStats(q.period, reviews, profile, now, zone);
 }
 
 /** Starts a session of the mode's cards: due ("review"), never reviewed ("learn") or weakest first. */

@@ -1,6 +1,6 @@
 import type { Card } from '../../domain/ports';
 import { synonymsFromText } from '../../domain/cards/card-fields';
-import { reviewStatusIn, utcDayDiff } from '../../domain/cards/review-status';
+import { dayDiffIn, reviewStatusIn, utcDayDiff } from '../../domain/cards/review-status';
 import type { CatalogueCard, FlashcardFull, FlashcardPublic } from './card.responses';
 
 /** Group B public fields of a Flashcard (lists). */
@@ -67,8 +67,11 @@ function reviewStatusJson(days: number): string {
  * A Group B due card as JSON: the same text as
  * JSON.stringify({...flashcardFull(card), reviewStatus: reviewStatus(card.nextReviewDate, now)}).
  */
-export function dueCardJson(card: Card, now: Date): string {
-  const status = reviewStatusJson(utcDayDiff(now, card.nextReviewDate));
+export function dueCardJson(card: Card, now: Date, zone?: string): string {
+  // "due today" on the user's calendar (the zone the due window was cut in)
+  const status = reviewStatusJson(
+    zone ? dayDiffIn(now, card.nextReviewDate, zone) : utcDayDiff(now, card.nextReviewDate),
+  );
   return `${flashcardFullJson(card).slice(0, -1)},"reviewStatus":${status}}`;
 }
 

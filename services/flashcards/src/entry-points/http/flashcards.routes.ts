@@ -46,6 +46,7 @@ import {
   ReviewBody,
 } from './flashcards.schemas';
 import { sendSuccessJson } from './send-json';
+import { requestZone } from './request-zone';
 import { validate } from './validate';
 
 /** Group B lists are not paginated by the spec: the newest cards up to this many are returned. */
@@ -92,9 +93,9 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
 
   router.get('/due', async (req, res) => {
     const q = validate(DueQuery, req.query);
-    const { cards, now } = await dueCards(userId(res), q, deps);
+    const { cards, now, zone } = await dueCards(userId(res), { ...q, zone: requestZone(req) }, deps);
     // assembled from the cards' remembered JSON (the hot path of a study app), same bytes as sendSuccess
-    const flashcards = cards.map((c) => dueCardJson(c, now)).join(',');
+    const flashcards = cards.map((c) => dueCardJson(c, now, zone)).join(',');
     sendSuccessJson(res, `{"flashcards":[${flashcards}],"count":${cards.length}}`);
   });
 
@@ -179,6 +180,7 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
         // spec, Group B: the 2^n-day schedule
         algorithm: 'exponential',
         timesReviewed,
+        zone: requestZone(req),
       },
       deps,
     );

@@ -28,6 +28,7 @@ import {
   SettingsBody,
   StatsQuery,
 } from './learning.schemas';
+import { requestZone } from './request-zone';
 import { validate } from './validate';
 
 const withRecord = (card: Card) => ({ ...catalogueCard(card), learningRecord: learningRecord(card) });
@@ -47,7 +48,7 @@ export function learningRouter(deps: FlashcardsDeps): Router {
     const body = validate(LearningReviewBody, req.body);
     const { card, correct, achievements, algorithm } = await reviewWithProfile(
       deps.userIdOf(res),
-      body,
+      { ...body, zone: requestZone(req) },
       deps,
     );
     sendData(res, LearningReviewResult, {
@@ -64,7 +65,11 @@ export function learningRouter(deps: FlashcardsDeps): Router {
 
   router.get('/stats', async (req, res) => {
     const q = validate(StatsQuery, req.query);
-    sendData(res, LearningStatsResult, await learningStatsOf(deps.userIdOf(res), q, deps));
+    sendData(
+      res,
+      LearningStatsResult,
+      await learningStatsOf(deps.userIdOf(res), { ...q, zone: requestZone(req) }, deps),
+    );
   });
 
   router.post('/session/start', async (req, res) => {

@@ -1,0 +1,157 @@
+import { TestClock, isolatedServiceEnv } from '@lingua/testing';
+import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
+import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
+
+// The user's day and goal (issue 37 item 0), as the app sees them through the gateway: "today",
+// streaks, daily-goal progress and the stats' period boundaries are counted in the user's time zone
+// (the profile's, else the request's X-Timezone, else UTC), across DST changes and 30/45-minute
+// offsets; and there is one daily goal, whichever endpoint set it.
+jest.setTimeout(120_000);
+
+// flashcards' calendar clock: set to instants before the real now (the gateway's assertions are
+// checked against it only for expiry)
+const clock = new TestClock('2026-11-27T17:47:00Z');
+const at = (iso: string) => clock.advance(Date.parse(iso) - clock.now().getTime());
+
+let stack: InProcessStack;
+const call = gatewayCaller(() => stack.gateway.url);
+
+beforeAll(async () => {
+  stack = await startInProcessStack(
+    isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4' }),
+    {},
+    { flashcards: { clock } },
+  );
+});
+afterAll(() => stopAndDrop(stack));
+
+async function learner(cards = 1) {
+  const reg = await call('POST', '/api/v1/auth/register', { body: newCredentials('tz') });
+  expect(reg.status).toBe(201);
+  const token = reg.body.data.accessToken as string;
+  const set = await call('POST', '/api/flashcard-sets', { token, body: { name: 'days' } });
+  expect(set.status).toBe(201);
+  const ids: string[] = [];
+  for (let i = 0; i < cards; i++) {
+    const c = await call('POST', '/api/flashcards', {
+      token,
+      body: { setId: set.body.data.set.id, word: `w${i}`, translation: `t${i}` },
+    });
+    expect(c.status).toBe(201);
+    ids.push(c.body.data.card.id);
+  }
+  return { token, ids };
+}
+
+const review = async (token: string, cardId: string, zone?: string) => {
+  const r = await call('POST', '/api/learning/review', {
+    token,
+    body: { cardId, rating: 4, responseTime: 2000 },
+    ...(zone && { headers: { 'x-timezone': zone } }),
+  });
+  expect(r.status).toBe(200);
+};
+const stats = async (token: string, period: string, zone?: string) => {
+  const r = await call('GET', `/api/learning/stats?period=${period}`, {
+    token,
+    ...(zone && { headers: { 'x-timezone': zone } }),
+  });
+  expect([r.status, r.status === 200 ? '' : JSON.stringify(r.body)]).toEqual([200, '']);
+  return r.body.data;
+};
+
+describe('the user’s day through the gateway', () => {
+  it('When a Tokyo app (X-Timezone: Asia/Tokyo) studies at 17:47Z, Then "today" is the next day there: its window, chart, progress and due list', async () => {
+    at('2026-11-27T17:47:00Z');
+    const { token, ids } = await learner(2);
+    await review(token, ids[0]!, 'Asia/Tokyo');
+    const today = await stats(token, 'today', 'Asia/Tokyo');
+    expect(today).toMatchObject({
+      from: '2026-11-27T15:00:00.000Z',
+      to: '2026-11-28T14:59:59.999Z',
+      reviews: 1,
+      streak: 1,
+      chart: { dates: ['2026-11-28'], values: [1] },
+    });
+    const week = await stats(token, 'week', 'Asia/Tokyo');
+    expect(week.chart.dates.at(-1)).toBe('2026-11-28');
+    expect(week.from).toBe('2026-11-21T15:00:00.000Z');
+    // the Group B due list cuts "today" in the same zone: at 15:30Z (28 Nov in Tokyo) the unanswered
+    // card (created due at 17:47Z, later on the same Tokyo day) is due today; the answered one is not
+    at('2026-11-27T15:30:00Z');
+    const due = await call('GET', '/api/flashcards/due?includeToday=true&includeOverdue=false', {
+      token,
+      headers: { 'x-timezone': 'Asia/Tokyo' },
+    });
+    expect(due.status).toBe(200);
+    expect(due.body.data.flashcards.map((c: { id: string }) => c.id)).toEqual([ids[1]]);
+  });
+
+  it('When zones are 30 or 45 minutes off the hour (Kolkata +5:30, Kathmandu +5:45, St John’s −3:30), Then the day starts at their midnight', async () => {
+    at('2026-11-27T19:00:00Z'); // 00:30 on 28 Nov in Kolkata, 00:45 in Kathmandu
+    const { token, ids } = await learner(1);
+    await review(token, ids[0]!, 'Asia/Kolkata');
+    expect(await stats(token, 'today', 'Asia/Kolkata')).toMatchObject({
+      from: '2026-11-27T18:30:00.000Z',
+      to: '2026-11-28T18:29:59.999Z',
+      reviews: 1,
+      chart: { dates: ['2026-11-28'], values: [1] },
+    });
+    expect(await stats(token, 'today', 'Asia/Kathmandu')).toMatchObject({
+      from: '2026-11-27T18:15:00.000Z',
+      to: '2026-11-28T18:14:59.999Z',
+      reviews: 1,
+    });
+    const west = await learner(1);
+    at('2026-11-26T02:00:00Z'); // 22:30 on 25 Nov in St John's (NST, −3:30)
+    await review(west.token, west.ids[0]!, 'America/St_Johns');
+    expect(await stats(west.token, 'today', 'America/St_Johns')).toMatchObject({
+      from: '2026-11-25T03:30:00.000Z',
+      to: '2026-11-26T03:29:59.999Z',
+      reviews: 1,
+      chart: { dates: ['2026-11-25'], values: [1] },
+    });
+  });
+
+  it('When a New York user studies across the spring-forward night, Then a skipped local day breaks the streak and the week is cut at local midnights (EST, then EDT)', async () => {
+    const { token, ids } = await learner(2);
+    const ny = 'America/New_York';
+    at('2026-03-08T04:30:00Z'); // 23:30 on 7 Mar (EST)
+    await review(token, ids[0]!, ny);
+    at('2026-03-09T04:30:00Z'); // 00:30 on 9 Mar (EDT): 8 Mar was skipped (UTC days 8 and 9 would be consecutive)
+    await review(token, ids[1]!, ny);
+    const week = await stats(token, 'week', ny);
+    expect(week).toMatchObject({
+      from: '2026-03-03T05:00:00.000Z', // midnight EST
+      to: '2026-03-10T03:59:59.999Z', // midnight EDT, less 1 ms
+      streak: 1,
+      longestStreak: 1,
+    });
+    expect(week.chart.dates).toEqual([
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-06',
+      '2026-03-07',
+      '2026-03-08',
+      '2026-03-09',
+    ]);
+    expect(week.chart.values).toEqual([0, 0, 0, 0, 1, 0, 1]);
+  });
+
+  it('When a New York user studies on both sides of the fall-back night, Then the two local days count as a streak of 2', async () => {
+    const { token, ids } = await learner(2);
+    const ny = 'America/New_York';
+    at('2026-10-31T04:30:00Z'); // 00:30 on 31 Oct (EDT)
+    await review(token, ids[0]!, ny);
+    at('2026-11-02T04:30:00Z'); // 23:30 on 1 Nov (EST): the next local day (UTC days 31 Oct and 2 Nov are not)
+    await review(token, ids[1]!, ny);
+    expect(await stats(token, 'today', ny)).toMatchObject({
+      from: '2026-11-01T04:00:00.000Z', // midnight EDT; this day lasts 25 hours
+      to: '2026-11-02T04:59:59.999Z',
+      streak: 2,
+      longestStreak: 2,
+      reviews: 1,
+    });
+  });
+});
