@@ -61,15 +61,17 @@ describe('APNs sender against an HTTP/2 APNs stand-in', () => {
 
   it('When APNs answers 400 BadDeviceToken or 410 Unregistered, Then the token is reported invalid or unregistered after one attempt', async () => {
     apns.script(iosToken(2), { status: 400, reason: 'BadDeviceToken' });
-    apns.script(iosToken(3), { status: 410, reason: 'Unregistered' });
+    apns.script(iosToken(3), { status: 410, reason: 'Unregistered', timestamp: 1_790_000_000_000 });
     const sender = reliablePushSender(raw, retries);
     await expect(sender.send(msg('ios', iosToken(2)))).resolves.toMatchObject({
       outcome: 'invalid',
       reason: 'BadDeviceToken',
     });
-    await expect(sender.send(msg('ios', iosToken(3)))).resolves.toMatchObject({
+    // Apple's timestamp goes to identity's RemoveDevice (a token registered again after it stays)
+    await expect(sender.send(msg('ios', iosToken(3)))).resolves.toEqual({
       outcome: 'unregistered',
       reason: 'Unregistered',
+      refusedAt: 1_790_000_000_000,
     });
     expect(apns.requests.filter((r) => [iosToken(2), iosToken(3)].includes(r.token))).toHaveLength(2);
   });

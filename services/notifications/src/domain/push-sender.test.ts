@@ -22,8 +22,8 @@ describe('push retry rules', () => {
   });
 
   it('When an outcome says the app is gone or the token is bad, Then the token is dead; otherwise it stays', () => {
-    expect(tokenIsDead({ outcome: 'unregistered', reason: 'Unregistered' })).toBe(true);
-    expect(tokenIsDead({ outcome: 'invalid', reason: 'BadDeviceToken' })).toBe(true);
+    expect(tokenIsDead({ outcome: 'unregistered', reason: 'Unregistered', refusedAt: 0 })).toBe(true);
+    expect(tokenIsDead({ outcome: 'invalid', reason: 'BadDeviceToken', refusedAt: 0 })).toBe(true);
     expect(tokenIsDead({ outcome: 'retry', reason: 'TooManyRequests' })).toBe(false);
     expect(tokenIsDead({ outcome: 'failed', reason: 'InvalidProviderToken' })).toBe(false);
     expect(tokenIsDead({ outcome: 'sent' })).toBe(false);

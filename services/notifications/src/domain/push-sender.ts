@@ -29,7 +29,11 @@ export interface PushMessage {
  */
 export type PushOutcome =
   | { outcome: 'sent' }
-  | { outcome: 'unregistered' | 'invalid'; reason: string }
+  /**
+   * `refusedAt` (ms): since when the provider holds the token dead (APNs 410's `timestamp`, else the
+   * answer's time), for identity's RemoveDevice, which keeps a token registered again after it.
+   */
+  | { outcome: 'unregistered' | 'invalid'; reason: string; refusedAt: number }
   | { outcome: 'retry'; reason: string; retryAfterMs?: number | undefined }
   | { outcome: 'failed'; reason: string };
 

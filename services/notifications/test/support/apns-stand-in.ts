@@ -7,6 +7,8 @@ export interface ScriptedAnswer {
   status: number;
   reason?: string;
   retryAfter?: string;
+  /** With 410: since when (ms) the token is invalid, as Apple's body gives it. */
+  timestamp?: number;
 }
 
 export interface ApnsRequest {
@@ -53,7 +55,13 @@ export async function startApnsStandIn(options: {
     });
   });
 
-  function reply(stream: http2.ServerHttp2Stream, status: number, reason?: string, retryAfter?: string) {
+  function reply(
+    stream: http2.ServerHttp2Stream,
+    status: number,
+    reason?: string,
+    retryAfter?: string,
+    timestamp?: number,
+  ) {
     if (stream.destroyed) return;
     stream.respond({
       ':status': status,
@@ -61,7 +69,9 @@ export async function startApnsStandIn(options: {
       ...(retryAfter && { 'retry-after': retryAfter }),
       ...(reason && { 'content-type': 'application/json' }),
     });
-    stream.end(reason ? JSON.stringify({ reason }) : undefined);
+    stream.end(
+      reason ? JSON.stringify({ reason, ...(timestamp !== undefined && { timestamp }) }) : undefined,
+    );
   }
 
   async function answer(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: string) {
@@ -99,7 +109,7 @@ export async function startApnsStandIn(options: {
     });
     const scripted = scripts.get(token)?.shift();
     if (!scripted || scripted.status === 200) return reply(stream, 200);
-    return reply(stream, scripted.status, scripted.reason, scripted.retryAfter);
+    return reply(stream, scripted.status, scripted.reason, scripted.retryAfter, scripted.timestamp);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

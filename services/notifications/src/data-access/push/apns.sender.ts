@@ -104,11 +104,12 @@ export function apnsSender(settings: ApnsSettings) {
         return { outcome: 'retry', reason: `network: ${(err as Error).message}` };
       }
       if (res.status === 200) return { outcome: 'sent' };
-      const reason = readReason(res.body) ?? `HTTP ${res.status}`;
+      const { reason = `HTTP ${res.status}`, timestamp } = readError(res.body);
       const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'] as string | undefined, now());
-      if (res.status === 410 || reason === 'Unregistered') return { outcome: 'unregistered', reason };
+      if (res.status === 410 || reason === 'Unregistered')
+        return { outcome: 'unregistered', reason, refusedAt: timestamp ?? now() };
       if (reason === 'BadDeviceToken' || reason === 'DeviceTokenNotForTopic')
-        return { outcome: 'invalid', reason };
+        return { outcome: 'invalid', reason, refusedAt: now() };
       if (res.status === 403 && reason === 'ExpiredProviderToken') {
         jwt = undefined; // signed anew for the retry
         return { outcome: 'retry', reason, retryAfterMs: 0 };
@@ -122,11 +123,15 @@ export function apnsSender(settings: ApnsSettings) {
   };
 }
 
-function readReason(body: string): string | undefined {
+/** APNs' error body: `reason`, and with 410 the `timestamp` (ms) since which the token is invalid. */
+function readError(body: string): { reason?: string; timestamp?: number } {
   try {
-    const reason = (JSON.parse(body) as { reason?: unknown }).reason;
-    return typeof reason === 'string' ? reason : undefined;
+    const { reason, timestamp } = JSON.parse(body) as { reason?: unknown; timestamp?: unknown };
+    return {
+      ...(typeof reason === 'string' && { reason }),
+      ...(typeof timestamp === 'number' && { timestamp }),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }

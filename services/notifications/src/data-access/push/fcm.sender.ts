@@ -98,9 +98,10 @@ export function fcmSender(settings: FcmSettings) {
       if (res.ok) return { outcome: 'sent' };
       const reason = readErrorCode(text) ?? `HTTP ${res.status}`;
       const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), now());
-      if (reason === 'UNREGISTERED' || res.status === 404) return { outcome: 'unregistered', reason };
+      if (reason === 'UNREGISTERED' || res.status === 404)
+        return { outcome: 'unregistered', reason, refusedAt: now() };
       if (reason === 'INVALID_ARGUMENT' || reason === 'SENDER_ID_MISMATCH')
-        return { outcome: 'invalid', reason };
+        return { outcome: 'invalid', reason, refusedAt: now() };
       if (res.status === 401) {
         access = undefined; // fetched anew for the retry
         return { outcome: 'retry', reason, retryAfterMs: 0 };
