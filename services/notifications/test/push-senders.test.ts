@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { apnsSender } from '../src/data-access/push/apns.sender';
 import { fcmSender } from '../src/data-access/push/fcm.sender';
 import { reliablePushSender } from '../src/data-access/push/reliable';
@@ -129,6 +133,51 @@ describe('APNs sender against an HTTP/2 APNs stand-in', () => {
     } finally {
       sender.close();
       await strict.close();
+    }
+  });
+
+  it('When APNs speaks TLS (HTTP/2 by ALPN, as Apple does), Then the push is sent over it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apns-tls-'));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost',
+        ],
+        { stdio: 'ignore' },
+      );
+      const tls = {
+        key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+        cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+      };
+      const secure = await startApnsStandIn({ publicKeyPem: apnsPublic, ...APNS, now, tls });
+      const sender = apnsSender({ url: secure.url, key: p8, ...APNS, timeoutMs: 5_000, now, ca: tls.cert });
+      try {
+        expect(secure.url).toMatch(/^https:/);
+        await expect(sender.send(msg('ios', iosToken(30)))).resolves.toEqual({ outcome: 'sent' });
+        expect(secure.requests.map((r) => r.token)).toEqual([iosToken(30)]);
+      } finally {
+        sender.close();
+        await secure.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

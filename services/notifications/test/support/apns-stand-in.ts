@@ -35,6 +35,8 @@ export async function startApnsStandIn(options: {
   delayMs?: number;
   /** Apple's limit is an hour; lower, it stands for Apple expiring a token early. */
   maxTokenAgeSeconds?: number;
+  /** Serve TLS with this key and certificate (HTTP/2 negotiated by ALPN, as Apple does). */
+  tls?: { key: string; cert: string };
 }) {
   const now = options.now ?? Date.now;
   const publicKey = await importSPKI(options.publicKeyPem, 'ES256');
@@ -44,7 +46,9 @@ export async function startApnsStandIn(options: {
   let inFlight = 0;
   let peakInFlight = 0;
 
-  const server = http2.createServer();
+  const server = options.tls
+    ? http2.createSecureServer({ key: options.tls.key, cert: options.tls.cert, allowHTTP1: false })
+    : http2.createServer();
   server.on('stream', (stream, headers) => {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
@@ -119,7 +123,7 @@ export async function startApnsStandIn(options: {
     s.on('close', () => sessions.delete(s));
   });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `${options.tls ? 'https' : 'http'}://localhost:${(server.address() as AddressInfo).port}`,
     requests,
     refused,
     /** The answers the next requests for this token get, in order; then 200. */
