@@ -144,6 +144,7 @@ export function defineFlashcardsService(
         counts: depsOf(deps).cardCounts,
         // the due read model first (a Redis range count), the due-date index when it cannot answer
         due: { countDue: (userId, at) => depsOf(deps).cards.countDue(userId, at) },
+        profiles: depsOf(deps).profiles,
         now: () => clock.now(),
       }),
     grpcCallers: config.grpc.grpcCallers,

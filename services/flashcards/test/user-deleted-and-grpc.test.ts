@@ -135,7 +135,13 @@ describe('gRPC FlashcardsService.GetCardStats', () => {
     );
     try {
       const stats = await client.call('GetCardStats', { user_id: user.sub });
-      expect(stats).toEqual({ total_cards: 2, due_cards: 1, mastered_cards: 1, favorite_cards: 1 });
+      expect(stats).toEqual({
+        total_cards: 2,
+        due_cards: 1,
+        mastered_cards: 1,
+        favorite_cards: 1,
+        daily_goal: 20,
+      });
       clock.advance(3 * DAY);
       expect((await client.call('GetCardStats', { user_id: user.sub })).due_cards).toBe(2);
     } finally {

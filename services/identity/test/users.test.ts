@@ -12,7 +12,8 @@ import { eventually, bearer, type Harness, ipHeader, newUser, startIdentity } fr
 // generous: the machine is shared and under load; nothing here depends on speed
 jest.setTimeout(180_000);
 
-// A stand-in flashcards gRPC server on loopback answers GetCardStats for the profile.
+// A stand-in flashcards gRPC server on loopback answers GetCardStats for the profile and keeps the
+// daily goals and zones SetLearningPreferences writes through to it.
 const DEADLINE_MS = 300;
 let h: Harness;
 let flashcards: GrpcServer;
@@ -23,6 +24,8 @@ const releases: (() => void)[] = [];
 /** Users the stand-in was asked about (so a test knows its case was exercised). */
 const askedFor = new Set<string>();
 const STATS = { total_cards: 12, due_cards: 3, mastered_cards: 4, favorite_cards: 1 };
+/** The goals and zones written through to the stand-in, by user. */
+const preferences = new Map<string, { daily_goal?: number; timezone?: string }>();
 
 async function startStandIn() {
   // checks identity's call assertions as the real flashcards does (development keys)
@@ -42,10 +45,17 @@ async function startStandIn() {
             releases.push(release);
             setTimeout(release, 30_000).unref();
           });
-        return STATS;
+        return { ...STATS, daily_goal: preferences.get(req.user_id)?.daily_goal ?? 20 };
+      },
+      SetLearningPreferences: async (req) => {
+        const kept = { ...preferences.get(req.user_id) };
+        if (req.daily_goal !== undefined) kept.daily_goal = req.daily_goal;
+        if (req.timezone !== undefined) kept.timezone = req.timezone;
+        preferences.set(req.user_id, kept);
+        return { daily_goal: kept.daily_goal ?? 20 };
       },
     },
-    { GetCardStats: ['identity'] },
+    { GetCardStats: ['identity'], SetLearningPreferences: ['identity'] },
   );
   await flashcards.start(flashcardsPort, '127.0.0.1');
 }

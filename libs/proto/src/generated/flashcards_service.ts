@@ -5,6 +5,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { FlashcardsServiceClient as _lingua_flashcards_v1_FlashcardsServiceClient, FlashcardsServiceDefinition as _lingua_flashcards_v1_FlashcardsServiceDefinition } from './lingua/flashcards/v1/FlashcardsService';
 import type { GetCardStatsRequest as _lingua_flashcards_v1_GetCardStatsRequest, GetCardStatsRequest__Output as _lingua_flashcards_v1_GetCardStatsRequest__Output } from './lingua/flashcards/v1/GetCardStatsRequest';
 import type { GetCardStatsResponse as _lingua_flashcards_v1_GetCardStatsResponse, GetCardStatsResponse__Output as _lingua_flashcards_v1_GetCardStatsResponse__Output } from './lingua/flashcards/v1/GetCardStatsResponse';
+import type { SetLearningPreferencesRequest as _lingua_flashcards_v1_SetLearningPreferencesRequest, SetLearningPreferencesRequest__Output as _lingua_flashcards_v1_SetLearningPreferencesRequest__Output } from './lingua/flashcards/v1/SetLearningPreferencesRequest';
+import type { SetLearningPreferencesResponse as _lingua_flashcards_v1_SetLearningPreferencesResponse, SetLearningPreferencesResponse__Output as _lingua_flashcards_v1_SetLearningPreferencesResponse__Output } from './lingua/flashcards/v1/SetLearningPreferencesResponse';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -17,6 +19,8 @@ export interface ProtoGrpcType {
         FlashcardsService: SubtypeConstructor<typeof grpc.Client, _lingua_flashcards_v1_FlashcardsServiceClient> & { service: _lingua_flashcards_v1_FlashcardsServiceDefinition }
         GetCardStatsRequest: MessageTypeDefinition<_lingua_flashcards_v1_GetCardStatsRequest, _lingua_flashcards_v1_GetCardStatsRequest__Output>
         GetCardStatsResponse: MessageTypeDefinition<_lingua_flashcards_v1_GetCardStatsResponse, _lingua_flashcards_v1_GetCardStatsResponse__Output>
+        SetLearningPreferencesRequest: MessageTypeDefinition<_lingua_flashcards_v1_SetLearningPreferencesRequest, _lingua_flashcards_v1_SetLearningPreferencesRequest__Output>
+        SetLearningPreferencesResponse: MessageTypeDefinition<_lingua_flashcards_v1_SetLearningPreferencesResponse, _lingua_flashcards_v1_SetLearningPreferencesResponse__Output>
       }
     }
   }

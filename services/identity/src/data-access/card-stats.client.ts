@@ -10,7 +10,8 @@ export function grpcCardStats(address: string, deadlineMs: number, signer: CallS
   const client = createGrpcClient(loadPackage().lingua.flashcards.v1.FlashcardsService, address, {
     signer,
     defaultDeadlineMs: deadlineMs,
-    idempotentMethods: ['GetCardStats'],
+    // setting the same goal or zone again changes nothing: safe to retry
+    idempotentMethods: ['GetCardStats', 'SetLearningPreferences'],
   });
   return {
     async forUser(userId) {
@@ -20,7 +21,16 @@ export function grpcCardStats(address: string, deadlineMs: number, signer: CallS
         dueCards: r.due_cards,
         masteredCards: r.mastered_cards,
         favoriteCards: r.favorite_cards,
+        dailyGoal: r.daily_goal,
       };
+    },
+    async setPreferences(userId, prefs) {
+      const r = await client.call('SetLearningPreferences', {
+        user_id: userId,
+        ...(prefs.dailyGoal !== undefined && { daily_goal: prefs.dailyGoal }),
+        ...(prefs.timezone !== undefined && { timezone: prefs.timezone }),
+      });
+      return { dailyGoal: r.daily_goal };
     },
     close: () => client.close(),
   };

@@ -11,9 +11,17 @@ export interface CardStats {
   favoriteCards: number;
 }
 
-/** Where the profile's card counts come from; rejects when they cannot be had in time. */
+/**
+ * Flashcards, where the profile's card counts come from and where the one daily goal is kept (ADR
+ * 0025): the profile shows its goal, and the settings' goal and the profile's time zone are written
+ * through to it. Rejects when flashcards cannot answer in time.
+ */
 export interface CardStatsSource {
-  forUser(userId: string): Promise<CardStats>;
+  forUser(userId: string): Promise<CardStats & { dailyGoal: number }>;
+  setPreferences(
+    userId: string,
+    prefs: { dailyGoal?: number; timezone?: string },
+  ): Promise<{ dailyGoal: number }>;
   close(): void;
 }
 
@@ -41,7 +49,12 @@ export async function getProfile(userId: string, deps: IdentityDeps): Promise<Pr
     }),
   ]);
   if (!user) throw new AppError('NOT_FOUND', 'User not found');
-  return { user, stats, degraded: stats ? [] : ['stats'] };
+  if (!stats) return { user, stats, degraded: ['stats'] };
+  const { dailyGoal, ...counts } = stats;
+  // the goal flashcards counts progress against, whichever endpoint set it (0: a flashcards that
+  // does not send it yet)
+  if (dailyGoal < 1) return { user, stats: counts, degraded: [] };
+  return { user: { ...user, settings: { ...user.settings, dailyGoal } }, stats: counts, degraded: [] };
 }
 
 export interface UpdateProfileInput {
@@ -82,6 +95,10 @@ export async function updateProfile(
       ...(input.avatar && { avatarUrl: avatarUrl(input.avatar) }),
     };
     previous = user.profile.avatarUrl?.split('/').pop();
+    // flashcards counts the user's days in this zone: it learns it first, so a failure leaves both
+    // as they were (the request fails and can be repeated)
+    if (input.timezone !== undefined && input.timezone !== user.profile.timezone)
+      await deps.cardStats.setPreferences(userId, { timezone: input.timezone });
     updated = await deps.users.updateProfile(userId, {
       ...(input.username !== undefined && { username: input.username }),
       profile,
@@ -95,8 +112,28 @@ export async function updateProfile(
   return updated;
 }
 
+/**
+ * Changes the settings. The daily goal is kept by flashcards (the one goal that stats count against,
+ * also set by PUT /api/learning/settings): it is written there first, and the answer shows the goal
+ * flashcards holds.
+ */
 export async function updateSettings(userId: string, settings: Partial<UserSettings>, deps: IdentityDeps) {
-  const updated = await deps.users.updateSettings(userId, settings);
+  const { dailyGoal, ...local } = settings;
+  if (!(await deps.users.findById(userId))) throw new AppError('NOT_FOUND', 'User not found');
+  const goal =
+    dailyGoal !== undefined
+      ? (await deps.cardStats.setPreferences(userId, { dailyGoal })).dailyGoal
+      : undefined;
+  // identity's copy of the goal only as the fallback a degraded profile shows
+  const updated = await deps.users.updateSettings(userId, {
+    ...local,
+    ...(goal !== undefined && { dailyGoal: goal }),
+  });
   if (!updated) throw new AppError('NOT_FOUND', 'User not found');
-  return updated.settings;
+  if (goal !== undefined) return updated.settings;
+  const held = await deps.cardStats.forUser(userId).then(
+    (s) => (s.dailyGoal >= 1 ? s.dailyGoal : updated.settings.dailyGoal),
+    () => updated.settings.dailyGoal,
+  );
+  return { ...updated.settings, dailyGoal: held };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { AppError } from '@lingua/errors';
 import type {
   Card,
@@ -13,7 +14,7 @@ import type {
 } from '../ports';
 import { type ReviewCardDeps, reviewCard, unlockAchievements } from '../review-card.use-case';
 import { gradeFromRating } from '../scheduling/grade';
-import { zoneOf } from './calendar';
+import { isTimeZone, zoneOf } from './calendar';
 import { type StatsPeriod, learningStats, periodStart, sessionXp } from './stats';
 
 interface Clock {
@@ -194,4 +195,27 @@ export async function changeLearningSettings(
 ): Promise<Settings> {
   const p = await deps.profiles.updateSettings(userId, change, deps.clock.now());
   return { algorithm: p.algorithm, dailyGoal: p.dailyGoal };
+}
+
+/** Identity's write-through of the user's daily goal (settings) and time zone (profile). */
+export const LearningPreferencesInput = z.object({
+  userId: z.string().min(1),
+  dailyGoal: z.number().int().min(1).max(1000).optional(),
+  timezone: z.string().refine(isTimeZone, 'must be an IANA time zone').optional(),
+});
+
+/** Keeps the goal and zone identity sends: flashcards holds the one daily goal both endpoints show. */
+export async function setLearningPreferences(
+  input: z.infer<typeof LearningPreferencesInput>,
+  deps: { profiles: LearningProfileRepository; now: () => Date },
+): Promise<Pick<LearningProfile, 'dailyGoal' | 'timezone'>> {
+  const change = {
+    ...(input.dailyGoal !== undefined && { dailyGoal: input.dailyGoal }),
+    ...(input.timezone !== undefined && { timezone: input.timezone }),
+  };
+  const p =
+    Object.keys(change).length > 0
+      ? await deps.profiles.updateSettings(input.userId, change, deps.now())
+      : await deps.profiles.get(input.userId);
+  return { dailyGoal: p.dailyGoal, timezone: p.timezone };
 }

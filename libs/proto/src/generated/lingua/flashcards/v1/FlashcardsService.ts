@@ -5,6 +5,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { GetCardStatsRequest as _lingua_flashcards_v1_GetCardStatsRequest, GetCardStatsRequest__Output as _lingua_flashcards_v1_GetCardStatsRequest__Output } from '../../../lingua/flashcards/v1/GetCardStatsRequest';
 import type { GetCardStatsResponse as _lingua_flashcards_v1_GetCardStatsResponse, GetCardStatsResponse__Output as _lingua_flashcards_v1_GetCardStatsResponse__Output } from '../../../lingua/flashcards/v1/GetCardStatsResponse';
+import type { SetLearningPreferencesRequest as _lingua_flashcards_v1_SetLearningPreferencesRequest, SetLearningPreferencesRequest__Output as _lingua_flashcards_v1_SetLearningPreferencesRequest__Output } from '../../../lingua/flashcards/v1/SetLearningPreferencesRequest';
+import type { SetLearningPreferencesResponse as _lingua_flashcards_v1_SetLearningPreferencesResponse, SetLearningPreferencesResponse__Output as _lingua_flashcards_v1_SetLearningPreferencesResponse__Output } from '../../../lingua/flashcards/v1/SetLearningPreferencesResponse';
 
 export interface FlashcardsServiceClient extends grpc.Client {
   GetCardStats(argument: _lingua_flashcards_v1_GetCardStatsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_flashcards_v1_GetCardStatsResponse__Output>): grpc.ClientUnaryCall;
@@ -16,13 +18,25 @@ export interface FlashcardsServiceClient extends grpc.Client {
   getCardStats(argument: _lingua_flashcards_v1_GetCardStatsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_flashcards_v1_GetCardStatsResponse__Output>): grpc.ClientUnaryCall;
   getCardStats(argument: _lingua_flashcards_v1_GetCardStatsRequest, callback: grpc.requestCallback<_lingua_flashcards_v1_GetCardStatsResponse__Output>): grpc.ClientUnaryCall;
   
+  SetLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  SetLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  SetLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  SetLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  setLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  setLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  setLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  setLearningPreferences(argument: _lingua_flashcards_v1_SetLearningPreferencesRequest, callback: grpc.requestCallback<_lingua_flashcards_v1_SetLearningPreferencesResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 export interface FlashcardsServiceHandlers extends grpc.UntypedServiceImplementation {
   GetCardStats: grpc.handleUnaryCall<_lingua_flashcards_v1_GetCardStatsRequest__Output, _lingua_flashcards_v1_GetCardStatsResponse>;
   
+  SetLearningPreferences: grpc.handleUnaryCall<_lingua_flashcards_v1_SetLearningPreferencesRequest__Output, _lingua_flashcards_v1_SetLearningPreferencesResponse>;
+  
 }
 
 export interface FlashcardsServiceDefinition extends grpc.ServiceDefinition {
   GetCardStats: MethodDefinition<_lingua_flashcards_v1_GetCardStatsRequest, _lingua_flashcards_v1_GetCardStatsResponse, _lingua_flashcards_v1_GetCardStatsRequest__Output, _lingua_flashcards_v1_GetCardStatsResponse__Output>
+  SetLearningPreferences: MethodDefinition<_lingua_flashcards_v1_SetLearningPreferencesRequest, _lingua_flashcards_v1_SetLearningPreferencesResponse, _lingua_flashcards_v1_SetLearningPreferencesRequest__Output, _lingua_flashcards_v1_SetLearningPreferencesResponse__Output>
 }

@@ -7,6 +7,7 @@ export interface GetCardStatsResponse {
   'due_cards'?: (number);
   'mastered_cards'?: (number);
   'favorite_cards'?: (number);
+  'daily_goal'?: (number);
 }
 
 export interface GetCardStatsResponse__Output {
@@ -14,4 +15,5 @@ export interface GetCardStatsResponse__Output {
   'due_cards': (number);
   'mastered_cards': (number);
   'favorite_cards': (number);
+  'daily_goal': (number);
 }
