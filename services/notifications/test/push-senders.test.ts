@@ -260,6 +260,28 @@ describe('FCM v1 sender against an FCM stand-in and its OAuth2 token endpoint', 
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
+  it('When the access token is about to expire and many sends wait, Then one new token is fetched for all of them', async () => {
+    let clock = Date.now();
+    const sender = reliablePushSender(
+      fcmSender({
+        url: fcm.url,
+        tokenUrl: fcm.tokenUrl,
+        serviceAccount: account,
+        timeoutMs: 5_000,
+        now: () => clock,
+      }),
+      retries,
+    );
+    await sender.send(msg('android', 'fcm-renew-0'));
+    const before = fcm.tokenRequests;
+    clock += 56 * 60_000; // the 1-hour token is within its 5-minute renewal margin
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => sender.send(msg('android', `fcm-renew-${i + 1}`))),
+    );
+    expect(results.every((r) => r.outcome === 'sent')).toBe(true);
+    expect(fcm.tokenRequests - before).toBe(1);
+  });
+
   it('When the access token stops being accepted (401), Then a new one is fetched and the push is sent', async () => {
     const sender = reliablePushSender(raw, retries);
     await sender.send(msg('android', 'fcm-before'));

@@ -57,16 +57,21 @@ export function fcmSender(settings: FcmSettings) {
     return { token: body.access_token, expiresAt: now() + (body.expires_in ?? 3600) * 1000 };
   }
 
+  function refresh() {
+    const value = fetchAccessToken();
+    const entry = { value };
+    access = entry;
+    value.catch(() => access === entry && (access = undefined)); // a failed fetch is not kept
+    return entry;
+  }
+
   async function accessToken(): Promise<string> {
-    const current = access && (await access.value.catch(() => undefined));
+    const entry = access;
+    const current = entry && (await entry.value.catch(() => undefined));
     if (current && current.expiresAt - TOKEN_MARGIN_MS > now()) return current.token;
-    // one fetch for every send waiting at this moment
-    if (!access || current) {
-      const value = fetchAccessToken();
-      access = { value };
-      value.catch(() => access?.value === value && (access = undefined));
-    }
-    return (await access.value).token;
+    // the first caller to find it missing or stale fetches; the others wait for that same fetch
+    const next = access === entry || !access ? refresh() : access;
+    return (await next.value).token;
   }
 
   return {
