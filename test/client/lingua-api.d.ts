@@ -597,7 +597,7 @@ export interface paths {
         };
         /**
          * Cards due for review, with review status
-         * @description Cards due for review, with review status. Needs an access token (Authorization: Bearer).
+         * @description "Today" (includeToday, due_today, overdue days) is the user’s day: the profile’s timezone, else the request’s X-Timezone, else UTC. Needs an access token (Authorization: Bearer).
          */
         get: operations["flashcards.due"];
         put?: never;
@@ -777,12 +777,12 @@ export interface paths {
         };
         /**
          * Scheduler and daily goal
-         * @description Scheduler and daily goal. Needs an access token (Authorization: Bearer).
+         * @description The daily goal is the one the profile shows (PUT /api/users/settings sets the same goal). Needs an access token (Authorization: Bearer).
          */
         get: operations["learning.settings"];
         /**
          * Choose the scheduler (exponential, sm2, fsrs) and daily goal
-         * @description Choose the scheduler (exponential, sm2, fsrs) and daily goal. Needs an access token (Authorization: Bearer).
+         * @description The daily goal is the user’s one goal: GET /api/users/profile and the stats show it, and PUT /api/users/settings {dailyGoal} changes the same value. Needs an access token (Authorization: Bearer).
          */
         put: operations["learning.settings.update"];
         post?: never;
@@ -801,7 +801,7 @@ export interface paths {
         };
         /**
          * Learning statistics for a period
-         * @description Learning statistics for a period. Needs an access token (Authorization: Bearer).
+         * @description Days are the user’s: the profile’s timezone, else the request’s X-Timezone, else UTC (DST and 30/45-minute offsets included). `from` is local midnight of the first day, `to` the end of today there (stable within the day), chart dates are local days, and dailyGoalProgress counts today’s reviews against the one daily goal (also set by PUT /api/users/settings). Needs an access token (Authorization: Bearer).
          */
         get: operations["learning.stats"];
         put?: never;
@@ -1030,7 +1030,7 @@ export interface paths {
         get: operations["users.profile"];
         /**
          * Update profile fields and the avatar (JPEG/PNG/WebP; 10 MB free, 50 MB premium)
-         * @description Update profile fields and the avatar (JPEG/PNG/WebP; 10 MB free, 50 MB premium). Needs an access token (Authorization: Bearer).
+         * @description timezone (IANA) is the zone the user’s days are counted in (today, streaks, daily-goal progress, stats periods); flashcards learns it first, so the change is 503 and nothing is stored when flashcards cannot be reached. Needs an access token (Authorization: Bearer).
          */
         put: operations["users.profile.update"];
         post?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
         get?: never;
         /**
          * Update learning and notification settings
-         * @description Update learning and notification settings. Needs an access token (Authorization: Bearer).
+         * @description dailyGoal is the user’s one daily goal, kept by flashcards (GET/PUT /api/learning/settings show and change the same value); it is written there first, so the change is 503 and nothing is stored when flashcards cannot be reached. The answer shows the goal flashcards holds. Needs an access token (Authorization: Bearer).
          */
         put: operations["users.settings.update"];
         post?: never;

@@ -150,6 +150,19 @@ describe('profile', () => {
       expect(performance.now() - started).toBeLessThan(DEADLINE_MS + 2_000);
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ user: { id: u.userId }, stats: null, degraded: ['stats'] });
+      // the goal and zone are kept by flashcards (ADR 0025): changing them fails whole, never half
+      const goal = await h.request('PUT', '/api/users/settings', {
+        headers: bearer(u.token),
+        body: { dailyGoal: 7 },
+      });
+      const zone = await h.request('PUT', '/api/users/profile', {
+        headers: bearer(u.token),
+        body: { timezone: 'Asia/Tokyo' },
+      });
+      expect([goal.status, zone.status]).toEqual([503, 503]);
+      const after = (await profile()).body.data;
+      expect(after.profile.settings.dailyGoal).toBe(20);
+      expect(after.profile.timezone).not.toBe('Asia/Tokyo');
     } finally {
       await startStandIn();
     }

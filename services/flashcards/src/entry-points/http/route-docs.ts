@@ -94,6 +94,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     method: 'get',
     path: '/api/flashcards/due',
     summary: 'Cards due for review, with review status',
+    description:
+      '"Today" (includeToday, due_today, overdue days) is the user’s day: the profile’s timezone, else the request’s X-Timezone, else UTC. Needs an access token (Authorization: Bearer).',
     tags: ['flashcards'],
     auth: 'access',
     query: DueQuery,
@@ -315,6 +317,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     method: 'get',
     path: '/api/learning/stats',
     summary: 'Learning statistics for a period',
+    description:
+      'Days are the user’s: the profile’s timezone, else the request’s X-Timezone, else UTC (DST and 30/45-minute offsets included). `from` is local midnight of the first day, `to` the end of today there (stable within the day), chart dates are local days, and dailyGoalProgress counts today’s reviews against the one daily goal (also set by PUT /api/users/settings). Needs an access token (Authorization: Bearer).',
     tags: ['learning'],
     auth: 'access',
     query: StatsQuery,
@@ -345,6 +349,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     method: 'get',
     path: '/api/learning/settings',
     summary: 'Scheduler and daily goal',
+    description:
+      'The daily goal is the one the profile shows (PUT /api/users/settings sets the same goal). Needs an access token (Authorization: Bearer).',
     tags: ['learning'],
     auth: 'access',
     response: LearningSettings,
@@ -353,6 +359,8 @@ export const FLASHCARDS_ROUTE_DOCS: RouteDoc[] = [
     method: 'put',
     path: '/api/learning/settings',
     summary: 'Choose the scheduler (exponential, sm2, fsrs) and daily goal',
+    description:
+      'The daily goal is the user’s one goal: GET /api/users/profile and the stats show it, and PUT /api/users/settings {dailyGoal} changes the same value. Needs an access token (Authorization: Bearer).',
     tags: ['learning'],
     auth: 'access',
     body: SettingsBody,

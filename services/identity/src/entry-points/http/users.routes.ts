@@ -109,6 +109,8 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
     method: 'put',
     path: `${P}/profile`,
     summary: 'Update profile fields and the avatar (JPEG/PNG/WebP; 10 MB free, 50 MB premium)',
+    description:
+      'timezone (IANA) is the zone the user’s days are counted in (today, streaks, daily-goal progress, stats periods); flashcards learns it first, so the change is 503 and nothing is stored when flashcards cannot be reached. Needs an access token (Authorization: Bearer).',
     auth: 'access',
     body: UpdateProfileBody,
     bodyType: 'multipart/form-data',
@@ -125,6 +127,8 @@ export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, d
     method: 'put',
     path: `${P}/settings`,
     summary: 'Update learning and notification settings',
+    description:
+      'dailyGoal is the user’s one daily goal, kept by flashcards (GET/PUT /api/learning/settings show and change the same value); it is written there first, so the change is 503 and nothing is stored when flashcards cannot be reached. The answer shows the goal flashcards holds. Needs an access token (Authorization: Bearer).',
     auth: 'access',
     body: UpdateSettingsBody,
     response: z.object({ settings: Settings, message: z.string() }),
