@@ -31,4 +31,8 @@ module.exports = {
   reporters: ['default', '<rootDir>/libs/testing/src/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
+  // a worker that has grown past this after a file is replaced by a fresh one: modules required by
+  // each file (five services and a gateway per stack) pile up in a long-lived worker, and one
+  // reached node's 4 GB heap limit and crashed after some 160 files
+  workerIdleMemoryLimit: '1536MB',
 };
