@@ -61,7 +61,7 @@ const stats = async (token: string, period: string, zone?: string) => {
 };
 
 describe('the user’s day through the gateway', () => {
-  it('When a Tokyo app (X-Timezone: Asia/Tokyo) studies at 17:47Z, Then "today" is the next day there: its window, chart, progress and due list', async () => {
+  it('When a Tokyo app (X-Timezone: Asia/Tokyo) studies at 17:47Z, Then "today" is the next day there: its window, chart, streak, due list, next review and study-test day', async () => {
     at('2026-11-27T17:47:00Z');
     const { token, ids } = await learner(2);
     await review(token, ids[0]!, 'Asia/Tokyo');
@@ -85,6 +85,22 @@ describe('the user’s day through the gateway', () => {
     });
     expect(due.status).toBe(200);
     expect(due.body.data.flashcards.map((c: { id: string }) => c.id)).toEqual([ids[1]]);
+    // at 14:30Z it is still 27 Nov in Tokyo: the next card (due 02:47 on 28 Nov there) is due tomorrow
+    at('2026-11-27T14:30:00Z');
+    const next = await call('GET', '/api/flashcards/next-review', {
+      token,
+      headers: { 'x-timezone': 'Asia/Tokyo' },
+    });
+    expect(next.body.data).toMatchObject({ status: 'upcoming', daysUntilDue: 1, isDueToday: false });
+    // a study test taken at 17:47Z is filed under Tokyo's 28 Nov
+    at('2026-11-27T17:47:00Z');
+    const recorded = await call('POST', '/api/study/record-test', {
+      token,
+      body: { flashcardId: ids[1], testType: 'flashcard', isCorrect: true },
+      headers: { 'x-timezone': 'Asia/Tokyo' },
+    });
+    expect(recorded.status).toBe(201);
+    expect(recorded.body.data.studyDate).toBe('2026-11-28');
   });
 
   it('When zones are 30 or 45 minutes off the hour (Kolkata +5:30, Kathmandu +5:45, St John’s −3:30), Then the day starts at their midnight', async () => {

@@ -1,17 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@lingua/errors';
-import { utcDay } from './learning/streak';
-import type { CardRepository, StudyTest, StudyTestRepository } from './ports';
+import { dayIn, zoneOf } from './learning/calendar';
+import type { CardRepository, LearningProfileRepository, StudyTest, StudyTestRepository } from './ports';
 
-type StudyDeps = { studyTests: StudyTestRepository; clock: { now(): Date } };
+type StudyDeps = {
+  studyTests: StudyTestRepository;
+  profiles: Pick<LearningProfileRepository, 'get'>;
+  clock: { now(): Date };
+};
 
-/** The tests the user completed on a study day (UTC; today when not given). */
+/** Today in the user's zone: the profile's, else the request's X-Timezone, else UTC. */
+async function todayOf(userId: string, requestZone: string | undefined, deps: StudyDeps) {
+  const profile = await deps.profiles.get(userId);
+  return dayIn(deps.clock.now(), zoneOf(profile.timezone, requestZone));
+}
+
+/** The tests the user completed on a study day (the user's today when not given). */
 export async function completedTests(
   userId: string,
   studyDate: string | undefined,
   deps: StudyDeps,
+  requestZone?: string,
 ): Promise<{ studyDate: string; tests: StudyTest[] }> {
-  const day = studyDate ?? utcDay(deps.clock.now());
+  const day = studyDate ?? (await todayOf(userId, requestZone, deps));
   return { studyDate: day, tests: await deps.studyTests.forDay(userId, day) };
 }
 
@@ -20,6 +31,7 @@ export async function recordTest(
   userId: string,
   test: { flashcardId: string; testType: string; isCorrect: boolean; studyDate?: string | undefined },
   deps: StudyDeps & { cards: Pick<CardRepository, 'findActive'> },
+  requestZone?: string,
 ): Promise<StudyTest> {
   if (!(await deps.cards.findActive(userId, test.flashcardId)))
     throw new AppError('NOT_FOUND', 'Flashcard not found');
@@ -30,7 +42,7 @@ export async function recordTest(
     flashcardId: test.flashcardId,
     testType: test.testType,
     isCorrect: test.isCorrect,
-    studyDate: test.studyDate ?? utcDay(now),
+    studyDate: test.studyDate ?? (await todayOf(userId, requestZone, deps)),
     completedAt: now,
   });
 }

@@ -59,11 +59,16 @@ export async function dueCards(
 /** The card due first (overdue or not), if the user has any. */
 export async function nextCardToReview(
   userId: string,
-  deps: CardsDeps,
-): Promise<{ card: Card | undefined; now: Date }> {
+  deps: CardsDeps & { profiles?: Pick<LearningProfileRepository, 'get'> },
+  requestZone?: string,
+): Promise<{ card: Card | undefined; now: Date; zone: string }> {
   const now = deps.clock.now();
-  const [card] = await deps.cards.due(userId, { to: new Date(8.64e15), limit: 1 });
-  return { card, now };
+  const [[card], profile] = await Promise.all([
+    deps.cards.due(userId, { to: new Date(8.64e15), limit: 1 }),
+    deps.profiles?.get(userId),
+  ]);
+  // its status ("due today", overdue days) on the user's calendar
+  return { card, now, zone: zoneOf(profile?.timezone, requestZone) };
 }
 
 /** One of the user's active cards; NOT_FOUND otherwise. */

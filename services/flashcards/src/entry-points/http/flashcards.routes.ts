@@ -13,7 +13,7 @@ import {
   toggleFavorite,
   updateCard,
 } from '../../domain/cards/manage-cards.use-case';
-import { reviewStatus } from '../../domain/cards/review-status';
+import { dayDiffIn, reviewStatusIn } from '../../domain/cards/review-status';
 import { reviewCard } from '../../domain/review-card.use-case';
 import { gradeFromConfidence } from '../../domain/scheduling/grade';
 import {
@@ -99,10 +99,10 @@ export function flashcardsRouter(deps: FlashcardsDeps): Router {
     sendSuccessJson(res, `{"flashcards":[${flashcards}],"count":${cards.length}}`);
   });
 
-  router.get('/next-review', async (_req, res) => {
-    const { card, now } = await nextCardToReview(userId(res), deps);
+  router.get('/next-review', async (req, res) => {
+    const { card, now, zone } = await nextCardToReview(userId(res), deps, requestZone(req));
     if (!card) return sendData(res, NextReview, null, { message: 'No flashcards to review' });
-    const status = reviewStatus(card.nextReviewDate, now);
+    const status = reviewStatusIn(dayDiffIn(now, card.nextReviewDate, zone));
     sendData(res, NextReview, {
       flashcard: flashcardFull(card),
       nextReviewDate: card.nextReviewDate,

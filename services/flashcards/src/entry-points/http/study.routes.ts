@@ -4,6 +4,7 @@ import { completedTests, recordTest } from '../../domain/study-tests.use-case';
 import type { FlashcardsDeps } from './deps';
 import { CompletedTestsQuery, RecordTestBody } from './study.schemas';
 import { CompletedTests, StudyTest } from './sets-study.responses';
+import { requestZone } from './request-zone';
 import { validate } from './validate';
 
 const presentTest = (t: {
@@ -32,13 +33,18 @@ export function studyRouter(deps: FlashcardsDeps): Router {
 
   router.get('/completed-tests', async (req, res) => {
     const q = validate(CompletedTestsQuery, req.query);
-    const { studyDate, tests } = await completedTests(deps.userIdOf(res), q.studyDate, deps);
+    const { studyDate, tests } = await completedTests(
+      deps.userIdOf(res),
+      q.studyDate,
+      deps,
+      requestZone(req),
+    );
     sendData(res, CompletedTests, { studyDate, tests: tests.map(presentTest), count: tests.length });
   });
 
   router.post('/record-test', async (req, res) => {
     const body = validate(RecordTestBody, req.body);
-    const test = await recordTest(deps.userIdOf(res), body, deps);
+    const test = await recordTest(deps.userIdOf(res), body, deps, requestZone(req));
     sendData(res, StudyTest, presentTest(test), { status: 201, message: 'Test recorded' });
   });
 
