@@ -56,6 +56,8 @@ const stats = async (token: string, period: string, zone?: string) => {
     token,
     ...(zone && { headers: { 'x-timezone': zone } }),
   });
+  // one zone's answer (and ETag) is not another's
+  expect(r.headers.get('vary')).toMatch(/X-Timezone/i);
   expect([r.status, r.status === 200 ? '' : JSON.stringify(r.body)]).toEqual([200, '']);
   return r.body.data;
 };

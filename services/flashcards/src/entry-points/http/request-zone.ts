@@ -6,6 +6,8 @@ import { isTimeZone } from '../../domain/learning/calendar';
  * ignored): the user's zone when their profile names none.
  */
 export function requestZone(req: Request): string | undefined {
+  // the answer depends on the header (a cache must not give one zone's "today" to another)
+  req.res?.vary('X-Timezone');
   const tz = req.headers['x-timezone'];
   return isTimeZone(tz) ? tz : undefined;
 }
