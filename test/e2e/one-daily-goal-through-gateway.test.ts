@@ -93,4 +93,18 @@ describe('the profile’s zone and one daily goal through the gateway', () => {
     expect(mute.body.data.settings).toMatchObject({ dailyGoal: 15, pushNotifications: false });
     expect(await stats(token, 'today')).toMatchObject({ dailyGoal: 15, dailyGoalProgress: 60 });
   });
+
+  it('When a zone was set in the profile before flashcards kept one, Then the next profile read hands it over', async () => {
+    at('2026-11-27T17:47:00Z');
+    const { token } = await learner(0);
+    const me = await call('GET', '/api/users/profile', { token });
+    const userId = me.body.data.user.id as string;
+    // as an account from before ADR 0025: the zone in identity only
+    await stack.services.identity.deps.mongo.connection
+      .collection('users')
+      .updateOne({ _id: userId as never }, { $set: { 'profile.timezone': 'Asia/Kathmandu' } });
+    expect((await stats(token, 'today')).from).toBe('2026-11-27T00:00:00.000Z');
+    expect((await call('GET', '/api/users/profile', { token })).status).toBe(200);
+    expect((await stats(token, 'today')).from).toBe('2026-11-26T18:15:00.000Z'); // 23:32 in Kathmandu
+  });
 });

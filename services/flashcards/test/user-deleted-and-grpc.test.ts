@@ -141,6 +141,7 @@ describe('gRPC FlashcardsService.GetCardStats', () => {
         mastered_cards: 1,
         favorite_cards: 1,
         daily_goal: 20,
+        timezone: '',
       });
       clock.advance(3 * DAY);
       expect((await client.call('GetCardStats', { user_id: user.sub })).due_cards).toBe(2);

@@ -22,6 +22,7 @@ export function grpcCardStats(address: string, deadlineMs: number, signer: CallS
         masteredCards: r.mastered_cards,
         favoriteCards: r.favorite_cards,
         dailyGoal: r.daily_goal,
+        timezone: r.timezone || null,
       };
     },
     async setPreferences(userId, prefs) {

@@ -17,7 +17,7 @@ export interface CardStats {
  * through to it. Rejects when flashcards cannot answer in time.
  */
 export interface CardStatsSource {
-  forUser(userId: string): Promise<CardStats & { dailyGoal: number }>;
+  forUser(userId: string): Promise<CardStats & { dailyGoal: number; timezone: string | null }>;
   setPreferences(
     userId: string,
     prefs: { dailyGoal?: number; timezone?: string },
@@ -50,7 +50,12 @@ export async function getProfile(userId: string, deps: IdentityDeps): Promise<Pr
   ]);
   if (!user) throw new AppError('NOT_FOUND', 'User not found');
   if (!stats) return { user, stats, degraded: ['stats'] };
-  const { dailyGoal, ...counts } = stats;
+  const { dailyGoal, timezone, ...counts } = stats;
+  // a zone set before flashcards kept one (or whose write-through was lost) is handed over now
+  if (user.profile.timezone && timezone !== user.profile.timezone)
+    await deps.cardStats.setPreferences(userId, { timezone: user.profile.timezone }).catch((err: unknown) => {
+      deps.logger.warn({ err, userId }, 'time zone not handed to flashcards; the next profile read retries');
+    });
   // the goal flashcards counts progress against, whichever endpoint set it (0: a flashcards that
   // does not send it yet)
   if (dailyGoal < 1) return { user, stats: counts, degraded: [] };

@@ -31,6 +31,7 @@ export function registerFlashcardsGrpc(
         const [s, profile] = await Promise.all([getCardStats(input, deps), deps.profiles.get(input.userId)]);
         return {
           daily_goal: profile.dailyGoal,
+          timezone: profile.timezone ?? '',
           total_cards: s.totalCards,
           due_cards: s.dueCards,
           mastered_cards: s.masteredCards,

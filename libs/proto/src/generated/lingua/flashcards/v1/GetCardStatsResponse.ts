@@ -8,6 +8,7 @@ export interface GetCardStatsResponse {
   'mastered_cards'?: (number);
   'favorite_cards'?: (number);
   'daily_goal'?: (number);
+  'timezone'?: (string);
 }
 
 export interface GetCardStatsResponse__Output {
@@ -16,4 +17,5 @@ export interface GetCardStatsResponse__Output {
   'mastered_cards': (number);
   'favorite_cards': (number);
   'daily_goal': (number);
+  'timezone': (string);
 }
