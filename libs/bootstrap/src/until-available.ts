@@ -24,7 +24,7 @@ export async function untilAvailable<T>(
   for (let n = 1; ; n++) {
     options.signal?.throwIfAborted();
     try {
-      return await attempt();
+      return await (options.signal ? unlessAborted(attempt(), options.signal) : attempt());
     } catch (err) {
       options.signal?.throwIfAborted();
       options.logger.warn({ err, attempt: n, retryInMs: wait }, `${what} unavailable at start; retrying`);
@@ -32,4 +32,26 @@ export async function untilAvailable<T>(
       wait = Math.min(max, wait * 2);
     }
   }
+}
+
+/**
+ * `work`, or the abort's reason as soon as `signal` aborts: a SIGTERM while an attempt hangs (a
+ * driver waiting on a socket that never answers) ends the start instead of waiting for it — the
+ * process exits, and with it whatever the attempt holds.
+ */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

@@ -1,0 +1,29 @@
+import { createLogger } from '@lingua/logger';
+import { untilAvailable } from './until-available';
+
+const logger = createLogger('until-available-test', { level: 'silent' });
+
+describe('untilAvailable', () => {
+  it('When the attempt hangs and the start is aborted (SIGTERM while starting), Then the wait ends at once with the reason', async () => {
+    const starting = new AbortController();
+    const never = new Promise<never>(() => undefined);
+    const waiting = untilAvailable('database', () => never, { logger, signal: starting.signal });
+    setTimeout(() => starting.abort(new Error('SIGTERM while starting')), 50);
+    const t = performance.now();
+    await expect(waiting).rejects.toThrow('SIGTERM while starting');
+    expect(performance.now() - t).toBeLessThan(1_000);
+  });
+
+  it('When the dependency comes up after failures, Then the attempt result is returned', async () => {
+    let n = 0;
+    const value = await untilAvailable(
+      'database',
+      async () => {
+        if (++n < 3) throw new Error('down');
+        return 'up';
+      },
+      { logger, firstDelayMs: 1, signal: new AbortController().signal },
+    );
+    expect([value, n]).toEqual(['up', 3]);
+  });
+});
