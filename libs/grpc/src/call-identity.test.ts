@@ -102,8 +102,13 @@ describe('a gRPC server with allow-lists', () => {
     });
     server.addService(
       IdentityService.service,
-      { GetUser: () => ({ user: null }), ResolveUser: () => ({ user: null }) },
-      { GetUser: ['ai'], ResolveUser: [] },
+      {
+        GetUser: () => ({ user: null }),
+        ResolveUser: () => ({ user: null }),
+        GetDevices: () => ({ devices: [] }),
+        RemoveDevice: () => ({ removed: false }),
+      },
+      { GetUser: ['ai'], ResolveUser: [], GetDevices: [], RemoveDevice: [] },
     );
     address = `127.0.0.1:${await server.start(0)}`;
   });

@@ -50,6 +50,8 @@ beforeAll(async () => {
   server.addService(
     IdentityService.service,
     {
+      GetDevices: () => ({ devices: [] }),
+      RemoveDevice: () => ({ removed: false }),
       async GetUser(request, call) {
         const id = request.user_id;
         const n = count(id);
@@ -72,7 +74,8 @@ beforeAll(async () => {
         return { user: user(key) };
       },
     },
-    { GetUser: ['ai'], ResolveUser: ['ai'] },
+    // the service's other methods are not these tests' subject: no caller may call them
+    { GetUser: ['ai'], ResolveUser: ['ai'], GetDevices: [], RemoveDevice: [] },
   );
   address = `127.0.0.1:${await server.start(0)}`;
 });

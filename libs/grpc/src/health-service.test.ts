@@ -19,8 +19,13 @@ beforeAll(async () => {
   server = createGrpcServer({ logger: silentLogger(), serviceName: 'identity', callers: {} });
   server.addService(
     proto.lingua.identity.v1.IdentityService.service,
-    { GetUser: () => ({ user: null }), ResolveUser: () => ({ user: null }) },
-    { GetUser: [], ResolveUser: [] },
+    {
+      GetUser: () => ({ user: null }),
+      ResolveUser: () => ({ user: null }),
+      GetDevices: () => ({ devices: [] }),
+      RemoveDevice: () => ({ removed: false }),
+    },
+    { GetUser: [], ResolveUser: [], GetDevices: [], RemoveDevice: [] },
   );
   address = `127.0.0.1:${await server.start(0)}`;
   health = new proto.grpc.health.v1.Health(address, credentials.createInsecure());

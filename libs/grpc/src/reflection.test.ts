@@ -19,8 +19,13 @@ async function identityServer(
   // reflection answers without a call assertion (grpcurl list), like health
   server.addService(
     proto.lingua.identity.v1.IdentityService.service,
-    { GetUser: () => ({ user: null }), ResolveUser: () => ({ user: null }) },
-    { GetUser: [], ResolveUser: [] },
+    {
+      GetUser: () => ({ user: null }),
+      ResolveUser: () => ({ user: null }),
+      GetDevices: () => ({ devices: [] }),
+      RemoveDevice: () => ({ removed: false }),
+    },
+    { GetUser: [], ResolveUser: [], GetDevices: [], RemoveDevice: [] },
   );
   return { server, address: `127.0.0.1:${await server.start(0)}` };
 }

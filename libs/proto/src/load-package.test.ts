@@ -19,7 +19,10 @@ describe('loadPackage', () => {
       'GetDevices',
       'RemoveDevice',
     ]);
-    expect(Object.keys(proto.lingua.flashcards.v1.FlashcardsService.service)).toEqual(['GetCardStats']);
+    expect(Object.keys(proto.lingua.flashcards.v1.FlashcardsService.service)).toEqual([
+      'GetCardStats',
+      'SetLearningPreferences',
+    ]);
     expect(Object.keys(proto.lingua.subscriptions.v1.EntitlementsService.service)).toEqual([
       'CheckFeatureAccess',
       'GetEntitlements',
