@@ -9,11 +9,16 @@ const ROOT = path.resolve(__dirname, '../..');
 function boot(entry: string, env: Record<string, string | undefined>, timeoutMs = 20_000) {
   const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
-  return spawnSync(process.execPath, [path.join(ROOT, entry)], {
-    env: merged,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-  });
+  // a process that outlives its SIGTERM by 20 s is killed (status null): the test fails, the run goes on
+  const bounded = [
+    '-e',
+    `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(path.join(ROOT, entry))}], { stdio: 'inherit' });` +
+      `setTimeout(() => c.kill('SIGTERM'), ${timeoutMs}).unref();` +
+      `const hard = setTimeout(() => c.kill('SIGKILL'), ${timeoutMs + 20_000});` +
+      `c.on('exit', (code, signal) => { clearTimeout(hard); process.exit(code ?? (signal === 'SIGKILL' ? 137 : 143)); });`,
+  ];
+  const run = spawnSync(process.execPath, bounded, { env: merged, encoding: 'utf8' });
+  return { ...run, status: run.status === 137 ? null : run.status };
 }
 
 describe('configuration at boot', () => {
@@ -117,7 +122,14 @@ describe('configuration at boot', () => {
     // trying (not ready) until the SIGTERM spawnSync sends at its timeout ends it cleanly
     const run = boot(
       'services/identity/dist/main.js',
-      { MONGO_URL: 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0&authSource=admin', LOG_LEVEL: 'info' },
+      {
+        MONGO_URL: 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0&authSource=admin',
+        LOG_LEVEL: 'info',
+        // ports of its own: the default ones may be another suite's
+        IDENTITY_HTTP_PORT: '0',
+        IDENTITY_GRPC_PORT: '0',
+        IDENTITY_METRICS_PORT: '0',
+      },
       15_000,
     );
     expect(run.stderr).not.toMatch(/Invalid configuration/);

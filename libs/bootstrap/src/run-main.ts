@@ -10,7 +10,11 @@ import { type ServiceDefinition, startService } from './start-service';
 export async function runMain<C extends ServiceEnv>(
   define: () => ServiceDefinition<C> | Promise<ServiceDefinition<C>>,
 ): Promise<void> {
+  // a signal while the definition still loads (a slow start on a busy machine) has nothing to stop
+  const beforeDefined = () => process.exit(0);
+  process.once('SIGTERM', beforeDefined).once('SIGINT', beforeDefined);
   const def = await define();
+  process.off('SIGTERM', beforeDefined).off('SIGINT', beforeDefined);
   const logger = def.logger ?? createLogger(def.config.service, { level: def.config.LOG_LEVEL });
   // a SIGTERM while the service still waits for its dependencies ends the wait
   const starting = new AbortController();
