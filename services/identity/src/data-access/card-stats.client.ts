@@ -6,6 +6,9 @@ import type { CardStatsSource } from '../domain/profile.use-case';
  * Flashcards' GetCardStats with a short deadline (retried only while it fits). Rejects with an
  * AppError when flashcards is slow or down: the profile decides what to answer without the counts.
  */
+/** How long a goal or zone change waits for flashcards (within the request's own deadline). */
+const PREFERENCES_DEADLINE_MS = 5_000;
+
 export function grpcCardStats(address: string, deadlineMs: number, signer: CallSigner): CardStatsSource {
   const client = createGrpcClient(loadPackage().lingua.flashcards.v1.FlashcardsService, address, {
     signer,
@@ -26,11 +29,17 @@ export function grpcCardStats(address: string, deadlineMs: number, signer: CallS
       };
     },
     async setPreferences(userId, prefs) {
-      const r = await client.call('SetLearningPreferences', {
-        user_id: userId,
-        ...(prefs.dailyGoal !== undefined && { daily_goal: prefs.dailyGoal }),
-        ...(prefs.timezone !== undefined && { timezone: prefs.timezone }),
-      });
+      const r = await client.call(
+        'SetLearningPreferences',
+        {
+          user_id: userId,
+          ...(prefs.dailyGoal !== undefined && { daily_goal: prefs.dailyGoal }),
+          ...(prefs.timezone !== undefined && { timezone: prefs.timezone }),
+        },
+        // a write the answer waits for (the profile's counts are optional, this is not): the
+        // request's own deadline bounds it, not the counts' short one
+        { deadlineMs: PREFERENCES_DEADLINE_MS },
+      );
       return { dailyGoal: r.daily_goal };
     },
     close: () => client.close(),
