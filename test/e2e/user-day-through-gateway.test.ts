@@ -1,6 +1,4 @@
-import { TestClock, isolatedServiceEnv } from '@lingua/testing';
-import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
-import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
+import { learningDayStack } from './learning-day-stack';
 
 // The user's day and goal (issue 37 item 0), as the app sees them through the gateway: "today",
 // streaks, daily-goal progress and the stats' period boundaries are counted in the user's time zone
@@ -8,57 +6,11 @@ import { type InProcessStack, startInProcessStack } from '../platform/in-process
 // offsets; and there is one daily goal, whichever endpoint set it.
 jest.setTimeout(120_000);
 
-// flashcards' calendar clock: set to instants before the real now (the gateway's assertions are
-// checked against it only for expiry)
-const clock = new TestClock('2026-11-27T17:47:00Z');
-const at = (iso: string) => clock.advance(Date.parse(iso) - clock.now().getTime());
-
-let stack: InProcessStack;
-const call = gatewayCaller(() => stack.gateway.url);
-
-beforeAll(async () => {
-  stack = await startInProcessStack(
-    isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4' }),
-    {},
-    { flashcards: { clock } },
-  );
-});
-afterAll(() => stopAndDrop(stack));
-
-async function learner(cards = 1) {
-  const reg = await call('POST', '/api/v1/auth/register', { body: newCredentials('tz') });
-  expect(reg.status).toBe(201);
-  const token = reg.body.data.accessToken as string;
-  const set = await call('POST', '/api/flashcard-sets', { token, body: { name: 'days' } });
-  expect(set.status).toBe(201);
-  const ids: string[] = [];
-  for (let i = 0; i < cards; i++) {
-    const c = await call('POST', '/api/flashcards', {
-      token,
-      body: { setId: set.body.data.set.id, word: `w${i}`, translation: `t${i}` },
-    });
-    expect(c.status).toBe(201);
-    ids.push(c.body.data.card.id);
-  }
-  return { token, ids };
-}
-
-const review = async (token: string, cardId: string, zone?: string) => {
-  const r = await call('POST', '/api/learning/review', {
-    token,
-    body: { cardId, rating: 4, responseTime: 2000 },
-    ...(zone && { headers: { 'x-timezone': zone } }),
-  });
-  expect(r.status).toBe(200);
-};
+const { at, call, learner, review, statsReply } = learningDayStack();
 const stats = async (token: string, period: string, zone?: string) => {
-  const r = await call('GET', `/api/learning/stats?period=${period}`, {
-    token,
-    ...(zone && { headers: { 'x-timezone': zone } }),
-  });
+  const r = await statsReply(token, period, zone);
   // one zone's answer (and ETag) is not another's
   expect(r.headers.get('vary')).toMatch(/X-Timezone/i);
-  expect([r.status, r.status === 200 ? '' : JSON.stringify(r.body)]).toEqual([200, '']);
   return r.body.data;
 };
 

@@ -1,11 +1,10 @@
 import express from 'express';
 import { createLogger } from '@lingua/logger';
-import { createApp, finishApp, sendSuccess, startHttpServer } from '@lingua/http';
+import { createApp, finishApp, sendSuccess, sendSuccessJson, startHttpServer } from '@lingua/http';
 import { Writable } from 'node:stream';
 import type { Card } from '../../domain/ports';
 import { reviewStatus } from '../../domain/cards/review-status';
 import { dueCardJson, flashcardFull, flashcardFullJson } from './card.presenter';
-import { sendSuccessJson } from './send-json';
 
 const card = (over: Partial<Card> = {}): Card =>
   ({

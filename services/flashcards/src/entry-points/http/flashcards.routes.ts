@@ -45,7 +45,7 @@ import {
   QuestionBody,
   ReviewBody,
 } from './flashcards.schemas';
-import { sendSuccessJson } from './send-json';
+import { sendSuccessJson } from '@lingua/http';
 import { requestZone } from './request-zone';
 import { validate } from './validate';
 
