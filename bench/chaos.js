@@ -658,6 +658,9 @@ function databaseOutage({ base, bus, cluster }) {
       if (!user.token && (await roleOf(user)).status === 401) return (user.left = true); // gone
       const gone = await call(user, 'DELETE', '/api/users/account', { password: user.creds.password });
       if (gone.status === 200) return (user.left = true);
+      // as the app does: a refused token is dropped and the user signs in again (a deletion that
+      // failed after revoking the user's tokens is carried through by identity's sweeper)
+      if (gone.status === 401) user.token = undefined;
       await sleep(2000);
     }
     return false;

@@ -33,6 +33,8 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       // a sign-in remembers only its newest access token: revoking by the tokens it recorded misses older ones
       IDENTITY_REFRESH_HISTORY: '1',
+      // the sweeper resumes an interrupted deletion within seconds, not the production minute
+      IDENTITY_ERASURE_RETRY_MS: '1000',
     }),
   );
 });
@@ -252,5 +254,58 @@ describe('account deletion carried through every service', () => {
     });
     expect(deleted.status).toBe(200);
     expect((await write()).status).toBe(401);
+  });
+
+  it("When a deletion fails after the user's tokens were revoked (the database refused the soft delete), Then the deletion is carried through once the database takes it: the account cannot sign in and its cards are erased", async () => {
+    const u = newCredentials('dh');
+    const reg = await call('POST', '/api/v1/auth/register', { body: u });
+    expect(reg.status).toBe(201);
+    const token = reg.body.data.accessToken as string;
+    const userId = reg.body.data.userId as string;
+    const card = await call('POST', '/api/flashcards', {
+      token,
+      body: {
+        word: 'bridge',
+        translation: 'Brücke',
+        definition: 'a way over a river',
+        difficultyLevel: 'A1',
+      },
+    });
+    expect(card.status).toBe(200);
+    // the soft delete's write collides with a document holding the name it gives the account: the
+    // request fails after the deletion record and the revocation, as when the database goes mid-way
+    const users = stack.services.identity.deps.mongo.connection.db!.collection('users');
+    const blockerId = `blocker-${randomBytes(6).toString('hex')}`;
+    await users.insertOne({
+      _id: blockerId as never,
+      email: `${blockerId}@invalid.lingua`,
+      username: blockerId,
+      usernameKey: `deleted_${userId}`,
+    });
+    try {
+      const failed = await call('DELETE', '/api/users/account', { token, body: { password: u.password } });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      // the app's retry: its token is refused, so it signs in again
+      expect(
+        (await call('DELETE', '/api/users/account', { token, body: { password: u.password } })).status,
+      ).toBe(401);
+    } finally {
+      await users.deleteOne({ _id: blockerId as never });
+    }
+    // the sweeper carries the recorded deletion through: the account is gone and its data erased
+    await waitFor(
+      async () => {
+        const login = await call('POST', '/api/v1/auth/login', {
+          body: { email: u.email, password: u.password },
+        });
+        expect(login.status).toBe(401);
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    const cards = stack.services.flashcards.deps.mongo.connection.db!.collection('cards');
+    await waitFor(async () => expect(await cards.countDocuments({ userId })).toBe(0), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
   });
 });

@@ -8,6 +8,7 @@ interface ErasureDocument {
   _id: string;
   deletedAt: Date;
   avatar?: string | null;
+  reason?: string | null;
   /** When a run last began (the request's own, then the sweeper's). */
   triedAt: Date;
   attempts: number;
@@ -17,10 +18,18 @@ interface ErasureDocument {
 export function accountErasureRepository(connection: Connection): AccountErasureStore {
   const erasures = () => connection.db!.collection<ErasureDocument>(ACCOUNT_ERASURES_COLLECTION);
   return {
-    async open({ userId, deletedAt, avatar }) {
+    async open({ userId, deletedAt, avatar, reason }) {
       await erasures().updateOne(
         { _id: userId },
-        { $setOnInsert: { deletedAt, avatar: avatar ?? null, triedAt: deletedAt, attempts: 1 } },
+        {
+          $setOnInsert: {
+            deletedAt,
+            avatar: avatar ?? null,
+            reason: reason ?? null,
+            triedAt: deletedAt,
+            attempts: 1,
+          },
+        },
         { upsert: true },
       );
     },
@@ -34,6 +43,7 @@ export function accountErasureRepository(connection: Connection): AccountErasure
         userId: d._id,
         deletedAt: d.deletedAt,
         avatar: d.avatar ?? undefined,
+        reason: d.reason ?? undefined,
         attempts: d.attempts,
       }));
     },

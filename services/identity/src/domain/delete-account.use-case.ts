@@ -1,6 +1,5 @@
-import { makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
-import { eraseAccount, revokeEveryToken } from './erase-account.use-case';
+import { eraseAccount, revokeEveryToken, softDeleteAccount } from './erase-account.use-case';
 import type { IdentityDeps } from './identity-deps';
 
 /**
@@ -9,8 +8,8 @@ import type { IdentityDeps } from './identity-deps';
  * user can outlive it: the deletion record (what the sweeper resumes), every token of the user
  * revoked (no other device writes after the services erased), the soft delete that stages
  * user.deleted (every service erases on it), then the clean-up here (sign-ins, links, provider
- * grants, avatar). A clean-up step that fails leaves the record, and the pending-erasures sweeper
- * runs the clean-up again until it is done; the deletion itself is answered as done.
+ * grants, avatar). A step that fails leaves the record, and the pending-erasures sweeper runs the
+ * rest (the soft delete included) until it is done; a failed clean-up is answered as done.
  */
 export async function deleteAccount(
   input: {
@@ -35,12 +34,10 @@ export async function deleteAccount(
   const now = deps.clock.now();
   // the soft delete wipes the profile: the avatar's name is kept on the record until it is removed
   const avatar = credentials.user.profile.avatarUrl?.split('/').pop();
-  await deps.erasures.open({ userId: input.userId, deletedAt: now, avatar });
+  const erasure = { userId: input.userId, deletedAt: now, avatar, reason: input.reason };
+  await deps.erasures.open(erasure);
   await revokeEveryToken(input.userId, now, deps);
-  // the reason is the user's own words: kept with the account record, not sent to every subscriber
-  const event = makeEvent('user.deleted', { userId: input.userId }, { now });
-  await deps.users.softDelete(input.userId, now, event, input.reason);
-  deps.kickOutbox();
+  await softDeleteAccount(erasure, deps);
   await deps.attempts
     .reset(credentials.user.email)
     .catch((err: unknown) => deps.logger.warn({ err }, 'sign-in attempts of a deleted account not reset'));

@@ -1,4 +1,5 @@
 import { userRevocation } from '@lingua/auth';
+import { makeEvent } from '@lingua/contracts';
 import type { IdentityDeps } from './identity-deps';
 import { POLICY } from './policies';
 
@@ -8,13 +9,20 @@ export interface PendingErasure {
   deletedAt: Date;
   /** The avatar's file name, read before the soft delete wiped the profile. */
   avatar?: string | undefined;
+  /** The user's own words on why, kept with the account record. */
+  reason?: string | undefined;
   attempts: number;
 }
 
 /** Pending deletions, resumed until every step is done (a step that fails is tried again later). */
 export interface AccountErasureStore {
   /** Records the deletion before it happens (idempotent: a second call keeps the first record). */
-  open(erasure: { userId: string; deletedAt: Date; avatar?: string | undefined }): Promise<void>;
+  open(erasure: {
+    userId: string;
+    deletedAt: Date;
+    avatar?: string | undefined;
+    reason?: string | undefined;
+  }): Promise<void>;
   /** Records not tried since `before` (oldest first): a run under way elsewhere is left alone. */
   due(before: Date, limit: number): Promise<PendingErasure[]>;
   /** Claims the record for a run at `now` unless another run claimed it since `before`. */
@@ -35,10 +43,8 @@ export type ErasureDeps = Pick<
   | 'apple'
   | 'blacklist'
   | 'clock'
+  | 'kickOutbox'
 > & { erasures: AccountErasureStore };
-
-/** A deletion record this old whose account was never deleted belongs to a request that failed. */
-const ABANDONED_MS = 10 * 60_000;
 
 /** Every token issued before the deletion is refused until the last of them has expired. */
 export const revokeEveryToken = (userId: string, deletedAt: Date, deps: Pick<ErasureDeps, 'blacklist'>) =>
@@ -48,19 +54,28 @@ export const revokeEveryToken = (userId: string, deletedAt: Date, deps: Pick<Era
   );
 
 /**
- * The clean-up after an account's soft delete: every token revoked, sign-ins, e-mailed links,
+ * The soft delete that stages user.deleted (every service erases on it). Run by the request, and by
+ * the sweeper when the request failed after recording the deletion: the record is written only after
+ * the user confirmed, and the user's tokens may already be refused, so the deletion is carried
+ * through rather than left half done (an account its owner can no longer use).
+ */
+export async function softDeleteAccount(erasure: Omit<PendingErasure, 'attempts'>, deps: ErasureDeps) {
+  const event = makeEvent('user.deleted', { userId: erasure.userId }, { now: erasure.deletedAt });
+  // the reason is the user's own words: kept with the account record, not sent to every subscriber
+  await deps.users.softDelete(erasure.userId, erasure.deletedAt, event, erasure.reason);
+  deps.kickOutbox();
+}
+
+/**
+ * The clean-up after an account's soft delete (done first here if the request did not get that
+ * far): every token revoked, sign-ins, e-mailed links,
  * provider links (the Apple grant revoked with Apple first: App Store guideline 5.1.1(v)), push
  * devices and the avatar erased. Each step is idempotent, and a failure leaves the record in place for the sweeper,
  * which runs this again until every step has succeeded. Returns whether the record was closed.
  */
 export async function eraseAccount(erasure: PendingErasure, deps: ErasureDeps): Promise<boolean> {
   const { userId } = erasure;
-  if (await deps.users.findById(userId)) {
-    // the soft delete never happened (the request failed after recording it): nothing to erase
-    if (deps.clock.now().getTime() - erasure.deletedAt.getTime() > ABANDONED_MS)
-      await deps.erasures.close(userId);
-    return false;
-  }
+  if (await deps.users.findById(userId)) await softDeleteAccount(erasure, deps);
   const nowSeconds = deps.clock.now().getTime() / 1000;
   if (erasure.deletedAt.getTime() / 1000 + POLICY.accessTokenTtlSeconds > nowSeconds)
     await revokeEveryToken(userId, erasure.deletedAt, deps);
