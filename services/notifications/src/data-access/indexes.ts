@@ -1,4 +1,5 @@
 import type { IndexSpec } from '@lingua/mongo';
+import { REMINDER_SEND_WINDOW_DAYS } from '../domain/reminders/reminder-send-log';
 
 const DAY_SECONDS = 24 * 3600;
 
@@ -9,6 +10,8 @@ const DAY_SECONDS = 24 * 3600;
 export const notificationsIndexes = (retention: {
   NOTIFICATIONS_RETENTION_DAYS: number;
   WEBHOOK_DELIVERY_RETENTION_DAYS: number;
+  /** The bandit's window; the reminder sends are not needed after it. */
+  REMINDER_SEND_WINDOW_DAYS?: number;
 }): IndexSpec[] => [
   // the list query: a user's notifications, newest first (optionally unread only)
   { collection: 'notifications', key: { userId: 1, read: 1, createdAt: -1 } },
@@ -38,4 +41,12 @@ export const notificationsIndexes = (retention: {
   { collection: 'webhook_endpoints', key: { enabled: 1, events: 1 } },
   // an account's endpoints (list, per-account limit)
   { collection: 'webhook_endpoints', key: { ownerId: 1, createdAt: -1 } },
+  // a review's reward (the user's latest send in the last 2 h), the user's last-seen templates, erasure
+  { collection: 'reminder_sends', key: { userId: 1, sentAt: -1 } },
+  // the bandit's statistics (sends in the window) and retention (TTL): sends age out of the window
+  {
+    collection: 'reminder_sends',
+    key: { sentAt: 1 },
+    expireAfterSeconds: (retention.REMINDER_SEND_WINDOW_DAYS ?? REMINDER_SEND_WINDOW_DAYS) * DAY_SECONDS,
+  },
 ];
