@@ -41,7 +41,7 @@ const ACCESS = {
     nats: true,
   },
   flashcards: {
-    publishes: ['card.reviewed', 'achievement.unlocked'],
+    publishes: ['card.reviewed', 'achievement.unlocked', 'reminder.triggered'],
     durables: ['flashcards-user-deleted', 'flashcards-card-reviewed'],
     // the due read model, export quotas
     redisKeys: ['flashcards:*'],
@@ -73,8 +73,9 @@ const ACCESS = {
   },
   notifications: {
     publishes: [],
-    durables: ['notifications'],
-    redisKeys: ['notifications:*'], // webhook endpoints' cache version
+    durables: ['notifications', 'notifications-reminders', 'notifications-reminder-rewards'],
+    // webhook endpoints' cache version, recent reminders (a review within 2 h rewards the template)
+    redisKeys: ['notifications:*'],
     redisReadKeys: BLACKLIST.keys,
     subscribes: [],
     publishesChannels: [],

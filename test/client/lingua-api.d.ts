@@ -2322,7 +2322,7 @@ export interface components {
         Notification: {
             id: string;
             /** @enum {string} */
-            type: "welcome" | "subscription" | "achievement" | "system";
+            type: "welcome" | "subscription" | "achievement" | "system" | "study_reminder";
             title: string;
             body: string;
             data: {
@@ -7174,7 +7174,7 @@ export interface operations {
         parameters: {
             query?: {
                 unreadOnly?: "0" | "1" | "true" | "false";
-                type?: "welcome" | "subscription" | "achievement" | "system";
+                type?: "welcome" | "subscription" | "achievement" | "system" | "study_reminder";
                 page?: number;
                 limit?: number;
             };

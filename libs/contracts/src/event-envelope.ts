@@ -96,6 +96,23 @@ export const EVENT_DATA_SCHEMAS = {
     name: z.string(),
     xp: z.number().int().min(0),
   }),
+  /**
+   * A user's daily study reminder fell due and the user has not studied enough today (flashcards'
+   * reminder schedule, ADR 0028); notifications says it. One per user and local day: the event id
+   * derives from both, so a repeat is the same event.
+   */
+  [EVENT_NAMES.reminderTriggered]: z.object({
+    userId,
+    /** The user's local day the reminder is for (YYYY-MM-DD). */
+    localDay: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    /** The instant it was due: one that cannot go out within the hour after is skipped, not sent late. */
+    scheduledFor: isoDate,
+    timezone: z.string().max(64),
+    streak: z.number().int().min(0),
+    dueCards: z.number().int().min(0),
+    dailyGoal: z.number().int().min(1),
+    reviewedToday: z.number().int().min(0),
+  }),
 } satisfies Record<EventName, z.ZodType>;
 
 export type EventData<N extends EventName> = z.infer<(typeof EVENT_DATA_SCHEMAS)[N]>;

@@ -13,6 +13,7 @@ export const EVENT_NAMES = {
   subscriptionUpdated: 'subscription.updated',
   cardReviewed: 'card.reviewed',
   achievementUnlocked: 'achievement.unlocked',
+  reminderTriggered: 'reminder.triggered',
 } as const;
 
 export type EventName = (typeof EVENT_NAMES)[keyof typeof EVENT_NAMES];

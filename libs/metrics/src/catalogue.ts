@@ -306,6 +306,44 @@ export const webhookRetriesQueued = new Gauge({
   },
 });
 
+// ---- study reminders and push (flashcards decides, notifications says: ADR 0028) -------------------
+export const remindersEligible = new Counter({
+  name: 'lingua_reminders_eligible_total',
+  help: 'Study reminders that fell due for a user who had not studied enough that day (announced to be sent).',
+  registers,
+});
+export const remindersSkipped = new Counter({
+  name: 'lingua_reminders_skipped_total',
+  help: 'Study reminders not sent, by reason (late: not out within an hour of its time; goal_met; already_reminded: that local day; no_account; no_channel).',
+  labelNames: ['reason'] as const,
+  registers,
+});
+export const remindersSent = new Counter({
+  name: 'lingua_reminders_sent_total',
+  help: 'Study reminders said, by channel (push, email, or in_app alone); in-app always.',
+  labelNames: ['channel'] as const,
+  registers,
+});
+export const remindersFailed = new Counter({
+  name: 'lingua_reminders_failed_total',
+  help: 'Study reminders whose push or e-mail failed after every retry (the in-app one stays), by channel.',
+  labelNames: ['channel'] as const,
+  registers,
+});
+export const pushRequests = new Counter({
+  name: 'lingua_push_requests_total',
+  help: 'Messages handed to a push provider, by provider (apns, fcm, sink) and final outcome (sent, unregistered, invalid, retry, failed).',
+  labelNames: ['provider', 'outcome'] as const,
+  registers,
+});
+export const pushDuration = new Histogram({
+  name: 'lingua_push_duration_seconds',
+  help: 'Time from handing a message to a push provider to its final outcome (retries included), by provider.',
+  labelNames: ['provider'] as const,
+  buckets: WORK_BUCKETS,
+  registers,
+});
+
 // ---- identity ---------------------------------------------------------------------------------------
 export const logins = new Counter({
   name: 'lingua_identity_logins_total',

@@ -42,6 +42,12 @@ export const flashcardsOwnEnv = z.object({
   FLASHCARDS_DUE_INDEX_CHECK_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   /** How long a due read waits for another request's rebuild before answering from MongoDB. */
   FLASHCARDS_DUE_INDEX_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
+  /** false: this replica decides no study reminders (another does; ADR 0028). */
+  FLASHCARDS_REMINDERS: env.bool(true),
+  /** How often the reminder scheduler looks for due reminders (ms). */
+  FLASHCARDS_REMINDER_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
+  /** Reminders decided at once by one replica. */
+  FLASHCARDS_REMINDER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   /** Share (0..1) of requests given the full access log; the others log only failures (4xx, 5xx). */
   FLASHCARDS_ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
 });
@@ -71,6 +77,11 @@ const readServiceConfig = (read: typeof parseConfig, source: Record<string, stri
       checkMs: own.FLASHCARDS_DUE_INDEX_CHECK_MS,
     },
     cardCountersMaxAgeMs: own.FLASHCARDS_CARD_COUNTERS_MAX_AGE_S * 1000,
+    reminders: {
+      enabled: own.FLASHCARDS_REMINDERS,
+      pollMs: own.FLASHCARDS_REMINDER_POLL_MS,
+      concurrency: own.FLASHCARDS_REMINDER_CONCURRENCY,
+    },
   };
   read(flashcardsDevModeGuard, source);
   return { ...config, grpc: read(flashcardsGrpcCallersEnv, source) };

@@ -1,3 +1,6 @@
+import { reminderScheduler } from './entry-points/workers/reminder-scheduler.worker';
+import { reminderScheduleRepository } from './data-access/reminder-schedule.repository';
+import { learningProfileModel } from './data-access/learning-profile.model';
 import { createAssertionVerifier, mirroredBlacklist, systemClock, type Clock } from '@lingua/auth';
 import { type ServiceDefinition, type ServiceDeps, startService } from '@lingua/bootstrap';
 import type { FlashcardsConfig } from './config';
@@ -151,12 +154,27 @@ export function defineFlashcardsService(
     consumers: (deps) => [userDeletedSubscriber(depsOf(deps)), cardReviewedSubscriber(depsOf(deps))],
     workers: (deps) => {
       const blacklist = blacklistFor(deps, clock);
-      return blacklist ? [blacklist] : [];
+      const d = depsOf(deps);
+      const reminders = config.reminders.enabled
+        ? reminderScheduler(
+            {
+              schedule: reminderScheduleRepository(deps.mongo.connection, (hint) => deps.outbox.kick(hint)),
+              reviews: d.reviews,
+              countDue: (userId, at) => d.cards.countDue(userId, at),
+              now: () => clock.now(),
+              logger: deps.logger,
+            },
+            { intervalMs: config.reminders.pollMs, batch: 1_000, concurrency: config.reminders.concurrency },
+          )
+        : undefined;
+      return [...(blacklist ? [blacklist] : []), ...(reminders ? [reminders] : [])];
     },
     outboxCollections: (deps) => [
       cardModel(deps.mongo.connection).collection,
       // achievement.unlocked events are staged in the unlock documents (part 2)
       achievementUnlockModel(deps.mongo.connection).collection,
+      // reminder.triggered events are staged in the learning profiles (ADR 0028)
+      learningProfileModel(deps.mongo.connection).collection,
     ],
   };
 }

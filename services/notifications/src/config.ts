@@ -63,6 +63,10 @@ export const notificationsFeatureEnv = z.object({
   PUSH_MAX_ATTEMPTS: env.int(4, 1, 10),
   /** A provider asking to wait longer than this (Retry-After) gets the push back as `retry`. */
   PUSH_MAX_RETRY_WAIT_MS: env.int(60_000, 0, 3_600_000),
+  /** Study reminders said at the same time per replica (each waits on identity and the providers). */
+  NOTIFICATIONS_REMINDER_CONCURRENCY: env.int(128, 1, 4096),
+  /** `off`: reminder templates are chosen uniformly, not by the bandit (ADR 0029). */
+  REMINDER_BANDIT: z.enum(['on', 'off']).default('on'),
 });
 
 /** Development defaults that must be set for production: the mail server and sender. */

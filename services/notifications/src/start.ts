@@ -16,6 +16,7 @@ import { webhookEndpointRepository } from './data-access/webhook-endpoint.reposi
 import type { QueuedDelivery, SendFirst } from './domain/fan-out-event.use-case';
 import type { Mailer } from './domain/send-account-email.use-case';
 import type { OwnerRoles } from './domain/webhook';
+import type { UserReach } from './domain/user-reach';
 import { domainEventsSubscriber } from './entry-points/events/domain-events.subscriber';
 import { registerHttp } from './entry-points/http';
 import {
@@ -23,6 +24,10 @@ import {
   startWebhookWorker,
 } from './entry-points/workers/webhook-delivery.worker';
 import { notificationsIndexes } from './data-access/indexes';
+import { reminderSendLogRepository } from './data-access/reminder-send-log.repository';
+import { userReachClient } from './data-access/user-reach.client';
+import { DEFAULT_BANDIT_OPTIONS } from './domain/reminders/choose-template';
+import { reminderRewardsSubscriber, remindersSubscriber } from './entry-points/events/reminders.subscriber';
 
 export interface NotificationsOptions {
   /** Tests move time instead of waiting hours for retries. */
@@ -37,6 +42,8 @@ export interface NotificationsOptions {
   runWebhookWorker?: boolean;
   /** Replaces identity's answer about webhook owners (tests of this service alone). */
   owners?: OwnerRoles;
+  /** Replaces identity's answer on how to reach a user (tests of this service alone). */
+  users?: UserReach;
 }
 
 /** Repositories and adapters, built once per running service. */
@@ -81,6 +88,14 @@ function buildFeatures(
       }),
     // APNs and FCM, or the development push sink for a provider without credentials
     push: options.push ?? pushSenderFromConfig(config),
+    // identity: a user's devices, settings, e-mail and language (push and reminders)
+    users:
+      options.users ??
+      userReachClient({
+        address: config.IDENTITY_ADDR,
+        signer: createCallSigner('notifications', config.grpc.grpcSigningKey),
+      }),
+    sends: reminderSendLogRepository(connection),
   };
 }
 
@@ -132,6 +147,14 @@ export function defineNotificationsService(
           sendFirst,
           concurrency: config.NOTIFICATIONS_CONSUMER_CONCURRENCY,
         }),
+        remindersSubscriber({
+          ...f,
+          clock,
+          bandit: { ...DEFAULT_BANDIT_OPTIONS, enabled: config.REMINDER_BANDIT === 'on' },
+          random: options.random ?? Math.random,
+          concurrency: config.NOTIFICATIONS_REMINDER_CONCURRENCY,
+        }),
+        reminderRewardsSubscriber(f),
       ];
     },
     workers: (deps) => {
@@ -144,6 +167,7 @@ export function defineNotificationsService(
           (f.owners as Partial<{ close(): void }>).close?.();
           (f.mailer as Partial<{ close(): void }>).close?.();
           (f.push as Partial<{ close(): void }>).close?.();
+          (f.users as Partial<{ close(): void }>).close?.();
         },
       };
       if (options.runWebhookWorker === false) return [closeAdapters];

@@ -26,6 +26,18 @@ export async function startNotifications(
   const { useSmtp, ...rest } = options;
   // identity is not running here: the owners the tests signed in as admins are the admins
   rest.owners ??= { isAdmin: async (userId) => ADMINS.has(userId) };
+  // nor for push: the users have no devices
+  rest.users ??= {
+    reach: async () => ({
+      found: true,
+      pushNotifications: true,
+      emailNotifications: false,
+      email: '',
+      language: '',
+      devices: [],
+    }),
+    removeDevice: async () => undefined,
+  };
   // without SMTP in the test, e-mails go nowhere (the e-mail tests start a real SMTP server)
   const mailer = useSmtp ? undefined : (options.mailer ?? { send: async () => undefined });
   const service = await startService(

@@ -16,6 +16,10 @@ export const flashcardsIndexes: IndexSpec[] = [
   // the outbox relay's only query, on both collections whose documents carry staged events
   { collection: CARDS_COLLECTION, key: { _outboxPending: 1 } },
   { collection: 'achievement_unlocks', key: { _outboxPending: 1 } },
+  { collection: 'learning_profiles', key: { _outboxPending: 1 } },
+  // the reminder scheduler's query: users whose next reminder is due, oldest first (only users with
+  // reminders on hold the field: ADR 0028)
+  { collection: 'learning_profiles', key: { nextReminderAt: 1 }, sparse: true },
   // one user's sets, newest first
   { collection: 'card_sets', key: { userId: 1, createdAt: -1 } },
   // stats and session results read one user's reviews over a time window

@@ -6,6 +6,7 @@ export type LearningProfileDoc = Omit<LearningProfile, 'userId'> & {
   _id: string;
   /** Ids of the last sessions whose XP was added (never read with the profile). */
   xpGrants?: string[];
+  lastReminderDay?: string | null;
 };
 
 const schema = new Schema<LearningProfileDoc>(
@@ -17,6 +18,12 @@ const schema = new Schema<LearningProfileDoc>(
     longestStreak: { type: Number, default: 0 },
     lastStudyDay: { type: String, default: null },
     timezone: { type: String, default: null },
+    reminderEnabled: { type: Boolean, default: false },
+    reminderTime: { type: String, default: '19:00' },
+    // absent when reminders are off (a sparse index serves the due query)
+    nextReminderAt: { type: Date },
+    // the local day last reminded: once per day, even when the time moves later that day
+    lastReminderDay: { type: String, default: null },
     xp: { type: Number, default: 0 },
     // ids of the last sessions whose XP was added: a repeated grant adds nothing
     xpGrants: { type: [String], select: false },

@@ -14,6 +14,9 @@ export const DEFAULT_PROFILE = {
   longestStreak: 0,
   lastStudyDay: null,
   timezone: null,
+  reminderEnabled: false,
+  reminderTime: '19:00',
+  nextReminderAt: null,
   xp: 0,
 } as const;
 
@@ -32,10 +35,19 @@ export function learningProfileRepository(connection: Connection): LearningProfi
     get,
     async updateSettings(
       userId: string,
-      settings: Partial<Pick<LearningProfileDoc, 'algorithm' | 'dailyGoal' | 'timezone'>>,
+      settings: Parameters<LearningProfileRepository['updateSettings']>[1],
       now: Date,
     ): Promise<LearningProfile> {
-      await Profiles.updateOne({ _id: userId }, { $set: { ...settings, updatedAt: now } }, { upsert: true });
+      // no reminder: the field goes, so the schedule's sparse index holds only users to remind
+      const { nextReminderAt, ...rest } = settings;
+      await Profiles.updateOne(
+        { _id: userId },
+        {
+          $set: { ...rest, ...(nextReminderAt && { nextReminderAt }), updatedAt: now },
+          ...(nextReminderAt === null && { $unset: { nextReminderAt: 1 } }),
+        },
+        { upsert: true },
+      );
       return get(userId);
     },
     /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. Idempotent. */

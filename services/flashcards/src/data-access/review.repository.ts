@@ -46,6 +46,9 @@ export function reviewRepository(connection: Connection): ReviewRepository {
           >[]
         >();
     },
+    async countBetween(userId: string, from: Date, to: Date, cap: number) {
+      return Reviews.countDocuments({ userId, reviewedAt: { $gte: from, $lt: to } }, { limit: cap });
+    },
     async countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap?: number) {
       const filter = what === 'reviews' ? { userId } : { userId, firstReview: true };
       return Reviews.countDocuments(filter, cap === undefined ? {} : { limit: cap });

@@ -84,6 +84,11 @@ export interface LearningProfile {
   lastStudyDay: string | null;
   /** The user's IANA time zone as identity's profile has it (null: none set). */
   timezone: string | null;
+  /** The daily study reminder as identity's settings have it: on or off, and its local "HH:MM". */
+  reminderEnabled: boolean;
+  reminderTime: string;
+  /** The next instant a reminder is due (null: reminders off); recomputed when what decides it changes. */
+  nextReminderAt: Date | null;
   xp: number;
   updatedAt: Date;
 }
@@ -273,6 +278,8 @@ export interface ReviewRepository {
    * with `cap`, stopping there (reads no more than `cap` entries of an index).
    */
   countUpTo(userId: string, what: 'reviews' | 'firstReviews', cap?: number): Promise<number>;
+  /** The user's reviews in [from, to), counted up to `cap` at most. */
+  countBetween(userId: string, from: Date, to: Date, cap: number): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
 }
 
@@ -295,7 +302,12 @@ export interface LearningProfileRepository {
   get(userId: string): Promise<LearningProfile>;
   updateSettings(
     userId: string,
-    settings: Partial<Pick<LearningProfile, 'algorithm' | 'dailyGoal' | 'timezone'>>,
+    settings: Partial<
+      Pick<
+        LearningProfile,
+        'algorithm' | 'dailyGoal' | 'timezone' | 'reminderEnabled' | 'reminderTime' | 'nextReminderAt'
+      >
+    >,
     now: Date,
   ): Promise<LearningProfile>;
   /**

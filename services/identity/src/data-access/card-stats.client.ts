@@ -35,6 +35,8 @@ export function grpcCardStats(address: string, deadlineMs: number, signer: CallS
           user_id: userId,
           ...(prefs.dailyGoal !== undefined && { daily_goal: prefs.dailyGoal }),
           ...(prefs.timezone !== undefined && { timezone: prefs.timezone }),
+          ...(prefs.reminderEnabled !== undefined && { reminder_enabled: prefs.reminderEnabled }),
+          ...(prefs.reminderTime !== undefined && { reminder_time: prefs.reminderTime }),
         },
         // a write the answer waits for (the profile's counts are optional, this is not): the
         // request's own deadline bounds it, not the counts' short one

@@ -20,7 +20,7 @@ export interface CardStatsSource {
   forUser(userId: string): Promise<CardStats & { dailyGoal: number; timezone: string | null }>;
   setPreferences(
     userId: string,
-    prefs: { dailyGoal?: number; timezone?: string },
+    prefs: { dailyGoal?: number; timezone?: string; reminderEnabled?: boolean; reminderTime?: string },
   ): Promise<{ dailyGoal: number }>;
   close(): void;
 }
@@ -124,10 +124,26 @@ export async function updateProfile(
  */
 export async function updateSettings(userId: string, settings: Partial<UserSettings>, deps: IdentityDeps) {
   const { dailyGoal, ...local } = settings;
-  if (!(await deps.users.findById(userId))) throw new AppError('NOT_FOUND', 'User not found');
+  const user = await deps.users.findById(userId);
+  if (!user) throw new AppError('NOT_FOUND', 'User not found');
+  // flashcards keeps the reminder's schedule (ADR 0028): it learns a changed reminder first, with the
+  // whole setting, so a request that fails changes neither side
+  const reminder =
+    (settings.reminderEnabled !== undefined && settings.reminderEnabled !== user.settings.reminderEnabled) ||
+    (settings.reminderTime !== undefined && settings.reminderTime !== user.settings.reminderTime)
+      ? {
+          reminderEnabled: settings.reminderEnabled ?? user.settings.reminderEnabled,
+          reminderTime: settings.reminderTime ?? user.settings.reminderTime,
+        }
+      : undefined;
   const goal =
-    dailyGoal !== undefined
-      ? (await deps.cardStats.setPreferences(userId, { dailyGoal })).dailyGoal
+    dailyGoal !== undefined || reminder
+      ? (
+          await deps.cardStats.setPreferences(userId, {
+            ...(dailyGoal !== undefined && { dailyGoal }),
+            ...reminder,
+          })
+        ).dailyGoal
       : undefined;
   // identity's copy of the goal only as the fallback a degraded profile shows
   const updated = await deps.users.updateSettings(userId, {

@@ -1,6 +1,7 @@
 import type { Clock } from '@lingua/auth';
 import type { AnyDomainEvent, DomainEvent } from '@lingua/contracts';
 import type { NotificationStore } from './in-app-notification';
+import type { ReminderSendLog } from './reminders/reminder-send-log';
 import type { DeliveryStore, EndpointStore } from './webhook';
 
 /** Deleted accounts (the tombstone: the one record of a deleted user this service keeps). */
@@ -29,10 +30,16 @@ export async function concernsDeletedAccount(
  */
 export async function eraseDeletedAccount(
   event: DomainEvent<'user.deleted'>,
-  deps: { notifications: NotificationStore; endpoints: EndpointStore; deliveries: DeliveryStore },
+  deps: {
+    notifications: NotificationStore;
+    endpoints: EndpointStore;
+    deliveries: DeliveryStore;
+    sends: Pick<ReminderSendLog, 'removeAllForUser'>;
+  },
 ): Promise<void> {
   const { userId } = event.data;
   await deps.notifications.removeAllForUser(userId);
+  await deps.sends.removeAllForUser(userId);
   const endpointIds = await deps.endpoints.removeAllOwnedBy(userId);
   await deps.deliveries.removeAllOfEndpoints(endpointIds);
 }

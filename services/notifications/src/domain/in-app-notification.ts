@@ -1,5 +1,11 @@
 /** A notification shown inside the app to one user. */
-export const NOTIFICATION_TYPES = ['welcome', 'subscription', 'achievement', 'system'] as const;
+export const NOTIFICATION_TYPES = [
+  'welcome',
+  'subscription',
+  'achievement',
+  'system',
+  'study_reminder',
+] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export interface InAppNotification {

@@ -17,7 +17,7 @@ export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
-const escapeHtml = (s: string) =>
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 type AccountEmailEvent =

@@ -93,3 +93,35 @@ export const endOfDay = (day: string, zone: string) =>
 /** Whole calendar days from one day to another. */
 export const daysBetweenDays = (from: string, to: string) =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/**
+ * The instant the zone's clocks show `time` ("HH:MM") on `day`. A time the day skips (the hour a DST
+ * change jumps over) is moved on by the jump, so 02:30 on a spring-forward day is 03:30; a time the
+ * day shows twice (the hour repeated in autumn) is its first showing.
+ */
+export function instantAt(day: string, time: string, zone: string): Date {
+  const wall = Date.parse(`${day}T${time}:00Z`);
+  let t = wall - offsetMs(new Date(wall), zone);
+  t = wall - offsetMs(new Date(t), zone);
+  const w = wallClock(new Date(t), zone);
+  if (`${pad(w.h)}:${pad(w.min)}` !== time || dayIn(new Date(t), zone) !== day)
+    // skipped: counted on from the offset in force before the jump
+    t = wall - offsetMs(new Date(t - 3 * 3600_000), zone);
+  // repeated: the earlier instant, under the offset before the change, if it shows the same time
+  const earlier = wall - offsetMs(new Date(t - 3 * 3600_000), zone);
+  if (earlier < t && dayIn(new Date(earlier), zone) === day) {
+    const e = wallClock(new Date(earlier), zone);
+    if (`${pad(e.h)}:${pad(e.min)}` === time) t = earlier;
+  }
+  return new Date(t);
+}
+
+/** The first instant strictly after `after` at which the zone's clocks show `time` ("HH:MM"). */
+export function nextTimeOfDay(after: Date, time: string, zone: string): Date {
+  const today = dayIn(after, zone);
+  for (const day of [plusDays(today, -1), today, plusDays(today, 1), plusDays(today, 2)]) {
+    const at = instantAt(day, time, zone);
+    if (at.getTime() > after.getTime()) return at;
+  }
+  return instantAt(plusDays(today, 2), time, zone);
+}

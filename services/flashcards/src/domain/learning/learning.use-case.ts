@@ -1,3 +1,4 @@
+import { nextReminderAt } from '../reminders/study-reminder';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '@lingua/errors';
@@ -202,6 +203,11 @@ export const LearningPreferencesInput = z.object({
   userId: z.string().min(1),
   dailyGoal: z.number().int().min(1).max(1000).optional(),
   timezone: z.string().refine(isTimeZone, 'must be an IANA time zone').optional(),
+  reminderEnabled: z.boolean().optional(),
+  reminderTime: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM')
+    .optional(),
 });
 
 /** Keeps the goal and zone identity sends: flashcards holds the one daily goal both endpoints show. */
@@ -209,13 +215,23 @@ export async function setLearningPreferences(
   input: z.infer<typeof LearningPreferencesInput>,
   deps: { profiles: LearningProfileRepository; now: () => Date },
 ): Promise<Pick<LearningProfile, 'dailyGoal' | 'timezone'>> {
-  const change = {
-    ...(input.dailyGoal !== undefined && { dailyGoal: input.dailyGoal }),
-    ...(input.timezone !== undefined && { timezone: input.timezone }),
-  };
-  const p =
-    Object.keys(change).length > 0
-      ? await deps.profiles.updateSettings(input.userId, change, deps.now())
-      : await deps.profiles.get(input.userId);
+  const { userId, ...given } = input;
+  const change: Parameters<LearningProfileRepository['updateSettings']>[1] = Object.fromEntries(
+    Object.entries(given).filter(([, v]) => v !== undefined),
+  );
+  if (Object.keys(change).length === 0) {
+    const p = await deps.profiles.get(userId);
+    return { dailyGoal: p.dailyGoal, timezone: p.timezone };
+  }
+  // the reminder's instant follows what decides it: its setting, its time and the zone (ADR 0028)
+  if (
+    change.reminderEnabled !== undefined ||
+    change.reminderTime !== undefined ||
+    change.timezone !== undefined
+  ) {
+    const now = deps.now();
+    change.nextReminderAt = nextReminderAt({ ...(await deps.profiles.get(userId)), ...change }, now);
+  }
+  const p = await deps.profiles.updateSettings(userId, change, deps.now());
   return { dailyGoal: p.dailyGoal, timezone: p.timezone };
 }

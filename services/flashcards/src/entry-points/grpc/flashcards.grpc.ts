@@ -43,6 +43,8 @@ export function registerFlashcardsGrpc(
           userId: req.user_id,
           dailyGoal: req.daily_goal ?? undefined,
           timezone: req.timezone ?? undefined,
+          reminderEnabled: req.reminder_enabled ?? undefined,
+          reminderTime: req.reminder_time ?? undefined,
         });
         const p = await setLearningPreferences(input, { profiles: deps.profiles, now: deps.now });
         return { daily_goal: p.dailyGoal };

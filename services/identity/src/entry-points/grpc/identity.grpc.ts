@@ -52,8 +52,16 @@ export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepo
       }),
       GetDevices: async (req) => {
         const { userId } = parseInput(DevicesInput, { userId: req.user_id });
+        // a deleted account is no longer found (its soft delete wiped the settings): nothing is sent
+        const [user, devices] = await Promise.all([deps.users.findById(userId), listDevices(userId, deps)]);
+        if (!user) return { devices: [], found: false };
         return {
-          devices: (await listDevices(userId, deps)).map((d) => ({
+          found: true,
+          push_notifications: user.settings.pushNotifications,
+          email_notifications: user.settings.emailNotifications,
+          email: user.email,
+          language: user.profile.preferredLanguage ?? '',
+          devices: devices.map((d) => ({
             device_id: d.id,
             platform: d.platform,
             token: d.token,

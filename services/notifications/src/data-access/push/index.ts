@@ -1,3 +1,4 @@
+import { pushDuration, pushRequests } from '@lingua/metrics';
 import { readFileSync } from 'node:fs';
 import type { PushMessage, PushOutcome, PushPlatform, PushSender } from '../../domain/push-sender';
 import { apnsSender } from './apns.sender';
@@ -85,8 +86,8 @@ export function pushSenderFromConfig(settings: PushSettings): PushSender & {
       })
     : sink();
   const senders: Record<PushPlatform, PushSender> = {
-    ios: reliablePushSender(ios, reliability),
-    android: reliablePushSender(android, reliability),
+    ios: measuredPushSender(apnsConfigured ? 'apns' : 'sink', reliablePushSender(ios, reliability)),
+    android: measuredPushSender(fcmConfigured ? 'fcm' : 'sink', reliablePushSender(android, reliability)),
   };
   return {
     providers: { ios: apnsConfigured ? 'apns' : 'sink', android: fcmConfigured ? 'fcm' : 'sink' },
@@ -94,6 +95,22 @@ export function pushSenderFromConfig(settings: PushSettings): PushSender & {
     close() {
       ios.close();
       android.close();
+    },
+  };
+}
+
+/** Each message's final outcome and time (retries included), per provider. */
+function measuredPushSender(provider: string, sender: PushSender): PushSender {
+  return {
+    async send(message) {
+      const started = performance.now();
+      const result = await sender.send(message).catch((err: unknown) => {
+        pushRequests.inc({ provider, outcome: 'failed' });
+        throw err;
+      });
+      pushRequests.inc({ provider, outcome: result.outcome });
+      pushDuration.observe({ provider }, (performance.now() - started) / 1000);
+      return result;
     },
   };
 }

@@ -8,6 +8,10 @@ import {
   subjectUserOf,
 } from '../../domain/fan-out-event.use-case';
 import type { NotificationStore } from '../../domain/in-app-notification';
+import type { ReminderSendLog } from '../../domain/reminders/reminder-send-log';
+import { pushFromEvent } from '../../domain/push-from-event.use-case';
+import type { PushSender } from '../../domain/push-sender';
+import type { UserReach } from '../../domain/user-reach';
 import { notifyFromEvent } from '../../domain/notify-from-event.use-case';
 import {
   concernsDeletedAccount,
@@ -30,6 +34,11 @@ export const HANDLED_EVENTS: EventName[] = [
 
 export interface DomainEventsDeps {
   notifications: NotificationStore;
+  /** Identity's answer on how to reach a user, and the push providers. */
+  users: UserReach;
+  push: PushSender;
+  /** Reminder sends (the bandit's memory), erased with the account. */
+  sends: Pick<ReminderSendLog, 'removeAllForUser'>;
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
   owners: OwnerRoles;
@@ -78,6 +87,8 @@ export async function handleDomainEvent(
       ]);
       if (queued.length > 0) deps.dispatchWebhooks(queued);
       if (event.event === 'user.deleted') await eraseDeletedAccount(event, deps);
+      // last: a failure before it retries the event without having pushed
+      await pushFromEvent(event, deps);
     }
   }
 }

@@ -6,14 +6,22 @@ export interface SetLearningPreferencesRequest {
   'user_id'?: (string);
   'daily_goal'?: (number);
   'timezone'?: (string);
+  'reminder_enabled'?: (boolean);
+  'reminder_time'?: (string);
   '_daily_goal'?: "daily_goal";
   '_timezone'?: "timezone";
+  '_reminder_enabled'?: "reminder_enabled";
+  '_reminder_time'?: "reminder_time";
 }
 
 export interface SetLearningPreferencesRequest__Output {
   'user_id': (string);
   'daily_goal'?: (number);
   'timezone'?: (string);
+  'reminder_enabled'?: (boolean);
+  'reminder_time'?: (string);
   '_daily_goal'?: "daily_goal";
   '_timezone'?: "timezone";
+  '_reminder_enabled'?: "reminder_enabled";
+  '_reminder_time'?: "reminder_time";
 }

@@ -5,8 +5,18 @@ import type { Device as _lingua_identity_v1_Device, Device__Output as _lingua_id
 
 export interface GetDevicesResponse {
   'devices'?: (_lingua_identity_v1_Device)[];
+  'found'?: (boolean);
+  'push_notifications'?: (boolean);
+  'email_notifications'?: (boolean);
+  'email'?: (string);
+  'language'?: (string);
 }
 
 export interface GetDevicesResponse__Output {
   'devices': (_lingua_identity_v1_Device__Output)[];
+  'found': (boolean);
+  'push_notifications': (boolean);
+  'email_notifications': (boolean);
+  'email': (string);
+  'language': (string);
 }
