@@ -153,6 +153,12 @@ export function defineNotificationsService(
           bandit: { ...DEFAULT_BANDIT_OPTIONS, enabled: config.REMINDER_BANDIT === 'on' },
           random: options.random ?? Math.random,
           concurrency: config.NOTIFICATIONS_REMINDER_CONCURRENCY,
+          // the longest a live replica can take over one push: every attempt, and every wait for a
+          // provider's Retry-After, with a margin
+          claimLeaseMs:
+            config.PUSH_TIMEOUT_MS * config.PUSH_MAX_ATTEMPTS +
+            config.PUSH_MAX_RETRY_WAIT_MS * (config.PUSH_MAX_ATTEMPTS - 1) +
+            30_000,
         }),
         reminderRewardsSubscriber(f),
       ];

@@ -56,7 +56,7 @@ describe('reminder send log', () => {
 
     // Assert
     expect([first, again]).toEqual([true, false]);
-    expect(await log.listForUser(s.userId)).toEqual([{ ...s, rewardedAt: null }]);
+    expect(await log.listForUser(s.userId)).toEqual([{ ...s, rewardedAt: null, deliveredAt: null }]);
   });
 
   it('When the user reviews within 2 hours of reminders, Then only the latest unrewarded one in the window is rewarded, once', async () => {

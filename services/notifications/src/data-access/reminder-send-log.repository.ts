@@ -81,7 +81,26 @@ export function reminderSendLogRepository(connection: Connection, options: Remin
 
   return {
     async record({ id, ...send }) {
-      return inserts.insert({ _id: id, ...send, rewardedAt: null });
+      return inserts.insert({ _id: id, ...send, rewardedAt: null, deliveredAt: null });
+    },
+
+    async find(id) {
+      const doc = await col.findOne({ _id: id });
+      if (!doc) return null;
+      const { _id, ...d } = doc;
+      return { ...d, deliveredAt: d.deliveredAt ?? null, id: _id };
+    },
+
+    async takeOver(id, claimedAt, now) {
+      const r = await col.updateOne(
+        { _id: id, sentAt: claimedAt, deliveredAt: null },
+        { $set: { sentAt: now } },
+      );
+      return r.modifiedCount === 1;
+    },
+
+    async delivered(id, at) {
+      await col.updateOne({ _id: id }, { $set: { deliveredAt: at } });
     },
 
     async reward(userId, reviewedAt, windowMs) {

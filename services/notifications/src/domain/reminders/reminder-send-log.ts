@@ -27,12 +27,26 @@ export interface ReminderSend {
 
 export interface RecordedReminderSend extends ReminderSend {
   rewardedAt: Date | null;
+  /**
+   * When it was handed to its channel; null while claimed (sentAt is the claim's time): a claim
+   * never delivered is taken over after a lease (its sender died).
+   */
+  deliveredAt: Date | null;
 }
 
 /** The record of reminder sends and their outcomes: the bandit's memory and the audit trail. */
 export interface ReminderSendLog {
-  /** Stores a send; idempotent by id. Returns whether it was new. */
+  /** Stores a send, claimed and not yet delivered; idempotent by id. Returns whether it was new. */
   record(send: ReminderSend): Promise<boolean>;
+  /** The send recorded under this id, if any. */
+  find(id: string): Promise<RecordedReminderSend | null>;
+  /**
+   * Takes over a claim made at `claimedAt` and never delivered (its sender died), as of `now`: true
+   * when this caller holds it now (another may have taken it first).
+   */
+  takeOver(id: string, claimedAt: Date, now: Date): Promise<boolean>;
+  /** The reminder went out on its channel: a redelivery says nothing more. */
+  delivered(id: string, at: Date): Promise<void>;
   /**
    * Marks the user's latest unrewarded send with sentAt in [reviewedAt - windowMs, reviewedAt] as
    * rewarded at reviewedAt. Returns whether a send was rewarded.

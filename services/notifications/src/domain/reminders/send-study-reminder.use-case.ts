@@ -3,7 +3,7 @@ import type { DomainEvent } from '@lingua/contracts';
 import type { InAppNotification, NotificationStore } from '../in-app-notification';
 import type { PushSender } from '../push-sender';
 import { escapeHtml, type Mailer } from '../send-account-email.use-case';
-import { languageOf, pushToDevices, type UserReach } from '../user-reach';
+import { languageOf, pushToDevices, type Reach, type UserReach } from '../user-reach';
 import { type BanditOptions, chooseTemplate } from './choose-template';
 import type { ReminderSendLog } from './reminder-send-log';
 import { eligibleTemplates, type ReminderContext, reminderText } from './reminder-templates';
@@ -24,6 +24,11 @@ export interface StudyReminderDeps {
   clock: Clock;
   bandit: BanditOptions;
   random: () => number;
+  /**
+   * How long a claim holds before another replica may take it over: longer than the longest push
+   * (every attempt, back-off and Retry-After waited for), so a live sender is never doubled.
+   */
+  claimLeaseMs: number;
 }
 
 /** The in-app notification's id: one per user and local day. */
@@ -33,7 +38,8 @@ export const reminderNotificationId = (userId: string, localDay: string) => `rem
  * Says a study reminder flashcards announced (ADR 0028): a template chosen by the bandit (ADR 0029),
  * in the user's language; always in the app, and by push to the user's devices when push is on,
  * else by e-mail when e-mail is on. The send log's record, idempotent by the reminder's id, is the
- * claim: a redelivered event (another replica, a restart) says nothing twice.
+ * claim, marked delivered once said: a redelivered event (another replica, a restart) says nothing
+ * twice, and a claim whose replica died before saying it is taken over after its lease.
  */
 export async function sendStudyReminder(
   event: DomainEvent<'reminder.triggered'>,
@@ -81,7 +87,7 @@ export async function sendStudyReminder(
   };
   // the in-app one first (idempotent by id): whatever happens next, the user finds it in the app
   await deps.notifications.upsert(notification);
-  const isNew = await deps.sends.record({
+  const claimed = await deps.sends.record({
     id,
     userId,
     templateId: choice.templateId,
@@ -92,8 +98,45 @@ export async function sendStudyReminder(
     probabilities: choice.probabilities,
     banditEnabled: deps.bandit.enabled,
   });
-  if (!isNew) return { outcome: 'skipped', reason: 'already_sent' };
-  const text = reminderText(choice.templateId, context, languageOf(reach));
+  if (!claimed) {
+    const held = await deps.sends.find(id);
+    if (!held || held.deliveredAt) return { outcome: 'skipped', reason: 'already_sent' };
+    // claimed and never delivered: another replica is saying it, or died doing so; taken over
+    // once its lease is out (the event is retried until then)
+    if (
+      now.getTime() - held.sentAt.getTime() < deps.claimLeaseMs ||
+      !(await deps.sends.takeOver(id, held.sentAt, now))
+    )
+      throw new ReminderInProgress(id);
+  }
+  const result = await say(
+    event,
+    { id, reach, channel, text: reminderText(choice.templateId, context, languageOf(reach)) },
+    deps,
+  );
+  await deps.sends.delivered(id, deps.clock.now());
+  return result;
+}
+
+/** Another replica holds the reminder's claim: the event is retried, and taken over after the lease. */
+export class ReminderInProgress extends Error {
+  constructor(id: string) {
+    super(`reminder ${id} is being sent by another replica`);
+  }
+}
+
+async function say(
+  event: DomainEvent<'reminder.triggered'>,
+  r: {
+    id: string;
+    reach: Reach;
+    channel: 'push' | 'email' | 'in_app';
+    text: { title: string; body: string };
+  },
+  deps: StudyReminderDeps,
+): Promise<StudyReminderOutcome> {
+  const { id, reach, channel, text } = r;
+  const { userId } = event.data;
   if (channel === 'push') {
     const delivered = await pushToDevices(
       userId,
