@@ -22,6 +22,8 @@
 //   BENCH_USERS=200 npm run bench:reminders                a quick check of the wiring
 //   BENCH_PROBE=0: no backlog probe (two counts on the database and one NATS request every 5 s)
 //   BENCH_KEEP_LOGS=1: keep the services' logs (warn and above; their directory is printed)
+//   BENCH_CPU_PROF_DIR=<dir>: a V8 CPU profile of each service there (node bench/journey/profile-top.js
+//   <dir> --last-s <seconds since T> shows where the time went)
 const { spawn } = require('node:child_process');
 const { createHash, generateKeyPairSync, randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
@@ -207,6 +209,11 @@ async function startServices(dir, pushEnv) {
     FLASHCARDS_ADDR: `127.0.0.1:${port.flashcardsGrpc}`,
     IDENTITY_ADDR: `127.0.0.1:${port.identityGrpc}`,
     ...pushEnv,
+    // a V8 profile per service, written when it stops (bench/journey/profile-top.js reads them)
+    ...(process.env.BENCH_CPU_PROF_DIR && {
+      NODE_OPTIONS:
+        `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`.trim(),
+    }),
   };
   for (const s of SERVICES) {
     const S = s.toUpperCase();
