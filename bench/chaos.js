@@ -39,8 +39,9 @@ const { Agent, FormData, fetch: undiciFetch, request } = require('undici');
 const { Blob } = require('node:buffer');
 const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
+const { startPushSink } = require('../deploy/local/push-sink');
 const { soakMemory } = require('./soak-memory');
-const { randomUUID } = require('node:crypto');
+const { randomBytes, randomUUID } = require('node:crypto');
 const { connect: natsConnect } = require('@nats-io/transport-node');
 const { jetstreamManager } = require('@nats-io/jetstream');
 const { MongoClient } = require('mongodb');
@@ -68,6 +69,10 @@ const OUTAGE_USERS = SHORT ? 3 : 6;
 const STORE_NOTIFICATIONS = SHORT ? 2 : 4;
 /** How long the store keeps retrying a notification (Pub/Sub: days; here past any claim lease). */
 const STORE_RETRY_MS = 300_000;
+/** Users whose study reminder falls in the same minute (the reminder phase). */
+const REMINDER_USERS = SHORT ? 12 : 30;
+/** How long after the kills every reminder must have been pushed (a claim's lease is about a minute here). */
+const REMINDER_DEADLINE_MS = 180_000;
 /** How long every consumer may take to handle every event once the traffic has stopped. */
 const CONSUMERS_DEADLINE_MS = 300_000;
 /** The bus the cluster runs (given to it, so the reconciliation can look into it). */
@@ -658,9 +663,6 @@ function databaseOutage({ base, bus, cluster }) {
       if (!user.token && (await roleOf(user)).status === 401) return (user.left = true); // gone
       const gone = await call(user, 'DELETE', '/api/users/account', { password: user.creds.password });
       if (gone.status === 200) return (user.left = true);
-      // as the app does: a refused token is dropped and the user signs in again (a deletion that
-      // failed after revoking the user's tokens is carried through by identity's sweeper)
-      if (gone.status === 401) user.token = undefined;
       await sleep(2000);
     }
     return false;
@@ -766,8 +768,111 @@ function databaseOutage({ base, bus, cluster }) {
   return { prepare, run, reconcile, close };
 }
 
+/**
+ * The study-reminder minute (issue 37 item 4): users in zones with 30- and 45-minute offsets set
+ * their reminder for the same coming minute; as it strikes, a flashcards replica (the schedulers
+ * both run) and then a notifications replica (saying the reminders) are SIGKILLed. Afterwards each
+ * user has exactly one push at the sink and one study_reminder in the app.
+ */
+function studyReminderMinute({ base, sink, cluster }) {
+  const zones = [
+    'Asia/Kathmandu',
+    'America/St_Johns',
+    'Asia/Kolkata',
+    'Australia/Adelaide',
+    'Pacific/Chatham',
+    'Europe/Berlin',
+  ];
+  const learners = [];
+  const stats = {};
+  const localTime = (zone, at) =>
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(at);
+  async function prepare() {
+    for (let i = 0; i < REMINDER_USERS; i++) {
+      const user = client(base, 'chaosremind');
+      if (!(await register(user))) continue;
+      user.zone = zones[i % zones.length];
+      user.device = randomBytes(32).toString('hex');
+      const retried = async (method, path, body) => {
+        for (let t = 0; t < 20; t++) {
+          const r = await call(user, method, path, body);
+          if (ok(r.status)) return true;
+          if (r.status === 401) await roleOf(user);
+          await sleep(500);
+        }
+        return false;
+      };
+      if (
+        (await retried('PUT', '/api/users/profile', { timezone: user.zone })) &&
+        (await retried('POST', '/api/users/devices', {
+          platform: 'ios',
+          token: user.device,
+          appVersion: '1.0.0',
+        }))
+      )
+        learners.push(user);
+    }
+  }
+  async function run() {
+    // the first minute boundary at least 40 s away: every user's setting lands before it
+    const minute = Math.ceil((Date.now() + 40_000) / 60_000) * 60_000;
+    stats.at = new Date(minute).toISOString();
+    await inParallel(learners, async (user) => {
+      for (let t = 0; t < 20; t++) {
+        const r = await call(user, 'PUT', '/api/users/settings', {
+          reminderEnabled: true,
+          reminderTime: localTime(user.zone, new Date(minute)),
+          pushNotifications: true,
+        });
+        if (ok(r.status)) return (user.set = true);
+        if (r.status === 401) await roleOf(user);
+        await sleep(500);
+      }
+    });
+    stats.set = learners.filter((u) => u.set).length;
+    await sleep(Math.max(0, minute - Date.now()));
+    await cluster.restart('flashcards-1', 'SIGKILL');
+    await sleep(1500);
+    await cluster.restart('notifications-1', 'SIGKILL');
+  }
+  async function reconcile() {
+    const set = learners.filter((u) => u.set);
+    const pushesTo = (u) =>
+      sink.pushes.filter((p) => p.token === u.device && p.collapseKey === 'study_reminder');
+    // a reminder whose sender was killed mid-way goes out once its claim's lease is out
+    await waitUntil(async () => set.every((u) => pushesTo(u).length > 0), REMINDER_DEADLINE_MS, 1000);
+    // and nothing more comes: a later positive signal, every in-app list read after the wait
+    let inAppNotOne = 0;
+    for (const u of set) {
+      const r = await read(u, '/api/notifications?type=study_reminder');
+      const n = r.json?.data?.notifications?.length;
+      if (n !== 1) inAppNotOne++;
+    }
+    return {
+      at: stats.at,
+      users: set.length,
+      prepared: learners.length,
+      once: set.filter((u) => pushesTo(u).length === 1).length,
+      duplicated: set.filter((u) => pushesTo(u).length > 1).length,
+      missed: set.filter((u) => pushesTo(u).length === 0).length,
+      inAppNotOne,
+    };
+  }
+  const close = async () => {
+    for (const u of learners) await u.agent.close();
+  };
+  return { prepare, run, reconcile, close };
+}
+
 async function main() {
   const receiver = await startReceiver();
+  // the development push sink: notifications without provider credentials pushes here
+  const sink = await startPushSink({ port: 0 });
   // Google Play (the subscriptions tests' stand-in) behind a proxy that can hold a purchase read
   const play = await startPlayStandIn(PLAY_PACKAGE);
   const proxy = await startPlayProxy(play.url);
@@ -786,6 +891,12 @@ async function main() {
       GOOGLE_RTDN_AUDIENCE: PUSH_AUDIENCE,
       GOOGLE_RTDN_SERVICE_ACCOUNT_EMAIL: PUSH_EMAIL,
       GOOGLE_RTDN_CERTS_URL: play.certsUrl,
+      PUSH_SINK_URL: `http://127.0.0.1:${sink.port}/push`,
+      // a reminder claim's lease (push time x attempts + Retry-After waits + 30 s) of about a minute
+      PUSH_TIMEOUT_MS: '5000',
+      PUSH_MAX_ATTEMPTS: '3',
+      PUSH_MAX_RETRY_WAIT_MS: '5000',
+      FLASHCARDS_REMINDER_POLL_MS: '1000',
     },
     ...(process.env.CHAOS_LOG_DIR && { logDir: process.env.CHAOS_LOG_DIR }),
   }).catch(async (err) => {
@@ -797,6 +908,7 @@ async function main() {
   const closeStores = async () => {
     await proxy.close().catch(() => undefined);
     await play.close().catch(() => undefined);
+    await sink.close().catch(() => undefined);
   };
   // interrupted (Ctrl-C, a timeout): the cluster stops with it, nothing is left running
   const interrupted = async (signal) => {
@@ -816,13 +928,14 @@ async function main() {
   }
   const store = storeNotifications({ base: cluster.url, play, proxy });
   const outage = databaseOutage({ base: cluster.url, bus, cluster });
+  const reminders = studyReminderMinute({ base: cluster.url, sink, cluster });
   const replicas = SHORT ? [1] : [1, 2];
   const phases = [
     [
       'warm-up',
       async () => {
         // the phases' own users: Play buyers, and accounts to delete and buy in the outage
-        await Promise.all([store.buy(), outage.prepare()]);
+        await Promise.all([store.buy(), outage.prepare(), reminders.prepare()]);
       },
     ],
     [
@@ -842,6 +955,10 @@ async function main() {
     [
       'store notification: subscriptions replica SIGKILLed between claim and apply',
       async () => store.killBetweenClaimAndApply(cluster),
+    ],
+    [
+      'study-reminder minute: a flashcards and a notifications replica SIGKILLed as it strikes',
+      async () => reminders.run(),
     ],
     [
       'restart one NATS node',
@@ -908,6 +1025,7 @@ async function main() {
     phase = 'reconcile';
     reconciled = await reconcile(receiver);
     reconciled.store = await store.reconcile();
+    reconciled.reminders = await reminders.reconcile();
     if (cluster.hasOwnDatabase) reconciled.outage = await outage.reconcile();
   } finally {
     control.running = false;
@@ -918,6 +1036,7 @@ async function main() {
     for (const u of users) await u.agent.close();
     await store.close();
     await outage.close();
+    await reminders.close();
   }
   report(phases, timings, reconciled, rss, receiver);
 }
@@ -1076,6 +1195,11 @@ function report(phases, timings, r, rss) {
       `the store was answered: ${st.answers.map((a) => `[${a}]`).join(' ')}, its 2xx ${st.settled.join(' and ')} s after the kill; ` +
       `${st.unapplied} unapplied notifications`,
   );
+  const rm = r.reminders;
+  console.log(
+    `study reminders: ${rm.users} users due at ${rm.at} (of ${rm.prepared} prepared); pushed once ${rm.once}, ` +
+      `${rm.duplicated} duplicated, ${rm.missed} missed; ${rm.inAppNotOne} without exactly one in-app reminder`,
+  );
   const o = r.outage;
   if (o) {
     const outageRow = rows.find((x) => x.phase.startsWith('database down'));
@@ -1134,6 +1258,11 @@ function report(phases, timings, r, rss) {
       `${st.sent - st.killed.length} store notifications' claims were not interrupted by the kill`,
     );
   if (st.unapplied) failures.push(`${st.unapplied} store notifications never applied`);
+  if (rm.users < REMINDER_USERS) failures.push(`only ${rm.users} of ${REMINDER_USERS} reminder users set up`);
+  if (rm.duplicated || rm.missed || rm.inAppNotOne)
+    failures.push(
+      `study reminders: ${rm.duplicated} duplicated, ${rm.missed} missed, ${rm.inAppNotOne} without exactly one in-app`,
+    );
   if (o) {
     if (!o.caughtOnBus) failures.push('the database went down with no event of the phase on the bus');
     if (o.deadLettered.length) failures.push(`${o.deadLettered.length} events dead-lettered`);

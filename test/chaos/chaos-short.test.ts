@@ -38,6 +38,10 @@ describe('chaos, short variant (bench/chaos.js against deploy/local/start-cluste
     expect(output).toMatch(
       /store notifications: ([1-9]\d*) sent, \1 claims interrupted by SIGKILL .*; 0 unapplied notifications/,
     );
+    // a reminder minute with a flashcards and a notifications replica killed as it strikes
+    expect(output).toMatch(
+      /study reminders: ([1-9]\d*) users due at .*; pushed once \1, 0 duplicated, 0 missed; 0 without exactly one in-app reminder/,
+    );
     // the database down longer than the consumers' old budget (~2.6 minutes), with events on the bus
     expect(output).toMatch(/database outage: down (\d+) s; events on the bus when it went: yes/);
     expect(Number(/database outage: down (\d+) s/.exec(output)?.[1])).toBeGreaterThanOrEqual(180);
