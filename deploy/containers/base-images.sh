@@ -140,7 +140,7 @@ build_simple() { # image containerfile
 }
 
 # The DocumentDB extension files and the FerretDB 2 binary that deploy/local/infra.sh built on
-# this machine (`infra.sh up` builds them once from ../shared/vendor and the Go module proxy).
+# this machine (`infra.sh up` builds them once from vendor/ and the Go module proxy).
 build_db() {
   have "$DB" && return
   local started ctx pglib pgshare ferret

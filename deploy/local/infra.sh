@@ -8,7 +8,7 @@
 #   infra.sh status             show what answers on each port
 # Each part is skipped when something already answers on its port, so a machine's own NATS or Redis is reused.
 # Set MONGO_URL to use an existing MongoDB instead. LINGUA_DB_ENGINE picks the embedded database:
-#   documentdb (default)   FerretDB 2 on PostgreSQL + DocumentDB (built once from ../shared/vendor)
+#   documentdb (default)   FerretDB 2 on PostgreSQL + DocumentDB (built once from vendor/)
 #   ferretdb1-postgresql   FerretDB v1 on the same PostgreSQL cluster (the automatic fallback when the
 #                          DocumentDB build cannot be done; scans collections, updates are read-modify-write)
 #   ferretdb1-sqlite       FerretDB v1 on SQLite files (collapses under concurrent writes; explicit only)
@@ -17,7 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA_DIR="${LINGUA_DATA_DIR:-$ROOT/.data}"
 TOOLS_DIR="${LINGUA_TOOLS_DIR:-$HOME/.cache/lingua-tools}"
-VENDOR_DIR="${LINGUA_VENDOR_DIR:-$ROOT/../shared/vendor}"
+VENDOR_DIR="${LINGUA_VENDOR_DIR:-$ROOT/vendor}"
 NATS_PORT="${NATS_PORT:-4222}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
@@ -29,7 +29,7 @@ FERRETDB1_VERSION="v1.24.2"
 FERRETDB2_VERSION="v2.7.0"
 PG_MAJOR=15
 PG_BIN="/usr/lib/postgresql/$PG_MAJOR/bin"
-# the two extensions no registry here serves: archive, sha256 (see ../shared/vendor/README.md)
+# the two extensions no registry here serves: archive, sha256 (see vendor/README.md)
 DOCUMENTDB_ARCHIVE="documentdb-ferretdb-3f80da90.tar.gz"
 DOCUMENTDB_SHA256="27dbd69c3b3044c0381f4c3e5dd2e83332ac2838c7a12a403dab8f2a67d8e03e"
 PGVECTOR_ARCHIVE="pgvector-0.8.0.tar.gz"
@@ -165,7 +165,7 @@ documentdb_installed() {
 
 verified_archive() { # name sha256 -> path, or fails
   local file="$VENDOR_DIR/$1"
-  [ -f "$file" ] || { log "missing $file (the shared vendor folder; LINGUA_VENDOR_DIR overrides)"; return 1; }
+  [ -f "$file" ] || { log "missing $file (the repository's vendor/ folder; LINGUA_VENDOR_DIR overrides)"; return 1; }
   echo "$2  $file" | sha256sum -c --quiet - >&2 || { log "sha256 mismatch for $file"; return 1; }
   echo "$file"
 }
