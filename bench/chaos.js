@@ -41,6 +41,7 @@ const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
 const { startPushSink } = require('../deploy/local/push-sink');
 const { soakMemory } = require('./soak-memory');
+const { localTime } = require('./support');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { connect: natsConnect } = require('@nats-io/transport-node');
 const { jetstreamManager } = require('@nats-io/jetstream');
@@ -785,13 +786,6 @@ function studyReminderMinute({ base, sink, cluster }) {
   ];
   const learners = [];
   const stats = {};
-  const localTime = (zone, at) =>
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone: zone,
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    }).format(at);
   async function prepare() {
     for (let i = 0; i < REMINDER_USERS; i++) {
       const user = client(base, 'chaosremind');
@@ -826,7 +820,7 @@ function studyReminderMinute({ base, sink, cluster }) {
       for (let t = 0; t < 20; t++) {
         const r = await call(user, 'PUT', '/api/users/settings', {
           reminderEnabled: true,
-          reminderTime: localTime(user.zone, new Date(minute)),
+          reminderTime: localTime(new Date(minute), user.zone),
           pushNotifications: true,
         });
         if (ok(r.status)) return (user.set = true);

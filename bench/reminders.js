@@ -25,7 +25,7 @@
 //   BENCH_CPU_PROF_DIR=<dir>: a V8 CPU profile of each service there (node bench/journey/profile-top.js
 //   <dir> --last-s <seconds since T> shows where the time went)
 const { spawn } = require('node:child_process');
-const { createHash, generateKeyPairSync, randomBytes, randomUUID } = require('node:crypto');
+const { createHash, randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -46,7 +46,7 @@ if (!process.features.typescript || !process.execArgv.includes('--no-warnings'))
   return;
 }
 
-const { cpuMsOf, freePortRun, startProcess } = require('./support');
+const { cpuMsOf, freePortRun, localTime, pidsMatching, startProcess } = require('./support');
 
 const N = Number(process.env.BENCH_USERS ?? 100_000);
 const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 300);
@@ -101,7 +101,7 @@ function cpuOfGroup(needles) {
   let total = 0;
   let first = true;
   return () => {
-    for (const pid of needles.flatMap(pidsOf)) {
+    for (const pid of needles.flatMap(pidsMatching)) {
       const ms = cpuMsOf([pid]);
       if (ms === null) continue;
       if (!first) total += ms - (last.get(pid) ?? 0);
@@ -112,75 +112,15 @@ function cpuOfGroup(needles) {
   };
 }
 
-/** Pids whose command line contains `needle`: the shared database and NATS, for context only. */
-function pidsOf(needle) {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)
-    .filter((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** The wall-clock time ("HH:MM") of `at` in `zone`. */
-const localTime = (at, zone) =>
-  new Intl.DateTimeFormat('en-GB', {
-    timeZone: zone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(at);
-
 /** APNs and FCM stand-ins with fresh keys, and the env that points notifications at them. */
 async function startStandIns(dir) {
-  const { startApnsStandIn } = await import(
-    path.join(ROOT, 'services/notifications/test/support/apns-stand-in.ts')
+  // the notifications tests' helper (node strips its types)
+  const { startPushStandIns } = await import(
+    path.join(ROOT, 'services/notifications/test/support/push-stand-ins.ts')
   );
-  const { startFcmStandIn } = await import(
-    path.join(ROOT, 'services/notifications/test/support/fcm-stand-in.ts')
-  );
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const apns = await startApnsStandIn({
-    publicKeyPem: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    keyId: 'KEY1234567',
-    teamId: 'TEAM123456',
-    topic: 'app.lingua.ios',
-  });
-  cleanups.push(['close the APNs stand-in', () => apns.close()]);
-  const fcm = await startFcmStandIn({
-    publicKeyPem: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    clientEmail: 'push@lingua-bench.iam.gserviceaccount.com',
-    projectId: 'lingua-bench',
-  });
-  cleanups.push(['close the FCM stand-in', () => fcm.close()]);
-  fs.writeFileSync(path.join(dir, 'AuthKey.p8'), ec.privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  fs.writeFileSync(
-    path.join(dir, 'service-account.json'),
-    JSON.stringify({
-      type: 'service_account',
-      project_id: 'lingua-bench',
-      client_email: 'push@lingua-bench.iam.gserviceaccount.com',
-      private_key: rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }),
-      token_uri: 'https://oauth2.googleapis.com/token',
-    }),
-  );
-  const env = {
-    APNS_URL: apns.url,
-    APNS_KEY_FILE: path.join(dir, 'AuthKey.p8'),
-    APNS_KEY_ID: 'KEY1234567',
-    APNS_TEAM_ID: 'TEAM123456',
-    APNS_TOPIC: 'app.lingua.ios',
-    FCM_URL: fcm.url,
-    FCM_TOKEN_URL: fcm.tokenUrl,
-    FCM_SERVICE_ACCOUNT_FILE: path.join(dir, 'service-account.json'),
-  };
-  return { apns, fcm, env };
+  const standIns = await startPushStandIns(dir);
+  cleanups.push(['close the APNs and FCM stand-ins', () => standIns.close()]);
+  return standIns;
 }
 
 /** The three services, each its own process from its dist, on free ports and this run's databases and streams. */

@@ -328,8 +328,19 @@ async function openLoop({ rate, seconds, fire }) {
   return { sent, settled: Promise.all(inFlight) };
 }
 
+/** The wall-clock time ("HH:MM") of `at` in the IANA `zone`: a user's reminder time for that instant. */
+const localTime = (at, zone) =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(at);
+
 module.exports = {
   freePort,
+  localTime,
+  pidsMatching,
   freePortRun,
   startProcess,
   startBenchServer,

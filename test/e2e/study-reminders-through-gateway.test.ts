@@ -1,10 +1,10 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import es from '../../libs/http/src/messages/es.json';
 import { TestClock, isolatedServiceEnv, waitFor } from '@lingua/testing';
-import { startApnsStandIn } from '../../services/notifications/test/support/apns-stand-in';
+import { startPushStandIns } from '../../services/notifications/test/support/push-stand-ins';
 import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 
@@ -24,30 +24,21 @@ jest.setTimeout(120_000);
 
 const clock = new TestClock(new Date());
 let stack: InProcessStack;
-let apns: Awaited<ReturnType<typeof startApnsStandIn>>;
+let push: Awaited<ReturnType<typeof startPushStandIns>>;
+let apns: typeof push.apns;
 let mail: Awaited<ReturnType<typeof startMailSink>>;
 let dir: string;
 const call = gatewayCaller(() => stack.gateway.url);
 
 beforeAll(async () => {
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  apns = await startApnsStandIn({
-    publicKeyPem: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    keyId: 'KEY1234567',
-    teamId: 'TEAM123456',
-    topic: 'app.lingua.ios',
-  });
-  mail = await startMailSink({ port: 0 });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reminders-'));
-  fs.writeFileSync(path.join(dir, 'AuthKey.p8'), ec.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  push = await startPushStandIns(dir);
+  apns = push.apns;
+  mail = await startMailSink({ port: 0 });
   stack = await startInProcessStack(
     isolatedServiceEnv({
       IDENTITY_BCRYPT_COST: '4',
-      APNS_URL: apns.url,
-      APNS_KEY_FILE: path.join(dir, 'AuthKey.p8'),
-      APNS_KEY_ID: 'KEY1234567',
-      APNS_TEAM_ID: 'TEAM123456',
-      APNS_TOPIC: 'app.lingua.ios',
+      ...push.env,
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(mail.port),
       FLASHCARDS_REMINDER_POLL_MS: '100',
@@ -59,7 +50,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stopAndDrop(stack);
-  await apns?.close();
+  await push?.close();
   await mail?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,7 @@ import { parseConfig } from '@lingua/config';
 import { isolatedServiceEnv } from '@lingua/testing';
 import { loadServiceConfig, notificationsPushCredentials } from '../src/config';
 import { pushSenderFromConfig } from '../src/data-access/push';
-import { startApnsStandIn } from './support/apns-stand-in';
-import { startFcmStandIn } from './support/fcm-stand-in';
+import { startPushStandIns } from './support/push-stand-ins';
 
 // How the service's configuration chooses its push providers: the real ones from credential files
 // and configurable endpoints, the development sink `npm start` runs when there are none, and the
@@ -57,44 +55,8 @@ describe('push providers from the configuration', () => {
   });
 
   it('When APNs and FCM credentials are files and the endpoints point at stand-ins, Then each platform goes to its provider', async () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const apns = await startApnsStandIn({
-      publicKeyPem: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      keyId: 'KEY1234567',
-      teamId: 'TEAM123456',
-      topic: 'app.lingua.ios',
-    });
-    const fcm = await startFcmStandIn({
-      publicKeyPem: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      clientEmail: 'push@lingua-test.iam.gserviceaccount.com',
-      projectId: 'lingua-test',
-    });
-    fs.writeFileSync(path.join(dir, 'AuthKey.p8'), ec.privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    fs.writeFileSync(
-      path.join(dir, 'service-account.json'),
-      JSON.stringify({
-        type: 'service_account',
-        project_id: 'lingua-test',
-        client_email: 'push@lingua-test.iam.gserviceaccount.com',
-        private_key: rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }),
-        token_uri: 'https://oauth2.googleapis.com/token',
-      }),
-    );
-    const push = pushSenderFromConfig(
-      loadServiceConfig(
-        isolatedServiceEnv({
-          APNS_URL: apns.url,
-          APNS_KEY_FILE: path.join(dir, 'AuthKey.p8'),
-          APNS_KEY_ID: 'KEY1234567',
-          APNS_TEAM_ID: 'TEAM123456',
-          APNS_TOPIC: 'app.lingua.ios',
-          FCM_URL: fcm.url,
-          FCM_TOKEN_URL: fcm.tokenUrl,
-          FCM_SERVICE_ACCOUNT_FILE: path.join(dir, 'service-account.json'),
-        }),
-      ),
-    );
+    const { apns, fcm, env, close } = await startPushStandIns(dir);
+    const push = pushSenderFromConfig(loadServiceConfig(isolatedServiceEnv(env)));
     try {
       expect(push.providers).toEqual({ ios: 'apns', android: 'fcm' });
       await expect(push.send(message('ios', 'b'.repeat(64)))).resolves.toEqual({ outcome: 'sent' });
@@ -104,7 +66,7 @@ describe('push providers from the configuration', () => {
       expect(fcm.tokenRequests).toBe(1);
     } finally {
       push.close();
-      await Promise.all([apns.close(), fcm.close()]);
+      await close();
     }
   });
 
