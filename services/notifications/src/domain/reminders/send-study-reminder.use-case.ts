@@ -32,7 +32,7 @@ export interface StudyReminderDeps {
 }
 
 /** The in-app notification's id: one per user and local day. */
-export const reminderNotificationId = (userId: string, localDay: string) => `reminder:${userId}:${localDay}`;
+const reminderNotificationId = (userId: string, localDay: string) => `reminder:${userId}:${localDay}`;
 
 /**
  * Says a study reminder flashcards announced (ADR 0028): a template chosen by the bandit (ADR 0029),
