@@ -79,6 +79,8 @@ ensure_nats() {
 }
 
 ensure_redis() {
+  # Sentinels watch the primary and its replicas in `npm run start:cluster` and the Sentinel tests
+  [ -n "$(find_bin redis-sentinel)" ] || apt_install redis-sentinel
   listening "$REDIS_PORT" && { log "redis: already running on $REDIS_PORT"; return; }
   [ -n "$(find_bin redis-server)" ] || apt_install redis-server
   mkdir -p "$DATA_DIR/redis"

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accessTokenPartiesEnv, type AssertionAudience, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
 import { env, loadConfig } from '@lingua/config';
 import { trustProxyEnv } from '@lingua/http';
+import { parseRedisTarget, RedisConfigError } from '@lingua/redis';
 
 export { DEV_JWT_SECRET };
 
@@ -21,6 +22,13 @@ export const gatewayEnv = z
     /** Prometheus /metrics, on its own port: never reachable through GATEWAY_PORT (the public one). */
     GATEWAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     REDIS_URL: env.url('redis://127.0.0.1:6379'),
+    // Sentinel or Cluster instead of one server (README, "Redis"); parsed by @lingua/redis
+    REDIS_SENTINELS: z.string().optional(),
+    REDIS_SENTINEL_MASTER: z.string().optional(),
+    REDIS_SENTINEL_USERNAME: z.string().optional(),
+    REDIS_SENTINEL_PASSWORD: z.string().optional(),
+    REDIS_CLUSTER_NODES: z.string().optional(),
+    REDIS_WAIT_REPLICAS: z.string().optional(),
     IDENTITY_HTTP_URL: env.url('http://127.0.0.1:3001'),
     FLASHCARDS_HTTP_URL: env.url('http://127.0.0.1:3002'),
     SUBSCRIPTIONS_HTTP_URL: env.url('http://127.0.0.1:3003'),
@@ -110,6 +118,12 @@ export const gatewayEnv = z
     OPENAPI_CACHE_MS: env.int(30_000, 0, 3_600_000),
   })
   .superRefine((c, ctx) => {
+    try {
+      parseRedisTarget(c);
+    } catch (err) {
+      if (!(err instanceof RedisConfigError)) throw err;
+      ctx.addIssue({ code: 'custom', path: [err.variable], message: err.message });
+    }
     if (c.NODE_ENV !== 'production') return;
     for (const name of ['JWT_SECRET', ...ASSERTION_KEY_VARS.map(([, v]) => v)] as const)
       if (c[name] === undefined)
@@ -119,6 +133,7 @@ export const gatewayEnv = z
     ...c,
     // default 9400; a gateway on a free port (tests, benches) gets a free metrics port too
     metricsPort: GATEWAY_METRICS_PORT ?? (c.GATEWAY_PORT === 0 ? 0 : 9400),
+    redis: parseRedisTarget(c),
     jwtSecret: c.JWT_SECRET ?? DEV_JWT_SECRET,
     assertionKeys: Object.fromEntries(
       ASSERTION_KEY_VARS.map(([service, name]) => [service, c[name] ?? devAssertionKey(service)]),

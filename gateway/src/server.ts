@@ -71,7 +71,7 @@ export async function startGateway(
   options: { logger?: Logger } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
-  const redis = await connectRedis(config.REDIS_URL, { name: 'gateway' });
+  const redis = await connectRedis(config.redis, { name: 'gateway' });
   const services = serviceUrls(config);
   const tokens = createAccessTokens(config.jwtSecret, undefined, config.accessTokenParties);
   // revoked tokens mirrored in memory: no Redis round trip per request (falls back to Redis when unsure)

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@lingua/redis';
+import { type RedisClient, waitForReplicas } from '@lingua/redis';
 import { type Clock, systemClock } from './clock';
 
 /** Redis key of a revoked token: one namespace shared by the identity service, the gateway and every replica. */
@@ -31,7 +31,15 @@ export interface TokenBlacklist {
  * and announced, so a hot reader (the gateway) can keep the whole list in memory
  * (createBlacklistMirror) instead of asking Redis on every request.
  */
-export function createTokenBlacklist(redis: RedisClient, clock: Clock = systemClock): TokenBlacklist {
+export function createTokenBlacklist(
+  redis: RedisClient,
+  clock: Clock = systemClock,
+  /**
+   * `replicas`: how many Redis replicas must hold a revocation before revoke() resolves (the
+   * connection's RedisHandle.replicas): a failover to a replica then cannot bring the token back.
+   */
+  options: { replicas?: number } = {},
+): TokenBlacklist {
   const keyOf = (jti: string) => BLACKLIST_KEY_PREFIX + jti;
   return {
     async revoke(jti, expiresAtSeconds) {
@@ -45,6 +53,7 @@ export function createTokenBlacklist(redis: RedisClient, clock: Clock = systemCl
         .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
         .publish(BLACKLIST_CHANNEL, `${jti} ${expiresAtMs}`)
         .exec();
+      await waitForReplicas(redis, options.replicas ?? 0, { key: keyOf(jti) });
     },
     async isRevoked(jti, sub) {
       const keys = sub === undefined ? [keyOf(jti)] : [keyOf(jti), keyOf(userRevocation(sub))];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type AssertionAudience, devAssertionKey } from '@lingua/auth';
 import { env, parseNatsServers } from '@lingua/config';
 import { type TrustProxy, trustProxyEnv } from '@lingua/http';
+import { parseRedisTarget, RedisConfigError, type RedisTarget } from '@lingua/redis';
 
 export { DEV_JWT_SECRET } from '@lingua/auth';
 
@@ -26,6 +27,8 @@ export interface ServiceEnv {
   /** NATS_URL as the list of seed servers given to the client. */
   natsServers: string[];
   REDIS_URL: string;
+  /** The Redis to connect to: REDIS_URL alone, or a Sentinel set or a Cluster (parseRedisTarget). */
+  redis: RedisTarget;
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;
   /** This service's key for the gateway's internal assertions (`<SERVICE>_ASSERTION_KEY`). */
@@ -67,6 +70,13 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
       NATS_URL: env.natsServers('nats://127.0.0.1:4222'),
       REDIS_URL: env.url('redis://127.0.0.1:6379'),
+      // Sentinel or Cluster instead of one server (README, "Redis"); parsed by @lingua/redis
+      REDIS_SENTINELS: z.string().optional(),
+      REDIS_SENTINEL_MASTER: z.string().optional(),
+      REDIS_SENTINEL_USERNAME: z.string().optional(),
+      REDIS_SENTINEL_PASSWORD: z.string().optional(),
+      REDIS_CLUSTER_NODES: z.string().optional(),
+      REDIS_WAIT_REPLICAS: z.string().optional(),
       EVENTS_STREAM: env.string('EVENTS'),
       EVENTS_SUBJECT_PREFIX: z
         .string()
@@ -100,6 +110,13 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
           path: [`${SVC}_ASSERTION_KEY`],
           message: 'required when NODE_ENV=production',
         });
+      let redis: RedisTarget = { mode: 'single', url: c.REDIS_URL as string, replicas: 0 };
+      try {
+        redis = parseRedisTarget(c as unknown as Parameters<typeof parseRedisTarget>[0]);
+      } catch (err) {
+        if (!(err instanceof RedisConfigError)) throw err;
+        ctx.addIssue({ code: 'custom', path: [err.variable], message: err.message });
+      }
       const maxAgeMs = (c.EVENTS_MAX_AGE_HOURS as number) * 3600_000;
       const duplicateWindowMs = c.EVENTS_DUPLICATE_WINDOW_MS as number;
       if (duplicateWindowMs > maxAgeMs)
@@ -133,6 +150,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
         NATS_URL: c.NATS_URL as string,
         natsServers: parseNatsServers(c.NATS_URL as string),
         REDIS_URL: c.REDIS_URL as string,
+        redis,
         EVENTS_STREAM: c.EVENTS_STREAM as string,
         EVENTS_SUBJECT_PREFIX: c.EVENTS_SUBJECT_PREFIX as string,
         assertionKey:

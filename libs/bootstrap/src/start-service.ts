@@ -174,7 +174,7 @@ export async function startService<C extends ServiceEnv>(
     stack.push(() => nats.close());
     waitingFor = 'redis';
     const redis = def.useRedis
-      ? await untilAvailable('redis', () => connectRedis(config.REDIS_URL, { name: config.service }), retry)
+      ? await untilAvailable('redis', () => connectRedis(config.redis, { name: config.service }), retry)
       : undefined;
     if (redis) stack.push(() => redis.close());
 

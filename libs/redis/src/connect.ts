@@ -1,6 +1,9 @@
-import { createClient } from 'redis';
+import { createClient, createCluster, createSentinel } from 'redis';
+import { type RedisTarget, parseRedisTarget } from './target';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
+
+const CONNECT_TIMEOUT_MS = 3_000;
 
 function createRedisClient(url: string, name: string | undefined, isReconnect: () => boolean) {
   return createClient({
@@ -8,7 +11,7 @@ function createRedisClient(url: string, name: string | undefined, isReconnect: (
     name,
     disableOfflineQueue: true,
     socket: {
-      connectTimeout: 3_000,
+      connectTimeout: CONNECT_TIMEOUT_MS,
       // The first connection fails fast (a wrong URL should stop the boot); later drops are retried.
       reconnectStrategy: (retries, cause) =>
         isReconnect()
@@ -18,8 +21,69 @@ function createRedisClient(url: string, name: string | undefined, isReconnect: (
   });
 }
 
+/** Cluster clients, which route WAIT by key (waitForReplicas). */
+const clusterClients = new WeakSet<object>();
+
+/**
+ * The client for a primary watched by Sentinels. node-redis asks the Sentinels for the primary,
+ * follows a failover by itself (a command sent meanwhile waits for the new primary, then runs) and
+ * moves its subscriptions along, emitting 'reconnecting' then 'ready' as a plain client does after
+ * a reconnect. Its commands, MULTI, duplicate() and pub/sub are the plain client's, so callers keep
+ * the one RedisClient type (the integration test runs the callers' commands through it).
+ */
+function createSentinelClient(target: Extract<RedisTarget, { mode: 'sentinel' }>, name: string | undefined) {
+  const sentinel = createSentinel({
+    name: target.masterName,
+    sentinelRootNodes: target.sentinels,
+    nodeClientOptions: {
+      ...(target.username && { username: target.username }),
+      ...(target.password && { password: target.password }),
+      ...(name && { name }),
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000),
+      },
+    },
+    sentinelClientOptions: {
+      ...(target.sentinelUsername && { username: target.sentinelUsername }),
+      ...(target.sentinelPassword && { password: target.sentinelPassword }),
+      socket: { connectTimeout: CONNECT_TIMEOUT_MS },
+    },
+    // every command on the primary (read-your-writes; replicas are for failover, not reads)
+    masterPoolSize: 1,
+    replicaPoolSize: 0,
+    // a booting process gives up after a few rounds (untilAvailable retries the boot)
+    maxCommandRediscovers: 4,
+    // besides the Sentinels' announcements: a missed one is noticed within this
+    scanInterval: 2_000,
+  });
+  return sentinel as unknown as RedisClient;
+}
+
+function createClusterClient(target: Extract<RedisTarget, { mode: 'cluster' }>, name: string | undefined) {
+  const cluster = createCluster({
+    rootNodes: target.nodes.map((n) => ({ socket: { host: n.host, port: n.port } })),
+    defaults: {
+      ...(target.username && { username: target.username }),
+      ...(target.password && { password: target.password }),
+      ...(name && { name }),
+      disableOfflineQueue: true,
+      socket: { connectTimeout: CONNECT_TIMEOUT_MS },
+    },
+  });
+  clusterClients.add(cluster);
+  // Commands by key, MULTI and scripts within one hash slot: callers keep keys that go together
+  // under one hash tag ({...}), as the due index and the blacklist do (docs/adr, Redis HA).
+  return cluster as unknown as RedisClient;
+}
+
 export interface RedisHandle {
   client: RedisClient;
+  /** Which shape of Redis this is (single, sentinel, cluster). */
+  mode: RedisTarget['mode'];
+  /** Replicas a durable write waits for (REDIS_WAIT_REPLICAS; pass to waitForReplicas). */
+  replicas: number;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -27,19 +91,37 @@ export interface RedisHandle {
 /**
  * node-redis (the client Redis itself recommends for new code). Commands fail fast while
  * disconnected instead of queueing, so readiness and callers see the outage at once;
- * the client keeps reconnecting with capped back-off in the background.
+ * the client keeps reconnecting with capped back-off in the background. With Sentinel, a command
+ * sent during a failover waits for the new primary (bounded by the callers' deadlines).
+ * `target`: a URL (one server) or what parseRedisTarget read from the environment.
  */
-export async function connectRedis(url: string, options: { name?: string } = {}): Promise<RedisHandle> {
+export async function connectRedis(
+  target: string | RedisTarget,
+  options: { name?: string } = {},
+): Promise<RedisHandle> {
+  const t = typeof target === 'string' ? parseRedisTarget({ REDIS_URL: target }) : target;
   let connectedOnce = false;
-  const client = createRedisClient(url, options.name, () => connectedOnce);
+  const client =
+    t.mode === 'sentinel'
+      ? createSentinelClient(t, options.name)
+      : t.mode === 'cluster'
+        ? createClusterClient(t, options.name)
+        : createRedisClient(t.url, options.name, () => connectedOnce);
   client.once('ready', () => {
     connectedOnce = true;
   });
   // Without a listener, a connection error would crash the process; reconnects are automatic.
   client.on('error', () => undefined);
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (err) {
+    if (client.isOpen) await client.destroy();
+    throw err;
+  }
   return {
     client,
+    mode: t.mode,
+    replicas: t.replicas,
     // bounded by the caller: HealthRegistry times every check out; offline commands fail at once
     async ping() {
       await client.ping();
@@ -48,4 +130,31 @@ export async function connectRedis(url: string, options: { name?: string } = {})
       if (client.isOpen) await client.close();
     },
   };
+}
+
+/**
+ * Waits until `replicas` replicas hold every write this client sent before (Redis WAIT), so a
+ * failover to one of them cannot lose it; throws when fewer did within `timeoutMs`, and the caller
+ * must not report the write done. With Cluster, `key` picks the primary that took the write.
+ * The write and the WAIT share a connection: the single client has one, the Sentinel client one to
+ * the primary (masterPoolSize 1), the Cluster client one per primary.
+ */
+export async function waitForReplicas(
+  client: RedisClient,
+  replicas: number,
+  options: { timeoutMs?: number; key?: string } = {},
+): Promise<void> {
+  if (replicas <= 0) return;
+  const timeoutMs = options.timeoutMs ?? 1_000;
+  const acked = clusterClients.has(client)
+    ? Number(
+        await (
+          client as unknown as {
+            sendCommand(k: string | undefined, ro: boolean, a: string[]): Promise<unknown>;
+          }
+        ).sendCommand(options.key, false, ['WAIT', String(replicas), String(timeoutMs)]),
+      )
+    : await client.wait(replicas, timeoutMs);
+  if (acked < replicas)
+    throw new Error(`redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`);
 }

@@ -64,7 +64,7 @@ function identityDeps(
     assertions: createAssertionVerifier('identity', config.assertionKey, { clock }),
     blacklist: durableBlacklist(
       connection,
-      createTokenBlacklist(deps.redis.client, clock),
+      createTokenBlacklist(deps.redis.client, clock, { replicas: deps.redis.replicas }),
       deps.redis.client,
       clock,
     ),

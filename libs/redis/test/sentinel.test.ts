@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, uniqueName, waitFor } from '@lingua/testing';
+import { connectRedis, countWithin, parseRedisTarget, type RedisHandle, waitForReplicas } from '../src';
+
+// the set a deployment runs (deploy/local/redis-ha.js, as `npm run start:cluster` starts it)
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startRedisHa } = require('../../../deploy/local/redis-ha') as {
+  startRedisHa(
+    o: object,
+  ): Promise<{ kill(label: string, signal?: string): Promise<void>; stop(): Promise<void> }>;
+};
+
+const PASSWORDS = { replica: 'replica-pw', sentinel: 'sentinel-pw', sentinelPass: 'sentinels-own-pw' };
+
+describe('connectRedis with Sentinel (a primary, two replicas, three Sentinels)', () => {
+  let set: Awaited<ReturnType<typeof startRedisHa>>;
+  let redis: RedisHandle;
+  let subscriber: RedisHandle['client'];
+  const masterName = uniqueName('ha');
+
+  beforeAll(async () => {
+    const nodePorts = [await freePort(), await freePort(), await freePort()];
+    const sentinelPorts = [await freePort(), await freePort(), await freePort()];
+    set = await startRedisHa({
+      dir: fs.mkdtempSync(path.join(os.tmpdir(), 'redis-ha-')),
+      nodePorts,
+      sentinelPorts,
+      masterName,
+      // the data nodes accept only users: this one stands for a service
+      users: [
+        ['--user', 'default', 'off'],
+        ['--user', 'svc', 'on', '>svc-pw', '~*', '&*', '+@all'],
+      ],
+      passwords: PASSWORDS,
+    });
+    const target = parseRedisTarget({
+      REDIS_URL: 'redis://svc:svc-pw@unused',
+      REDIS_SENTINELS: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
+      REDIS_SENTINEL_MASTER: masterName,
+      REDIS_SENTINEL_PASSWORD: PASSWORDS.sentinelPass,
+    });
+    // replicas attach asynchronously: the first durable write may come before they did
+    redis = await waitFor(() => connectRedis(target, { name: 'sentinel-test' }), { timeoutMs: 20_000 });
+    await waitFor(() => waitForReplicas(redis.client, 2, { timeoutMs: 200 }), { timeoutMs: 20_000 });
+    subscriber = redis.client.duplicate();
+    subscriber.on('error', () => undefined);
+    await subscriber.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await subscriber?.close().catch(() => undefined);
+    await redis?.close().catch(() => undefined);
+    await set?.stop();
+  });
+
+  it('When the primary is killed, Then writes acknowledged by a replica survive and commands and subscriptions follow the new primary', async () => {
+    expect(redis.mode).toBe('sentinel');
+    expect(redis.replicas).toBe(1);
+    const key = uniqueName('ha:key');
+    const counter = uniqueName('ha:count');
+    const channel = uniqueName('ha:channel');
+    const received: string[] = [];
+    await subscriber.subscribe(channel, (m) => received.push(m));
+    let readyAgain = false;
+    subscriber.on('ready', () => (readyAgain = true));
+
+    // Arrange: the callers' commands (MULTI, a script) and a durable write
+    await redis.client.multi().set(key, 'before').zAdd(`${key}:index`, { score: 1, value: 'a' }).exec();
+    for (let i = 0; i < 3; i++) await countWithin(redis.client, counter, { ttlMs: 600_000, limit: 5 });
+    await waitForReplicas(redis.client, redis.replicas);
+    await redis.client.publish(channel, 'm1');
+    await waitFor(() => expect(received).toEqual(['m1']));
+
+    // Act: the primary dies
+    const killedAt = Date.now();
+    await set.kill('redis');
+    // a command sent meanwhile waits for the new primary (or fails, and a retry succeeds)
+    await waitFor(() => redis.client.set(`${key}:after`, 'x'), { timeoutMs: 15_000 });
+    const outageMs = Date.now() - killedAt;
+
+    // Assert: the new primary has what was acknowledged, takes writes, and pub/sub moved with it
+    expect(await redis.client.get(key)).toBe('before');
+    expect(await redis.client.zScore(`${key}:index`, 'a')).toBe(1);
+    expect((await countWithin(redis.client, counter, { ttlMs: 600_000, limit: 5 })).count).toBe(4);
+    await waitFor(() => expect(readyAgain).toBe(true));
+    await redis.client.publish(channel, 'm2');
+    await waitFor(() => expect(received).toEqual(['m1', 'm2']));
+    await waitForReplicas(redis.client, 1);
+    expect(outageMs).toBeLessThan(10_000);
+    await redis.client.del([key, `${key}:index`, `${key}:after`, counter]);
+  }, 60_000);
+
+  it('When no replica can acknowledge in time, Then waitForReplicas fails instead of reporting the write durable', async () => {
+    await expect(waitForReplicas(redis.client, 5, { timeoutMs: 100 })).rejects.toThrow(
+      /reached \d of 5 replicas/,
+    );
+  });
+});
