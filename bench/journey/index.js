@@ -12,16 +12,21 @@
 //      per call of every process of the stack (procfs);
 //   4. finds the capacity (the highest rate with no error and every p95 under BENCH_CAPACITY_P95_MS)
 //      with a short step search, and runs the mix again at half of it;
+//   5. measures what a call costs besides CPU (Redis commands, NATS messages, database operations,
+//      documents and their bytes, memory; footprint.js) and the ceilings of one Redis and one
+//      JetStream stream, and keeps the figures in bench/results/journey.json (BENCH_RESULT: another
+//      file; BENCH_FOOTPRINT=false skips this) for the capacity model (npm run capacity);
 // and last a summary across the sizes with the issue's targets.
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
-const { childPids, openLoop, pidListeningOn, sleepsOf } = require('../support');
+const { childPids, cpuMsOf, openLoop, pidListeningOn, sleepsOf } = require('../support');
 const { startDatabase, startBenchStack, cpuMeter, cleanups, cleanUp } = require('../overload');
 const { ensureSeeded, pickUsers, dbNames, PASSWORD } = require('./seed');
 const { CALLS, P95_EXEMPT, pickCall, issue, setTokens } = require('./mix');
 const { startCapture } = require('./capture');
+const { openMeters, perCall, memoryOf, redisCeiling, natsCeiling } = require('./footprint');
 const { explainAll } = require('./explain');
 const { SIZES, EndpointStats, holds, nextRate, capacityOf, fmt, table, prng } = require('./stats');
 
@@ -53,6 +58,8 @@ const NATS_PORT = Number(
 const STREAM = 'BENCH_JOURNEY';
 const RUN = crypto.randomBytes(3).toString('hex');
 const STACK = ['gateway', 'identity', 'flashcards', 'subscriptions', 'ai', 'notifications'];
+const RESULT = process.env.BENCH_RESULT ?? require('node:path').join(__dirname, '../results/journey.json');
+const FOOTPRINT = process.env.BENCH_FOOTPRINT !== 'false';
 
 /** BENCH_SIZE_<S|L>=users:max:median overrides a data set's size (sigma and seed stay). */
 function sizeSpec(size) {
@@ -156,6 +163,42 @@ async function runMix({ pool, users, rate, seconds, groups, random }) {
     steal,
     wakeups,
     generatorMs: (user + system) / 1000,
+  };
+}
+
+/**
+ * Runs `run` between two readings of the footprint meters (Redis commands, NATS messages, database
+ * operations, documents; footprint.js): { result, before, after, seconds }, or { result } without meters.
+ */
+async function metered(meters, run) {
+  if (!meters) return { result: await run() };
+  const before = await meters.read();
+  const started = performance.now();
+  const result = await run();
+  const seconds = (performance.now() - started) / 1000;
+  return { result, before, after: await meters.read(), seconds };
+}
+
+/** The figures of one window for the result file: per answered call, by process and by call. */
+function windowFigures(label, offered, r, restShare, m) {
+  const okCalls = r.completed - r.rows.at(-1).errors;
+  const per = (ms) => Number((ms / okCalls).toFixed(3));
+  const windowMs = r.seconds * 1000;
+  return {
+    label,
+    offeredPerS: offered,
+    answeredPerS: Number((okCalls / r.seconds).toFixed(1)),
+    seconds: Number(r.seconds.toFixed(1)),
+    calls: r.completed,
+    errors: r.rows.at(-1).errors,
+    steal: Number(r.steal.toFixed(3)),
+    callsByKind: Object.fromEntries(r.rows.filter((x) => x.name !== 'all').map((x) => [x.name, x.count])),
+    p95Ms: Object.fromEntries(r.rows.map((x) => [x.name, Number((x.p95 ?? 0).toFixed(2))])),
+    cpuMsPerCall: Object.fromEntries(Object.entries(r.cpu).map(([n, ms]) => [n, per(ms)])),
+    cpuMsPerCallAboveRest: Object.fromEntries(
+      Object.entries(r.cpu).map(([n, ms]) => [n, per(Math.max(0, ms - (restShare[n] ?? 0) * windowMs))]),
+    ),
+    ...(m.before && perCall(m.before, m.after, okCalls)),
   };
 }
 
@@ -447,6 +490,9 @@ async function findCapacity(base) {
 async function benchSize(size, db) {
   const depth = cleanups.length;
   const spec = sizeSpec(size);
+  const loadAverageAtStart = require('node:os')
+    .loadavg()
+    .map((x) => Number(x.toFixed(2)));
   console.log(
     `\n==== ${size}: ${spec.users} users, 0-${spec.max} cards each (log-normal, median ${spec.median}, sigma ${spec.sigma}) ====`,
   );
@@ -481,6 +527,18 @@ async function benchSize(size, db) {
   ctx.errorSamples.clear();
   await sleep(2_000);
   // what each process uses with no load (outbox relays, consumers, probes, timers), over 5 s
+  const meters = FOOTPRINT
+    ? await openMeters({
+        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        mongoUrl: db.url,
+        natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+        streams: [STREAM, `${STREAM}_ACTIVITY`],
+        dbs: dbNames(size),
+      })
+    : null;
+  if (meters) cleanups.push(['close the footprint meters', () => meters.close()]);
+  // read outside the CPU meters: the meters' own queries are not the stack's rest
+  const rest = { before: await meters?.read(), started: performance.now() };
   const restMeters = Object.fromEntries(Object.entries(groups).map(([n, pidsOf]) => [n, cpuMeter(pidsOf)]));
   const restWoken = wakeMeter(groups);
   const restStarted = performance.now();
@@ -491,12 +549,29 @@ async function benchSize(size, db) {
     Object.entries(restWoken()).map(([n, count]) => [n, count / (restMs / 1000)]),
   );
   base.resting = Object.values(base.restShare).reduce((a, b) => a + b, 0);
+  rest.after = await meters?.read();
+  rest.seconds = (performance.now() - rest.started) / 1000;
   console.log(
     `at rest after the warm-up the stack's processes use ${fmt(base.resting * 100, 0)} % of a core`,
   );
-  const fixed = await runMix({ ...base, rate: RATE, seconds: SECONDS });
+  const fixedM = await metered(meters, () => runMix({ ...base, rate: RATE, seconds: SECONDS }));
+  const fixed = fixedM.result;
   printRows(`${size} at ${RATE}/s offered`, fixed);
   const { perCall: cpuPerCall, abovePerCall } = printCpu(fixed, base.restShare, base.restWakeups);
+  const windows = [windowFigures('fixed rate', RATE, fixed, base.restShare, fixedM)];
+  // what the users hold in Redis after the window
+  const footprint = meters && {
+    restPerSecond: perCall(rest.before, rest.after, rest.seconds),
+    redisHeld: await meters.redisHeld({
+      namespace: dbNames(size).flashcards,
+      userIds: users.map((u) => u.id),
+      rateLimitPrefix: 'bench:journey:rl',
+    }),
+    // the cards too: the one large collection, whose index bytes per document are not one page's
+    bytesPerDocument: await meters.bytesPerDocument([
+      ...new Set(['flashcards.cards', ...Object.keys(windows[0].documentsWritten ?? {})]),
+    ]),
+  };
 
   let capacity;
   let half;
@@ -505,10 +580,34 @@ async function benchSize(size, db) {
     console.log(`capacity on ${size}: ${capacity}/s`);
     if (capacity > 0) {
       await settle(stackPids, base.resting, 30);
-      half = await runMix({ ...base, rate: capacity / 2, seconds: SECONDS });
+      const halfM = await metered(meters, () => runMix({ ...base, rate: capacity / 2, seconds: SECONDS }));
+      half = halfM.result;
       printRows(`${size} at half the capacity (${capacity / 2}/s)`, half);
       printCpu(half, base.restShare, base.restWakeups);
+      windows.push(windowFigures('half the capacity', capacity / 2, half, base.restShare, halfM));
     }
+  }
+  // memory after the windows, and the peak since start
+  const memoryMb = Object.fromEntries(
+    Object.entries(groups)
+      .filter(([n]) => STACK.includes(n) || n === 'ferretdb')
+      .map(([n, pidsOf]) => [n, memoryOf(pidsOf()[0])]),
+  );
+  // what one Redis and one JetStream stream take at most on this machine, with the stack idle
+  let ceilings;
+  if (FOOTPRINT && process.env.BENCH_CEILINGS !== 'false') {
+    await settle(stackPids, base.resting, 30);
+    ceilings = {
+      redis: redisCeiling(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
+      nats: await natsCeiling({
+        natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+        stream: `${STREAM}_CEILING`,
+        cpuMs: () => cpuMsOf(groups.nats()) ?? 0,
+      }),
+    };
+    console.log(
+      `ceilings: Redis ${ceilings.redis.mixedPerS} commands/s (${JSON.stringify(ceilings.redis.commandsPerS)}); JetStream ${ceilings.nats.publishedPerS} publishes/s, ${ceilings.nats.serverCpuUsPerMessage} µs of NATS CPU each`,
+    );
   }
   // the cards the mix created go again (through the API, so the due read model follows)
   const created = users.flatMap((u) => u.created.map((id) => [u, id]));
@@ -522,7 +621,25 @@ async function benchSize(size, db) {
       .then((r) => r.body.dump())
       .catch(() => undefined);
   await unwind(depth);
-  return { size, spec, seeded, fixed, cpuPerCall, abovePerCall, capacity, half, plans };
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpus: require('node:os').cpus().length, node: process.version, loadAverageAtStart },
+    data: {
+      users: seeded.users,
+      cards: seeded.cards,
+      maxCardsPerUser: spec.max,
+      medianCardsPerUser: spec.median,
+    },
+    signedInUsers: users.length,
+    mixWeights: Object.fromEntries(Object.entries(CALLS).map(([n, c]) => [n, c.weight])),
+    restCores: Object.fromEntries(Object.entries(base.restShare).map(([n, v]) => [n, Number(v.toFixed(3))])),
+    capacityPerS: capacity ?? null,
+    windows,
+    memoryMb,
+    ceilings: ceilings ?? null,
+    ...footprint,
+  };
+  return { size, spec, seeded, fixed, cpuPerCall, abovePerCall, capacity, half, plans, result };
 }
 
 /** The calls over a p95 limit, worst first: the three worst by name, then how many more. */
@@ -583,6 +700,25 @@ function printSummary(results) {
   }
 }
 
+/**
+ * Keeps the figures of this run's sizes in the result file (RESULT), beside those of earlier runs of
+ * other sizes: the capacity model (scripts/capacity.js) reads them.
+ */
+async function writeResults(results) {
+  let file = { bench: 'journey', sizes: {} };
+  try {
+    file = JSON.parse(fs.readFileSync(RESULT, 'utf8'));
+  } catch {
+    // first run
+  }
+  for (const r of results) file.sizes[r.size] = r.result;
+  // in the repository's style, so `npm run lint` (prettier --check) stays clean after a run
+  const prettier = require('prettier');
+  const options = (await prettier.resolveConfig(RESULT)) ?? {};
+  fs.writeFileSync(RESULT, await prettier.format(JSON.stringify(file), { ...options, parser: 'json' }));
+  console.log(`\nthe figures: ${RESULT}`);
+}
+
 async function removeStreams() {
   const { connect } = require('@nats-io/transport-node');
   const { jetstreamManager } = require('@nats-io/jetstream');
@@ -621,7 +757,10 @@ async function main() {
   cleanups.push(['remove the stream', removeStreams]);
   const results = [];
   for (const size of SIZE_NAMES) results.push(await benchSize(size, db));
-  if (process.env.BENCH_SEED_ONLY !== 'true') printSummary(results);
+  if (process.env.BENCH_SEED_ONLY !== 'true') {
+    printSummary(results);
+    await writeResults(results);
+  }
 }
 
 if (require.main === module)
