@@ -634,6 +634,8 @@ async function benchSize(size, db) {
     mixWeights: Object.fromEntries(Object.entries(CALLS).map(([n, c]) => [n, c.weight])),
     restCores: Object.fromEntries(Object.entries(base.restShare).map(([n, v]) => [n, Number(v.toFixed(3))])),
     capacityPerS: capacity ?? null,
+    // BENCH_CAPACITY_<size> gave it rather than the step search
+    capacityGiven: process.env[`BENCH_CAPACITY_${size}`] !== undefined,
     windows,
     memoryMb,
     ceilings: ceilings ?? null,
