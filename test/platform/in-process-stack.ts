@@ -47,7 +47,11 @@ export async function startInProcessStack(
     subscriptions: subscriptionsService,
     ai: await startService(
       defineAiService(
-        ai.loadServiceConfig({ SUBSCRIPTIONS_ADDR: subscriptionsService.grpcAddress!, ...env }),
+        ai.loadServiceConfig({
+          SUBSCRIPTIONS_ADDR: subscriptionsService.grpcAddress!,
+          IDENTITY_ADDR: identityService.grpcAddress!,
+          ...env,
+        }),
       ),
     ),
     notifications: await startService(

@@ -107,8 +107,9 @@ describe('a gRPC server with allow-lists', () => {
         ResolveUser: () => ({ user: null }),
         GetDevices: () => ({ devices: [] }),
         RemoveDevice: () => ({ removed: false }),
+        GetUserLanguages: () => ({ found: false }),
       },
-      { GetUser: ['ai'], ResolveUser: [], GetDevices: [], RemoveDevice: [] },
+      { GetUser: ['ai'], ResolveUser: [], GetDevices: [], RemoveDevice: [], GetUserLanguages: [] },
     );
     address = `127.0.0.1:${await server.start(0)}`;
   });

@@ -52,6 +52,7 @@ beforeAll(async () => {
     {
       GetDevices: () => ({ devices: [] }),
       RemoveDevice: () => ({ removed: false }),
+      GetUserLanguages: () => ({ found: false }),
       async GetUser(request, call) {
         const id = request.user_id;
         const n = count(id);
@@ -75,7 +76,7 @@ beforeAll(async () => {
       },
     },
     // the service's other methods are not these tests' subject: no caller may call them
-    { GetUser: ['ai'], ResolveUser: ['ai'], GetDevices: [], RemoveDevice: [] },
+    { GetUser: ['ai'], ResolveUser: ['ai'], GetDevices: [], RemoveDevice: [], GetUserLanguages: [] },
   );
   address = `127.0.0.1:${await server.start(0)}`;
 });

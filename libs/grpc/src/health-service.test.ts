@@ -24,8 +24,9 @@ beforeAll(async () => {
       ResolveUser: () => ({ user: null }),
       GetDevices: () => ({ devices: [] }),
       RemoveDevice: () => ({ removed: false }),
+      GetUserLanguages: () => ({ found: false }),
     },
-    { GetUser: [], ResolveUser: [], GetDevices: [], RemoveDevice: [] },
+    { GetUser: [], ResolveUser: [], GetDevices: [], RemoveDevice: [], GetUserLanguages: [] },
   );
   address = `127.0.0.1:${await server.start(0)}`;
   health = new proto.grpc.health.v1.Health(address, credentials.createInsecure());

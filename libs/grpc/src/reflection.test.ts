@@ -24,8 +24,9 @@ async function identityServer(
       ResolveUser: () => ({ user: null }),
       GetDevices: () => ({ devices: [] }),
       RemoveDevice: () => ({ removed: false }),
+      GetUserLanguages: () => ({ found: false }),
     },
-    { GetUser: [], ResolveUser: [], GetDevices: [], RemoveDevice: [] },
+    { GetUser: [], ResolveUser: [], GetDevices: [], RemoveDevice: [], GetUserLanguages: [] },
   );
   return { server, address: `127.0.0.1:${await server.start(0)}` };
 }

@@ -18,6 +18,7 @@ describe('loadPackage', () => {
       'ResolveUser',
       'GetDevices',
       'RemoveDevice',
+      'GetUserLanguages',
     ]);
     expect(Object.keys(proto.lingua.flashcards.v1.FlashcardsService.service)).toEqual([
       'GetCardStats',

@@ -22,6 +22,10 @@ export const aiFeatureEnv = z
     /** Retries on 429 / 5xx / connection errors, with the client's exponential back-off. */
     AI_PROVIDER_MAX_RETRIES: env.int(2, 0, 5),
     SUBSCRIPTIONS_ADDR: env.addr('127.0.0.1:50053'),
+    /** identity's gRPC: the languages on a user's profile (the defaults of a request naming none). */
+    IDENTITY_ADDR: env.addr('127.0.0.1:50051'),
+    /** How long one replica reuses a user's profile languages before asking identity again. */
+    AI_PROFILE_CACHE_MS: env.int(60_000, 0, 3_600_000),
     /** How long a user's premium flag is reused before asking the subscriptions service again. */
     AI_ENTITLEMENT_CACHE_MS: env.int(30_000, 0, 3_600_000),
     AI_FREE_GENERATIONS_PER_DAY: env.int(50, 0, 1_000_000),
@@ -33,6 +37,10 @@ export const aiFeatureEnv = z
     AI_WORDNET_DIR: env.string('/usr/share/wordnet'),
     /** dictd dictionaries: FreeDict `freedict-<from>-<to>.index` + `.dict.dz` (Debian's dict-freedict-*). */
     AI_DICTD_DIR: env.string('/usr/share/dictd'),
+    /** Apertium's compiled language pairs (Debian's apertium-*; lt-proc from lttoolbox). */
+    AI_APERTIUM_DIR: env.string('/usr/share/apertium'),
+    /** Hunspell dictionaries, `<name>.aff` + `.dic` (Debian's hunspell-*). */
+    AI_HUNSPELL_DIR: env.string('/usr/share/hunspell'),
     /** Read the language data in the background after start (else on first use). */
     AI_PRELOAD_LANGUAGE_DATA: env.bool(true),
   })

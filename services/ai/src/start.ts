@@ -10,10 +10,12 @@ import {
   forgetEntitlements,
 } from './data-access/entitlements.client';
 import { imageRepository } from './data-access/image.repository';
+import { profileLanguagesClient } from './data-access/profile-languages.client';
 import { installedLanguageData } from './data-access/language-data';
 import { quotaStore } from './data-access/quota.store';
 import { userUsageEraser } from './data-access/user-usage.eraser';
 import type { AiDeps } from './domain/ai-deps';
+import type { ProfileLanguagesSource } from './domain/ports';
 import { warmUpLanguageData } from './domain/analyze-text.use-case';
 import { measuredProvider } from './data-access/measured-provider';
 import { measuredCache, measuredQuotas } from './data-access/measured-stores';
@@ -30,10 +32,16 @@ export interface AiOverrides {
   clock?: Clock;
   provider?: AiProvider;
   entitlements?: EntitlementsSource;
+  profiles?: ProfileLanguagesSource;
 }
 
 const languageDataOf = (config: AiConfig) =>
-  installedLanguageData({ wordnetDir: config.ai.AI_WORDNET_DIR, dictdDir: config.ai.AI_DICTD_DIR });
+  installedLanguageData({
+    wordnetDir: config.ai.AI_WORDNET_DIR,
+    dictdDir: config.ai.AI_DICTD_DIR,
+    apertiumDir: config.ai.AI_APERTIUM_DIR,
+    hunspellDir: config.ai.AI_HUNSPELL_DIR,
+  });
 
 export function providerFor(config: AiConfig): AiProvider {
   const ai = config.ai;
@@ -73,6 +81,7 @@ function backgroundWarmUp(steps: Array<() => boolean>) {
 export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): ServiceDefinition<AiConfig> {
   const clock = overrides.clock ?? systemClock;
   let entitlements: EntitlementsSource | undefined;
+  let profiles: ProfileLanguagesSource | undefined;
   const aiDeps = (deps: Parameters<NonNullable<ServiceDefinition<AiConfig>['http']>>[1]): AiDeps => {
     entitlements ??=
       overrides.entitlements ??
@@ -85,6 +94,15 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
         // real time, not the quotas' clock: the callee checks the assertion against its own
         signer: createCallSigner('ai', config.grpc.grpcSigningKey),
       });
+    profiles ??=
+      overrides.profiles ??
+      profileLanguagesClient({
+        address: config.ai.IDENTITY_ADDR,
+        cacheMs: config.ai.AI_PROFILE_CACHE_MS,
+        now: () => Date.now(),
+        logger: deps.logger,
+        signer: createCallSigner('ai', config.grpc.grpcSigningKey),
+      });
     return {
       provider: measuredProvider(
         overrides.provider ? 'custom' : config.ai.AI_PROVIDER,
@@ -92,6 +110,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
       ),
       quotas: measuredQuotas(quotaStore(deps.redis!.client)),
       entitlements,
+      profiles,
       cache: measuredCache(analysisCache(deps.redis!.client, config.ai.AI_ANALYSIS_CACHE_HOURS * 3_600_000)),
       images: imageRepository(deps.mongo.connection),
       deletedUsers: deletedUsers(deps.mongo.connection),
@@ -134,10 +153,13 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
       }
       registerHttp(app, deps, aiDeps(deps));
     },
-    workers: () =>
-      config.ai.AI_PROVIDER === 'local' && config.ai.AI_PRELOAD_LANGUAGE_DATA
+    workers: () => [
+      ...(config.ai.AI_PROVIDER === 'local' && config.ai.AI_PRELOAD_LANGUAGE_DATA
         ? [backgroundWarmUp(languageDataOf(config).warmUpSteps())]
-        : [],
+        : []),
+      // the gRPC channel to identity ends with the service (a test starts many in one process)
+      { stop: async () => (overrides.profiles ? undefined : profiles?.close()) },
+    ],
     grpc: (server) => registerLanguageGrpc(server),
     consumers: (deps) => [
       userDeletedSubscriber({

@@ -58,7 +58,9 @@ export async function startAi(
 ): Promise<AiUnderTest> {
   const clock = overrides.clock ?? new TestClock('2026-03-10T10:00:00Z');
   const config = loadServiceConfig({ ...isolatedServiceEnv(), ...env });
-  const service = await startService(defineAiService(config, { clock, ...overrides }));
+  // no identity here unless the test gives one: the profile names no language
+  const profiles = env.IDENTITY_ADDR ? {} : { profiles: { forUser: async () => ({}), close() {} } };
+  const service = await startService(defineAiService(config, { clock, ...profiles, ...overrides }));
   return {
     service,
     clock,

@@ -123,6 +123,44 @@ describe('AI through the gateway', () => {
     },
   );
 
+  // inflected words reduce to their dictionary form (Apertium's analysers; Hunspell's affix rules for German)
+  it.each([
+    ['de', 'spielten', 'spielen'],
+    ['de', 'Kinder', 'Kind'],
+    ['es', 'comieron', 'comer'],
+    ['fr', 'mangeaient', 'manger'],
+    ['it', 'dormivano', 'dormire'],
+    ['it', 'bambini', 'bambino'],
+    ['pt', 'comeram', 'comer'],
+    ['nl', 'speelden', 'spelen'],
+  ])(
+    'When a %s look-up asks for the inflected "%s" via the gateway, Then it finds "%s" and its English translation',
+    async (language, word, lemma) => {
+      const { headers } = tokenFor(ai);
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', { headers, body: { word, language } });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ lemma, translation: expect.any(String) });
+    },
+  );
+
+  it('When cards are generated from a Spanish text of inflected words, Then each card is the dictionary form, once', async () => {
+    const { headers } = tokenFor(ai);
+    const res = await call(gateway.url, 'POST', '/api/ai/generate', {
+      headers,
+      body: {
+        mode: 'text',
+        input: 'Los niños comieron manzanas. El niño come una manzana y bebe agua.',
+        sourceLanguage: 'es',
+        count: 5,
+      },
+    });
+    expect(res.status).toBe(200);
+    const words = (res.body.data.cards as Array<{ word: string }>).map((c) => c.word);
+    expect(words).toEqual(expect.arrayContaining(['niño', 'comer', 'manzana']));
+    expect(words).not.toEqual(expect.arrayContaining(['comieron']));
+    expect(new Set(words).size).toBe(words.length);
+  });
+
   it('When a free user exceeds the look-up window via the gateway, Then the 429 RATE002 envelope and Retry-After reach the client', async () => {
     const { headers } = tokenFor(ai);
     for (let i = 0; i < 5; i++)

@@ -5,6 +5,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { Device as _lingua_identity_v1_Device, Device__Output as _lingua_identity_v1_Device__Output } from './lingua/identity/v1/Device';
 import type { GetDevicesRequest as _lingua_identity_v1_GetDevicesRequest, GetDevicesRequest__Output as _lingua_identity_v1_GetDevicesRequest__Output } from './lingua/identity/v1/GetDevicesRequest';
 import type { GetDevicesResponse as _lingua_identity_v1_GetDevicesResponse, GetDevicesResponse__Output as _lingua_identity_v1_GetDevicesResponse__Output } from './lingua/identity/v1/GetDevicesResponse';
+import type { GetUserLanguagesRequest as _lingua_identity_v1_GetUserLanguagesRequest, GetUserLanguagesRequest__Output as _lingua_identity_v1_GetUserLanguagesRequest__Output } from './lingua/identity/v1/GetUserLanguagesRequest';
+import type { GetUserLanguagesResponse as _lingua_identity_v1_GetUserLanguagesResponse, GetUserLanguagesResponse__Output as _lingua_identity_v1_GetUserLanguagesResponse__Output } from './lingua/identity/v1/GetUserLanguagesResponse';
 import type { GetUserRequest as _lingua_identity_v1_GetUserRequest, GetUserRequest__Output as _lingua_identity_v1_GetUserRequest__Output } from './lingua/identity/v1/GetUserRequest';
 import type { GetUserResponse as _lingua_identity_v1_GetUserResponse, GetUserResponse__Output as _lingua_identity_v1_GetUserResponse__Output } from './lingua/identity/v1/GetUserResponse';
 import type { IdentityServiceClient as _lingua_identity_v1_IdentityServiceClient, IdentityServiceDefinition as _lingua_identity_v1_IdentityServiceDefinition } from './lingua/identity/v1/IdentityService';
@@ -25,6 +27,8 @@ export interface ProtoGrpcType {
         Device: MessageTypeDefinition<_lingua_identity_v1_Device, _lingua_identity_v1_Device__Output>
         GetDevicesRequest: MessageTypeDefinition<_lingua_identity_v1_GetDevicesRequest, _lingua_identity_v1_GetDevicesRequest__Output>
         GetDevicesResponse: MessageTypeDefinition<_lingua_identity_v1_GetDevicesResponse, _lingua_identity_v1_GetDevicesResponse__Output>
+        GetUserLanguagesRequest: MessageTypeDefinition<_lingua_identity_v1_GetUserLanguagesRequest, _lingua_identity_v1_GetUserLanguagesRequest__Output>
+        GetUserLanguagesResponse: MessageTypeDefinition<_lingua_identity_v1_GetUserLanguagesResponse, _lingua_identity_v1_GetUserLanguagesResponse__Output>
         GetUserRequest: MessageTypeDefinition<_lingua_identity_v1_GetUserRequest, _lingua_identity_v1_GetUserRequest__Output>
         GetUserResponse: MessageTypeDefinition<_lingua_identity_v1_GetUserResponse, _lingua_identity_v1_GetUserResponse__Output>
         IdentityService: SubtypeConstructor<typeof grpc.Client, _lingua_identity_v1_IdentityServiceClient> & { service: _lingua_identity_v1_IdentityServiceDefinition }

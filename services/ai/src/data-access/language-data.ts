@@ -1,10 +1,15 @@
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type {
   BilingualDictionary,
   DataStatus,
   LanguageData,
   Lexicon,
+  Morphology,
 } from '../domain/language/language-data';
+import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
+import { apertiumAnalyser } from './apertium.analyser';
+import { hunspellStemmer } from './hunspell.stemmer';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
 import { type DictdDictionary, freedictDictionary, invertedDictionary } from './freedict.dictionary';
 import { muellerDictionary } from './mueller.dictionary';
@@ -29,9 +34,54 @@ const ISO3: Record<string, string> = {
   ru: 'rus',
 };
 
+/**
+ * Apertium's analyser of each language: the compiled automaton of a pair Debian packages
+ * (apertium-<pair>), run by lt-proc (lttoolbox). No German pair is packaged: German uses Hunspell.
+ */
+const APERTIUM: Record<string, { pkg: string; automaton: string }> = {
+  en: { pkg: 'apertium-eng-spa', automaton: 'eng-spa.automorf.bin' },
+  es: { pkg: 'apertium-eng-spa', automaton: 'spa-eng.automorf.bin' },
+  fr: { pkg: 'apertium-fr-es', automaton: 'fr-es.automorf.bin' },
+  pt: { pkg: 'apertium-es-pt', automaton: 'pt-es.automorf.bin' },
+  it: { pkg: 'apertium-spa-ita', automaton: 'ita-spa.automorf.bin' },
+  nl: { pkg: 'apertium-afr-nld', automaton: 'nld-afr.automorf.bin' },
+  ru: { pkg: 'apertium-rus-ukr', automaton: 'rus-ukr.automorf.bin' },
+};
+/** Hunspell dictionaries (hunspell-<lang>): affix rules where Apertium has no analyser. */
+const HUNSPELL: Record<string, { pkg: string; name: string }> = {
+  de: { pkg: 'hunspell-de-de', name: 'de_DE' },
+  en: { pkg: 'hunspell-en-us', name: 'en_US' },
+  fr: { pkg: 'hunspell-fr', name: 'fr' },
+  es: { pkg: 'hunspell-es', name: 'es_ES' },
+  it: { pkg: 'hunspell-it', name: 'it_IT' },
+  pt: { pkg: 'hunspell-pt-pt', name: 'pt_PT' },
+  nl: { pkg: 'hunspell-nl', name: 'nl' },
+  ru: { pkg: 'hunspell-ru', name: 'ru_RU' },
+};
+
+/** An executable on PATH, or undefined. */
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const file = path.join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
 export interface LanguageDataOptions {
   wordnetDir: string;
   dictdDir: string;
+  /** compiled Apertium pairs, `<dir>/apertium-<pair>/*.automorf.bin` */
+  apertiumDir?: string;
+  /** Hunspell dictionaries, `<dir>/<name>.aff` + `.dic` */
+  hunspellDir?: string;
+  /** reports an analyser that failed at run time (it answers without lemmas meanwhile) */
+  onError?: (err: Error) => void;
 }
 
 /**
@@ -51,7 +101,7 @@ const shared = new Map<string, InstalledLanguageData>();
 
 /** One reading of the files per process and directory pair (tests start the service many times). */
 export function installedLanguageData(options: LanguageDataOptions): InstalledLanguageData {
-  const key = `${options.wordnetDir}\0${options.dictdDir}`;
+  const key = [options.wordnetDir, options.dictdDir, options.apertiumDir, options.hunspellDir].join('\0');
   let data = shared.get(key);
   if (!data) shared.set(key, (data = openLanguageData(options)));
   return data;
@@ -149,8 +199,11 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     const pivot = pivots.length >= 2 ? pivotDictionary(forward.from, forward.to, pivots) : undefined;
     combined.set(key, pivot ? { ...direct, lookupIndirect: (h) => pivot.lookup(h) } : direct);
   }
+  const morphology = morphologies(options);
+  statuses.push(...morphology.statuses);
   return {
     lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),
+    morphology: (language) => morphology.analysers.get(language),
     dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
     status: () => statuses,
     warmUpSteps: () => [
@@ -158,8 +211,60 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
       ...[...dictionaries.values(), ...extras.values(), ...pivotSources].map((d) => () => d.warmUpStep()),
       // reads the small reverse dictionaries whole, building their backwards maps
       ...backwardsMaps.map((b) => () => b.build.step()),
+      ...morphology.warmUpSteps,
     ],
   };
+}
+
+/**
+ * The morphological analyser of each language: Apertium's where its pair and lt-proc are installed,
+ * else Hunspell's affix rules where the dictionary is. One status line per language.
+ */
+function morphologies(options: LanguageDataOptions) {
+  const apertiumDir = options.apertiumDir ?? '/usr/share/apertium';
+  const hunspellDir = options.hunspellDir ?? '/usr/share/hunspell';
+  const ltProc = onPath('lt-proc');
+  const analysers = new Map<string, Morphology>();
+  const statuses: DataStatus[] = [];
+  const warmUpSteps: Array<() => boolean> = [];
+  for (const language of Object.keys(LANGUAGE_NAMES)) {
+    const a = APERTIUM[language];
+    const h = HUNSPELL[language]!;
+    const automaton = a && path.join(apertiumDir, a.pkg, a.automaton);
+    const aff = path.join(hunspellDir, `${h.name}.aff`);
+    const dic = path.join(hunspellDir, `${h.name}.dic`);
+    let message: string;
+    let source = '';
+    if (a && automaton && ltProc && existsSync(automaton)) {
+      analysers.set(
+        language,
+        apertiumAnalyser({
+          language,
+          automaton,
+          ltProc,
+          ...(options.onError && { onError: options.onError }),
+        }),
+      );
+      message = `Apertium ${a.pkg} (lt-proc)`;
+      source = automaton;
+    } else if (existsSync(aff) && existsSync(dic)) {
+      const stemmer = hunspellStemmer(language, aff, dic);
+      analysers.set(language, stemmer);
+      warmUpSteps.push(() => stemmer.warmUpStep());
+      message = `Hunspell affix rules (${h.pkg})`;
+      source = aff;
+    } else {
+      const wanted = [a && `${a.pkg} and lttoolbox`, h.pkg].filter(Boolean).join(' or ');
+      message = `no dictionary forms for ${LANGUAGE_NAMES[language]}: install ${wanted} (AI_APERTIUM_DIR, AI_HUNSPELL_DIR)`;
+    }
+    statuses.push({
+      name: `morphology-${language}`,
+      available: analysers.has(language),
+      source,
+      message,
+    });
+  }
+  return { analysers, statuses, warmUpSteps };
 }
 
 /**

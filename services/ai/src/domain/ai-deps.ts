@@ -1,6 +1,6 @@
 import type { Clock } from '@lingua/auth';
 import type { ImageStore } from './image-store';
-import type { AnalysisCache, EntitlementsSource, QuotaStore } from './ports';
+import type { AnalysisCache, EntitlementsSource, ProfileLanguagesSource, QuotaStore } from './ports';
 import type { AiProvider } from './providers/ai-provider';
 
 export interface AiLimits {
@@ -15,6 +15,8 @@ export interface AiDeps {
   provider: AiProvider;
   quotas: QuotaStore;
   entitlements: EntitlementsSource;
+  /** the user's own languages, the defaults of a request that names none */
+  profiles: ProfileLanguagesSource;
   cache: AnalysisCache;
   images: ImageStore;
   /** Deleted accounts: a generation finishing after the deletion stores nothing. */

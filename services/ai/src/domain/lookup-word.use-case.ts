@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AiDeps } from './ai-deps';
 import { UNLIMITED } from './ai-deps';
+import { profileTranslationLanguage } from './profile-defaults';
 import { quotaExceeded } from './quota-window';
 
 export const LookupWordInput = z.object({
@@ -19,17 +20,24 @@ export const LookupWordInput = z.object({
   targetLanguage: z
     .string()
     .regex(/^[a-z]{2}$/, 'an ISO 639-1 code such as "es"')
-    .optional(),
+    .optional()
+    .describe("the translation's language; default: the nativeLanguage on the caller's profile"),
 });
 export type LookupWordInput = z.infer<typeof LookupWordInput>;
 
 /**
  * Interactive word look-up. Free users get N per sliding window (spec: 5 per 3 hours), counted in
- * Redis so every replica sees the same count; a failed look-up is not counted.
+ * Redis so every replica sees the same count; a failed look-up is not counted. Without a
+ * `targetLanguage`, the translation is in the user's native language (profile).
  */
 export async function lookupWord(userId: string, input: LookupWordInput, deps: AiDeps) {
   const now = deps.clock.now();
-  const { isPremium } = await deps.entitlements.forUser(userId);
+  const [{ isPremium }, byProfile] = await Promise.all([
+    deps.entitlements.forUser(userId),
+    input.targetLanguage === undefined
+      ? profileTranslationLanguage(userId, input.language, deps)
+      : { target: input.targetLanguage, notes: [] },
+  ]);
   const limit = isPremium ? UNLIMITED : deps.limits.lookupsPerWindow;
   const windowMs = deps.limits.lookupWindowMs;
   const useId = randomUUID();
@@ -42,10 +50,10 @@ export async function lookupWord(userId: string, input: LookupWordInput, deps: A
   const resetAt = new Date((state.oldestMs ?? now.getTime()) + windowMs);
   if (!state.allowed) throw quotaExceeded('Word look-up', limit, resetAt, now);
   try {
-    const result = await deps.provider.lookupWord(input);
+    const result = await deps.provider.lookupWord({ ...input, targetLanguage: byProfile.target });
     return {
       ...result,
-      notes: result.notes ?? [],
+      notes: [...byProfile.notes, ...(result.notes ?? [])],
       provider: deps.provider.name,
       quota: {
         used: state.used,

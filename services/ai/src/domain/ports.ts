@@ -11,6 +11,18 @@ export interface EntitlementsSource {
   close(): void;
 }
 
+/** The languages on a user's profile (identity), as ISO 639-1 codes; absent when not named. */
+export interface ProfileLanguages {
+  native?: string;
+  preferred?: string;
+}
+
+export interface ProfileLanguagesSource {
+  /** {} when the user named none, is unknown, or identity could not be asked (defaults then apply) */
+  forUser(userId: string): Promise<ProfileLanguages>;
+  close(): void;
+}
+
 export interface WindowState {
   allowed: boolean;
   used: number;

@@ -78,9 +78,28 @@ export interface DataStatus {
   message: string;
 }
 
+/** One reading of a word: its dictionary form and word class. */
+export interface Reading {
+  lemma: string;
+  /** noun, verb, adjective, adverb; `other` for the rest (determiners, pronouns, names…) */
+  partOfSpeech: WordClass | 'other';
+}
+
+/**
+ * Morphology of one language: what dictionary forms an inflected word may have ("spielten" →
+ * spielen, "comieron" → comer). Asynchronous: an analyser may run in another process.
+ */
+export interface Morphology {
+  readonly language: string;
+  /** the readings of each word asked (keyed by the word as given); a word it does not know has none */
+  analyse(words: string[]): Promise<Map<string, Reading[]>>;
+}
+
 /** All the data the offline provider may use; each part may be missing on a given machine. */
 export interface LanguageData {
   lexicon(): Lexicon | undefined;
+  /** the morphological analyser of a language, when one is installed */
+  morphology?(language: string): Morphology | undefined;
   dictionary(from: string, to: string): BilingualDictionary | undefined;
   /** one line per part: WordNet and each language pair */
   status(): DataStatus[];

@@ -89,8 +89,8 @@ export interface TranslationFacts {
 }
 
 /**
- * Translates a word: the word itself, then its base forms (English: WordNet's morphology), looked up
- * until a headword has entries. Undefined when the dictionary has none.
+ * Translates a word: its dictionary forms (`bases`), the word itself, then its base forms (English:
+ * WordNet's morphology), looked up until a headword has entries. Undefined when the dictionary has none.
  */
 export function translateWord(
   dictionary: BilingualDictionary,
@@ -100,8 +100,10 @@ export function translateWord(
   reverse?: BilingualDictionary,
   /** into English: a bonus for common translations (from a frequency list), 0–2 */
   commonness?: (translation: string) => number,
+  /** dictionary forms of the word from a morphological analyser, asked before the word itself */
+  bases: string[] = [],
 ): TranslationFacts | undefined {
-  const candidates = [word];
+  const candidates = [...new Set([...bases, word])];
   if (dictionary.from === 'en' && lexicon)
     for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
       if (!candidates.includes(b)) candidates.push(b);

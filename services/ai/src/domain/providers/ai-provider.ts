@@ -89,6 +89,8 @@ export interface RenderedImage {
 /** What an AI back-end does for the service; `local` (offline) and `openai` implement it. */
 export interface AiProvider {
   readonly name: 'local' | 'openai';
+  /** the translation directions it offers (from, to); undefined: any */
+  readonly translationPairs?: ReadonlyArray<readonly [string, string]>;
   generateCards(request: GenerateCardsRequest): Promise<GeneratedCards>;
   analyzeSentence(request: { sentence: string; language: string }): Promise<SentenceAnalysis>;
   lookupWord(request: {

@@ -10,7 +10,12 @@ import {
   tokenize,
 } from '../language/nlp';
 import { arpabet, ipa, startsWithVowelSound } from '../language/pronunciation';
-import { assertSupportedPair, LANGUAGE_NAMES, unsupportedLanguage } from '../language/supported-languages';
+import {
+  assertSupportedPair,
+  LANGUAGE_NAMES,
+  SUPPORTED_PAIRS,
+  unsupportedLanguage,
+} from '../language/supported-languages';
 import { englishSense, translateWord, wordClassOf } from '../language/word-facts';
 import {
   type CefrLevel,
@@ -128,22 +133,40 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     return { candidates: [...byLemma.values()], tokens: tokens.length };
   }
 
-  /** Candidates from a text in another language: words the X→English dictionary knows as content words. */
-  function foreignTextCandidates(text: string, from: string): { candidates: Candidate[]; tokens: number } {
+  /** Dictionary forms of words of a language (none where no analyser is installed). */
+  async function basesOf(language: string, words: string[]): Promise<Map<string, string[]>> {
+    const readings = (await data.morphology?.(language)?.analyse(words)) ?? new Map();
+    return new Map(words.map((w) => [w, (readings.get(w) ?? []).map((r: { lemma: string }) => r.lemma)]));
+  }
+
+  /**
+   * Candidates from a text in another language: words the X→English dictionary knows as content
+   * words, each under its dictionary form ("comieron" → comer), so the forms of one word are one card.
+   */
+  async function foreignTextCandidates(
+    text: string,
+    from: string,
+  ): Promise<{ candidates: Candidate[]; tokens: number }> {
     const dictionary = data.dictionary(from, 'en');
     const sentences = text.split(/(?<=[.!?…])\s+/u);
     const byWord = new Map<string, Candidate>();
+    // surface form → the lemma it was counted under (null: not a card)
+    const counted = new Map<string, string | null>();
+    const surfaces = [...new Set([...text.matchAll(/\p{L}[\p{L}\p{M}'’-]*/gu)].map((m) => m[0]))];
+    const bases = dictionary ? await basesOf(from, surfaces) : new Map<string, string[]>();
     let tokens = 0;
     sentences.forEach((sentence) => {
       for (const m of sentence.matchAll(/\p{L}[\p{L}\p{M}'’-]*/gu)) {
         tokens++;
         const normal = m[0].toLowerCase();
         if (!dictionary || normal.length < 3) continue;
-        const seen = byWord.get(normal);
-        if (seen) {
-          seen.count++;
+        if (counted.has(normal)) {
+          const lemma = counted.get(normal);
+          const seen = lemma ? byWord.get(lemma) : undefined;
+          if (seen) seen.count++;
           continue;
         }
+        counted.set(normal, null);
         const entry = translateWord(
           dictionary,
           normal,
@@ -151,12 +174,20 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           undefined,
           data.dictionary('en', from),
           commonness,
+          bases.get(m[0]) ?? [],
         )?.entry;
         const cls = entry?.partOfSpeech;
         // function words are not worth a card: marked as such, or translated by an English one ("het" → "the")
         if (!entry || (cls && !['n', 'v', 'vt', 'vi', 'adj', 'adv'].includes(cls))) continue;
         if (!CONTENT_POS.has(partOfSpeech(tagsOfWord(entry.translations[0]!)))) continue;
-        byWord.set(normal, {
+        const lemma = (entry.headword || m[0]).toLowerCase();
+        counted.set(normal, lemma);
+        const seen = byWord.get(lemma);
+        if (seen) {
+          seen.count++;
+          continue;
+        }
+        byWord.set(lemma, {
           word: entry.headword || m[0],
           pos:
             { n: 'noun', v: 'verb', vt: 'verb', vi: 'verb', adj: 'adjective', adv: 'adverb' }[cls ?? ''] ??
@@ -258,6 +289,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
 
   return {
     name: 'local',
+    translationPairs: SUPPORTED_PAIRS,
 
     async generateCards(req: GenerateCardsRequest): Promise<GeneratedCards> {
       const source = req.sourceLanguage;
@@ -272,7 +304,8 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       let candidates: Candidate[];
       let promptTokens: number;
       if (req.mode === 'text') {
-        const read = source === 'en' ? textCandidates(req.input) : foreignTextCandidates(req.input, source);
+        const read =
+          source === 'en' ? textCandidates(req.input) : await foreignTextCandidates(req.input, source);
         const distance = distanceFrom(req.difficulty);
         // words of the requested level first, then the nearest levels; frequent in the text, then common
         candidates = read.candidates.sort(
@@ -417,6 +450,11 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       const unavailable: string[] = [];
       if (language !== 'en') {
         const dictionary = data.dictionary(language, 'en');
+        // the forms as given ("Kinder") and as typed in lower case: the analyser decides
+        const readings = (await data.morphology?.(language)?.analyse([word.trim()]))?.get(word.trim()) ?? [];
+        const bases = readings.map((r) => r.lemma);
+        if (!data.morphology?.(language))
+          notes.push(`No ${name(language)} analyser is installed: inflected words are looked up as written.`);
         const entry = dictionary
           ? translateWord(
               dictionary,
@@ -425,18 +463,19 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
               undefined,
               data.dictionary('en', language),
               commonness,
+              bases,
             )?.entry
           : undefined;
         if (!dictionary) notes.push(`No ${name(language)}–English dictionary is installed.`);
         const mark = entry?.partOfSpeech;
-        const pos = { n: 'noun', v: 'verb', vt: 'verb', vi: 'verb', adj: 'adjective', adv: 'adverb' }[
-          mark ?? ''
-        ];
+        const pos =
+          { n: 'noun', v: 'verb', vt: 'verb', vi: 'verb', adj: 'adjective', adv: 'adverb' }[mark ?? ''] ??
+          readings.find((r) => r.partOfSpeech !== 'other' && r.lemma === entry?.headword)?.partOfSpeech;
         if (!entry) unavailable.push('translation');
         unavailable.push('definition', 'cefrLevel', 'frequencyRank');
         return {
           word: normal,
-          lemma: entry?.headword ?? normal,
+          lemma: entry?.headword ?? bases[0] ?? normal,
           partOfSpeech: pos ?? mark ?? 'other',
           pronunciation: entry?.pronunciation ?? null,
           cefrLevel: null,

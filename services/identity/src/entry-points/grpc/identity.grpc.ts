@@ -24,7 +24,8 @@ const RemoveDeviceInput = DevicesInput.extend({
 
 /**
  * IdentityService: proto ↔ domain mapping only. notifications asks GetUser (webhook owners) and
- * the push devices (GetDevices, RemoveDevice: docs/adr/0026); operators may call everything.
+ * the push devices (GetDevices, RemoveDevice: docs/adr/0026); ai the profile's languages
+ * (GetUserLanguages); operators may call everything.
  */
 export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepository } & DeviceDeps): void {
   server.addService(
@@ -71,6 +72,17 @@ export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepo
           })),
         };
       },
+      // the AI service's defaults: which language a user's translations are in
+      GetUserLanguages: async (req) => {
+        const { userId } = parseInput(DevicesInput, { userId: req.user_id });
+        const user = await deps.users.findById(userId);
+        if (!user) return { found: false };
+        return {
+          found: true,
+          preferred_language: user.profile.preferredLanguage ?? '',
+          native_language: user.profile.nativeLanguage ?? '',
+        };
+      },
       RemoveDevice: async (req) => {
         const input = parseInput(RemoveDeviceInput, {
           userId: req.user_id,
@@ -80,12 +92,14 @@ export function registerIdentityGrpc(server: GrpcServer, deps: { users: UserRepo
         return { removed: await forgetRefusedToken(input.userId, input.token, input.refusedAt, deps) };
       },
     },
-    // notifications: whether a scope-all webhook's owner is still an admin; the push devices
+    // notifications: whether a scope-all webhook's owner is still an admin; the push devices;
+    // ai: the profile's languages
     {
       GetUser: ['notifications'],
       ResolveUser: [],
       GetDevices: ['notifications'],
       RemoveDevice: ['notifications'],
+      GetUserLanguages: ['ai'],
     },
   );
 }

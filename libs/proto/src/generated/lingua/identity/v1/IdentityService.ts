@@ -5,6 +5,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { GetDevicesRequest as _lingua_identity_v1_GetDevicesRequest, GetDevicesRequest__Output as _lingua_identity_v1_GetDevicesRequest__Output } from '../../../lingua/identity/v1/GetDevicesRequest';
 import type { GetDevicesResponse as _lingua_identity_v1_GetDevicesResponse, GetDevicesResponse__Output as _lingua_identity_v1_GetDevicesResponse__Output } from '../../../lingua/identity/v1/GetDevicesResponse';
+import type { GetUserLanguagesRequest as _lingua_identity_v1_GetUserLanguagesRequest, GetUserLanguagesRequest__Output as _lingua_identity_v1_GetUserLanguagesRequest__Output } from '../../../lingua/identity/v1/GetUserLanguagesRequest';
+import type { GetUserLanguagesResponse as _lingua_identity_v1_GetUserLanguagesResponse, GetUserLanguagesResponse__Output as _lingua_identity_v1_GetUserLanguagesResponse__Output } from '../../../lingua/identity/v1/GetUserLanguagesResponse';
 import type { GetUserRequest as _lingua_identity_v1_GetUserRequest, GetUserRequest__Output as _lingua_identity_v1_GetUserRequest__Output } from '../../../lingua/identity/v1/GetUserRequest';
 import type { GetUserResponse as _lingua_identity_v1_GetUserResponse, GetUserResponse__Output as _lingua_identity_v1_GetUserResponse__Output } from '../../../lingua/identity/v1/GetUserResponse';
 import type { RemoveDeviceRequest as _lingua_identity_v1_RemoveDeviceRequest, RemoveDeviceRequest__Output as _lingua_identity_v1_RemoveDeviceRequest__Output } from '../../../lingua/identity/v1/RemoveDeviceRequest';
@@ -31,6 +33,15 @@ export interface IdentityServiceClient extends grpc.Client {
   getUser(argument: _lingua_identity_v1_GetUserRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
   getUser(argument: _lingua_identity_v1_GetUserRequest, callback: grpc.requestCallback<_lingua_identity_v1_GetUserResponse__Output>): grpc.ClientUnaryCall;
   
+  GetUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  GetUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  GetUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  GetUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  getUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  getUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  getUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  getUserLanguages(argument: _lingua_identity_v1_GetUserLanguagesRequest, callback: grpc.requestCallback<_lingua_identity_v1_GetUserLanguagesResponse__Output>): grpc.ClientUnaryCall;
+  
   RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
   RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
   RemoveDevice(argument: _lingua_identity_v1_RemoveDeviceRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lingua_identity_v1_RemoveDeviceResponse__Output>): grpc.ClientUnaryCall;
@@ -56,6 +67,8 @@ export interface IdentityServiceHandlers extends grpc.UntypedServiceImplementati
   
   GetUser: grpc.handleUnaryCall<_lingua_identity_v1_GetUserRequest__Output, _lingua_identity_v1_GetUserResponse>;
   
+  GetUserLanguages: grpc.handleUnaryCall<_lingua_identity_v1_GetUserLanguagesRequest__Output, _lingua_identity_v1_GetUserLanguagesResponse>;
+  
   RemoveDevice: grpc.handleUnaryCall<_lingua_identity_v1_RemoveDeviceRequest__Output, _lingua_identity_v1_RemoveDeviceResponse>;
   
   ResolveUser: grpc.handleUnaryCall<_lingua_identity_v1_ResolveUserRequest__Output, _lingua_identity_v1_ResolveUserResponse>;
@@ -65,6 +78,7 @@ export interface IdentityServiceHandlers extends grpc.UntypedServiceImplementati
 export interface IdentityServiceDefinition extends grpc.ServiceDefinition {
   GetDevices: MethodDefinition<_lingua_identity_v1_GetDevicesRequest, _lingua_identity_v1_GetDevicesResponse, _lingua_identity_v1_GetDevicesRequest__Output, _lingua_identity_v1_GetDevicesResponse__Output>
   GetUser: MethodDefinition<_lingua_identity_v1_GetUserRequest, _lingua_identity_v1_GetUserResponse, _lingua_identity_v1_GetUserRequest__Output, _lingua_identity_v1_GetUserResponse__Output>
+  GetUserLanguages: MethodDefinition<_lingua_identity_v1_GetUserLanguagesRequest, _lingua_identity_v1_GetUserLanguagesResponse, _lingua_identity_v1_GetUserLanguagesRequest__Output, _lingua_identity_v1_GetUserLanguagesResponse__Output>
   RemoveDevice: MethodDefinition<_lingua_identity_v1_RemoveDeviceRequest, _lingua_identity_v1_RemoveDeviceResponse, _lingua_identity_v1_RemoveDeviceRequest__Output, _lingua_identity_v1_RemoveDeviceResponse__Output>
   ResolveUser: MethodDefinition<_lingua_identity_v1_ResolveUserRequest, _lingua_identity_v1_ResolveUserResponse, _lingua_identity_v1_ResolveUserRequest__Output, _lingua_identity_v1_ResolveUserResponse__Output>
 }
