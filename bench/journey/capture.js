@@ -19,9 +19,13 @@ function shapeOf(value) {
   return typeof value === 'object' ? value._bsontype : typeof value;
 }
 
-/** The queries inside one command document: [{ db, collection, op, filter, sort, pipeline, command }]. */
-function queriesOf(doc, sequences) {
-  const op = QUERY_COMMANDS.find((c) => c in doc);
+/**
+ * The queries inside one command document: [{ db, collection, op, filter, sort, pipeline, upsert }];
+ * with `commands` including `insert`, inserts too: [{ db, collection, op: 'insert', document }].
+ */
+function queriesOf(doc, sequences, commands = QUERY_COMMANDS) {
+  // the command's name is its first field (a findAndModify also has an `update` field)
+  const op = commands.find((c) => c === Object.keys(doc)[0]);
   if (!op) return [];
   const base = { db: doc.$db, collection: doc[op], op };
   switch (op) {
@@ -33,7 +37,7 @@ function queriesOf(doc, sequences) {
     case 'distinct':
       return [{ ...base, filter: doc.query ?? {}, key: doc.key }];
     case 'findAndModify':
-      return [{ ...base, filter: doc.query ?? {}, sort: doc.sort }];
+      return [{ ...base, filter: doc.query ?? {}, sort: doc.sort, ...(doc.upsert && { upsert: true }) }];
     case 'aggregate':
       return [{ ...base, pipeline: doc.pipeline }];
     case 'update':
@@ -42,8 +46,10 @@ function queriesOf(doc, sequences) {
         doc[op === 'update' ? 'updates' : 'deletes'] ??
         sequences[op === 'update' ? 'updates' : 'deletes'] ??
         [];
-      return statements.map((s) => ({ ...base, filter: s.q ?? {} }));
+      return statements.map((s) => ({ ...base, filter: s.q ?? {}, ...(s.upsert && { upsert: true }) }));
     }
+    case 'insert':
+      return (doc.documents ?? sequences.documents ?? []).map((d) => ({ ...base, document: d }));
   }
   return [];
 }
@@ -81,9 +87,11 @@ function parseOpMsg(body) {
 
 /**
  * Starts the tap on a free port in front of `target` ("host:port"). Resolves with { port, shapes, close }:
- * `shapes` maps a shape key to { count, sample } (the first query seen of that shape).
+ * `shapes` maps a shape key to { count, sample } (the first query seen of that shape). `commands`
+ * (default: the reads and writes by filter) adds `insert` for the shard-key test, whose shape is the
+ * inserted document's top-level field names.
  */
-async function startCapture(target) {
+async function startCapture(target, { commands = QUERY_COMMANDS } = {}) {
   const [host, port] = [
     target.slice(0, target.lastIndexOf(':')),
     Number(target.slice(target.lastIndexOf(':') + 1)),
@@ -98,6 +106,8 @@ async function startCapture(target) {
       filter: shapeOf(q.filter),
       sort: q.sort,
       pipeline: q.pipeline && shapeOf(q.pipeline),
+      upsert: q.upsert,
+      fields: q.document && Object.keys(q.document).sort(),
     });
     const seen = shapes.get(key);
     if (seen) seen.count++;
@@ -116,7 +126,7 @@ async function startCapture(target) {
         if (pending.readInt32LE(12) === OP_MSG) {
           try {
             const { command, sequences } = parseOpMsg(pending.subarray(16, length));
-            if (command) for (const q of queriesOf(command, sequences)) note(q);
+            if (command) for (const q of queriesOf(command, sequences, commands)) note(q);
           } catch {
             /* not a command this tap can read: it passed through all the same */
           }
@@ -146,4 +156,4 @@ async function startCapture(target) {
   };
 }
 
-module.exports = { startCapture, shapeOf, queriesOf };
+module.exports = { startCapture, shapeOf, queriesOf, QUERY_COMMANDS };

@@ -11,3 +11,18 @@ export { buildIndexes, ensureIndexes, indexLabel, indexName } from './indexes';
 export type { IndexBuild, IndexFailure, IndexSpec } from './indexes';
 export { DELETED_USERS_COLLECTION, deletedUsers } from './deleted-users';
 export type { DeletedUsers } from './deleted-users';
+export {
+  documentHasShardKey,
+  filterIsTargeted,
+  isSharded,
+  platformShardDeclarations,
+  renderShardScript,
+  uniqueIndexConflicts,
+  upsertIsTargeted,
+} from './shard-keys';
+export type {
+  ShardDeclaration,
+  ShardedDatabase,
+  ShardedDeclaration,
+  UniqueIndexConflict,
+} from './shard-keys';

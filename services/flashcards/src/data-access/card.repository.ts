@@ -416,14 +416,14 @@ export function dueIndexSource(connection: Connection): DueIndexSource {
         version: (d._rev as number | undefined) ?? 0,
       }));
     },
-    async byId(id) {
-      // `_id` alone: the one lookup the local FerretDB answers without reading the collection
-      const doc = await Cards.collection.findOne({ _id: id } as never);
+    async byId(userId, id) {
+      // served by the `_id` index on the local FerretDB as well (the owner is checked on the row)
+      const doc = await Cards.collection.findOne({ _id: id, userId } as never);
       return doc ? toCard(doc as unknown as CardDoc) : null;
     },
-    async stamps(ids) {
+    async stamps(userId, ids) {
       const docs = await Cards.collection
-        .find({ _id: { $in: ids } } as never, {
+        .find({ _id: { $in: ids }, userId } as never, {
           projection: { userId: 1, isArchived: 1, nextReviewDate: 1, isFavorite: 1, _rev: 1 },
         })
         .toArray();
@@ -436,8 +436,8 @@ export function dueIndexSource(connection: Connection): DueIndexSource {
         version: (d._rev as number | undefined) ?? 0,
       }));
     },
-    async versioned(ids) {
-      const docs = await Cards.collection.find({ _id: { $in: ids } } as never).toArray();
+    async versioned(userId, ids) {
+      const docs = await Cards.collection.find({ _id: { $in: ids }, userId } as never).toArray();
       return docs.map((d) => ({
         card: toCard(d as unknown as CardDoc),
         version: ((d as unknown as StoredCard)._rev as number | undefined) ?? 0,

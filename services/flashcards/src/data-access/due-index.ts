@@ -39,12 +39,14 @@ export interface CardStamp {
 export interface DueIndexSource {
   /** Every active (non-archived) card of the user: id, due date, favourite flag. */
   activeEntries(userId: string): Promise<DueEntry[]>;
-  /** One card by id (any owner, any state) or null: the fast `findOne({_id})`. */
-  byId(id: string): Promise<IndexedCard | null>;
-  /** The stamps of these cards (any owner, any state; absent = deleted): one `_id $in` query, a few fields. */
-  stamps(ids: string[]): Promise<CardStamp[]>;
-  /** These cards (any owner, any state) with their versions, to repair the index with. */
-  versioned(ids: string[]): Promise<VersionedCard[]>;
+  // Each read names the user: the cards are sharded by user (ADR 0030), and another user's card is
+  // absent from this user's index anyway, as a deleted one is.
+  /** One of the user's cards by id (any state) or null. */
+  byId(userId: string, id: string): Promise<IndexedCard | null>;
+  /** The stamps of these cards of the user (any state; absent = deleted): one `_id $in` query, a few fields. */
+  stamps(userId: string, ids: string[]): Promise<CardStamp[]>;
+  /** These cards of the user (any state) with their versions, to repair the index with. */
+  versioned(userId: string, ids: string[]): Promise<VersionedCard[]>;
 }
 
 export interface DueIndexOptions {
@@ -358,7 +360,7 @@ export function createDueIndex(opts: DueIndexOptions) {
     // only the misses wait for MongoDB (in parallel); a warm list is decoded synchronously
     const missing = members.filter((m) => !m.cached);
     const read = new Map(
-      await Promise.all(missing.map(async (m) => [m.value, await source.byId(m.value)] as const)),
+      await Promise.all(missing.map(async (m) => [m.value, await source.byId(userId, m.value)] as const)),
     );
     const fill: string[] = [];
     const out: IndexedCard[] = [];
@@ -427,7 +429,7 @@ export function createDueIndex(opts: DueIndexOptions) {
     if (flying && ids.every((id) => flying.ids.has(id))) return flying.stamps;
     const entry = {
       ids: new Set(ids),
-      stamps: source.stamps(ids).then((list) => new Map(list.map((s) => [s.id, s]))),
+      stamps: source.stamps(userId, ids).then((list) => new Map(list.map((s) => [s.id, s]))),
     };
     inflight.set(userId, entry);
     try {
@@ -439,7 +441,7 @@ export function createDueIndex(opts: DueIndexOptions) {
 
   /** Puts the database's state of these cards into the user's index (a deleted one: removed for good). */
   async function repair(userId: string, ids: string[]) {
-    const found = await source.versioned(ids);
+    const found = await source.versioned(userId, ids);
     const own = found.filter((v) => v.card.userId === userId);
     const gone = ids.filter((id) => !found.some((v) => v.card.id === id));
     const foreign = found.filter((v) => v.card.userId !== userId).map((v) => v.card.id);

@@ -1,4 +1,5 @@
-import type { IndexSpec } from '@lingua/mongo';
+import { PROCESSED_EVENTS_COLLECTION } from '@lingua/events';
+import { type IndexSpec, platformShardDeclarations, type ShardDeclaration } from '@lingua/mongo';
 import { CARDS_COLLECTION } from './card.model';
 
 /**
@@ -35,4 +36,42 @@ export const flashcardsIndexes: IndexSpec[] = [
   { collection: 'achievement_unlocks', key: { userId: 1 } },
   // claimed XP and the erase read one user's claims
   { collection: 'achievement_claims', key: { userId: 1 } },
+];
+
+/** How each collection of the flashcards database is sharded, or why it is not (ADR 0030). */
+export const flashcardsShardKeys: ShardDeclaration[] = [
+  {
+    collection: CARDS_COLLECTION,
+    key: { userId: 1, _id: 1 },
+    why: 'every card query names its user (due, lists, review, duplicate check); ranged so a user with thousands of cards splits into several chunks',
+  },
+  {
+    collection: 'reviews',
+    key: { userId: 1, _id: 1 },
+    why: 'one document per review, the fastest-growing collection; stats and achievements read one user; ranged so a heavy user splits',
+  },
+  {
+    collection: 'study_tests',
+    key: { userId: 1, studyDate: 1 },
+    why: "one user's tests by study day; the unique { userId, studyDate, flashcardId, testType } index starts with this key",
+  },
+  { collection: 'card_sets', key: { userId: 'hashed' }, why: 'a few sets per user, always read by user' },
+  { collection: 'learning_sessions', key: { userId: 'hashed' }, why: 'read and written by user and session' },
+  {
+    collection: 'achievement_unlocks',
+    key: { userId: 'hashed' },
+    why: 'the board and the check read one user',
+  },
+  { collection: 'achievement_claims', key: { userId: 'hashed' }, why: 'claimed XP is read by user' },
+  {
+    collection: 'learning_profiles',
+    key: { _id: 'hashed' },
+    why: "one per user, _id is the user id; the reminder scheduler's due query is the one broadcast",
+  },
+  {
+    collection: 'card_counters',
+    key: { _id: 'hashed' },
+    why: 'one per user, _id is the user id, read and written by it',
+  },
+  ...platformShardDeclarations(PROCESSED_EVENTS_COLLECTION),
 ];

@@ -1,4 +1,10 @@
-import { fileBucketIndexes, type IndexSpec } from '@lingua/mongo';
+import { PROCESSED_EVENTS_COLLECTION } from '@lingua/events';
+import {
+  fileBucketIndexes,
+  type IndexSpec,
+  platformShardDeclarations,
+  type ShardDeclaration,
+} from '@lingua/mongo';
 import { AVATAR_BUCKET } from './avatar.gridfs-store';
 
 /**
@@ -36,4 +42,51 @@ export const identityIndexes: IndexSpec[] = [
   ...fileBucketIndexes(AVATAR_BUCKET),
   // a deleted account's avatars, found by owner
   { collection: `${AVATAR_BUCKET}.files`, key: { 'metadata.owner': 1 } },
+];
+
+/** How each collection of the identity database is sharded, or why it is not (ADR 0030). */
+export const identityShardKeys: ShardDeclaration[] = [
+  {
+    collection: 'users',
+    unsharded:
+      'e-mail, username and usernameKey are unique across all accounts (sign-in and sign-up look them up), which only an unsharded collection or a shard key on each of them can enforce; one small document per account (10 M accounts ≈ 10 GB) fits one shard',
+  },
+  {
+    collection: 'refresh_families',
+    key: { _id: 'hashed' },
+    why: 'the hot path is the refresh (every app start and hourly), which finds and rotates the sign-in by the id its refresh token carries; the sign-ins of one user spread over shards',
+  },
+  {
+    collection: 'social_identities',
+    unsharded:
+      'one document per linked provider account (at most two per user), read by provider subject at sign-in and by user only at deletion: small, and no key serves both',
+  },
+  {
+    collection: 'one_time_tokens',
+    unsharded: 'reset and verification tokens, short-lived and few (one per e-mail sent)',
+  },
+  {
+    collection: 'revoked_tokens',
+    unsharded:
+      'revocations in force (expire within the access-token lifetime), walked whole by the blacklist restore: small, and every read is a scan',
+  },
+  {
+    collection: 'account_erasures',
+    unsharded: 'deletions in progress: a handful at any time, walked by the retry sweep',
+  },
+  {
+    collection: 'devices',
+    unsharded:
+      'a push token is unique across accounts (registering it from another account moves it), which a key on userId cannot enforce; reads are by user (reminders) and by token (registration); about two small documents per user',
+  },
+  {
+    collection: `${AVATAR_BUCKET}.files`,
+    unsharded: "GridFS file metadata, one per avatar; MongoDB's advice: leave the files collection unsharded",
+  },
+  {
+    collection: `${AVATAR_BUCKET}.chunks`,
+    key: { files_id: 1, n: 1 },
+    why: 'GridFS bytes: the standard chunks key, which its unique { files_id, n } index already has; every read and write names files_id',
+  },
+  ...platformShardDeclarations(PROCESSED_EVENTS_COLLECTION),
 ];

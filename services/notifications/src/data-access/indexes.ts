@@ -1,4 +1,5 @@
-import type { IndexSpec } from '@lingua/mongo';
+import { PROCESSED_EVENTS_COLLECTION } from '@lingua/events';
+import { type IndexSpec, platformShardDeclarations, type ShardDeclaration } from '@lingua/mongo';
 import { REMINDER_SEND_WINDOW_DAYS } from '../domain/reminders/reminder-send-log';
 
 const DAY_SECONDS = 24 * 3600;
@@ -49,4 +50,29 @@ export const notificationsIndexes = (retention: {
     key: { sentAt: 1 },
     expireAfterSeconds: (retention.REMINDER_SEND_WINDOW_DAYS ?? REMINDER_SEND_WINDOW_DAYS) * DAY_SECONDS,
   },
+];
+
+/** How each collection of the notifications database is sharded, or why it is not (ADR 0030). */
+export const notificationsShardKeys: ShardDeclaration[] = [
+  {
+    collection: 'notifications',
+    key: { userId: 'hashed' },
+    why: "a user's in-app notifications, listed and marked read by user; kept NOTIFICATIONS_RETENTION_DAYS",
+  },
+  {
+    collection: 'reminder_sends',
+    key: { userId: 'hashed' },
+    why: "one per reminder sent; a review's reward and the last-seen templates read one user",
+  },
+  {
+    collection: 'webhook_endpoints',
+    unsharded: 'owned by the few accounts that register webhooks (partners, admins), not by every learner',
+  },
+  {
+    collection: 'webhook_deliveries',
+    unsharded:
+      "the webhook endpoints' deliveries, kept WEBHOOK_DELIVERY_RETENTION_DAYS; read by the delivery worker across endpoints",
+  },
+  { collection: 'webhook_attempts', unsharded: "a delivery's attempts, kept as long as the delivery" },
+  ...platformShardDeclarations(PROCESSED_EVENTS_COLLECTION),
 ];

@@ -1,4 +1,5 @@
-import type { IndexSpec } from '@lingua/mongo';
+import { PROCESSED_EVENTS_COLLECTION } from '@lingua/events';
+import { type IndexSpec, platformShardDeclarations, type ShardDeclaration } from '@lingua/mongo';
 import { STORE_NOTIFICATIONS_COLLECTION } from './notification-log.repository';
 import { SUBSCRIPTIONS_COLLECTION } from './subscription.repository';
 
@@ -25,4 +26,23 @@ export const subscriptionsIndexes: IndexSpec[] = [
   { collection: SUBSCRIPTIONS_COLLECTION, key: { updatedAt: -1 }, name: 'updated_at' },
   // the outbox relay's query
   { collection: SUBSCRIPTIONS_COLLECTION, key: { _outboxPending: 1 }, name: 'outbox_pending' },
+];
+
+/** How each collection of the subscriptions database is sharded, or why it is not (ADR 0030). */
+export const subscriptionsShardKeys: ShardDeclaration[] = [
+  {
+    collection: SUBSCRIPTIONS_COLLECTION,
+    unsharded:
+      'one store purchase is one subscription whoever sends it (storeKey is unique across users and guests, which a key on userId cannot enforce), and guests own theirs by device; only paying users have one (a few per cent)',
+  },
+  {
+    collection: STORE_NOTIFICATIONS_COLLECTION,
+    unsharded: "the stores' notification ids, kept only while a store may retry them (TTL)",
+  },
+  {
+    collection: 'user_entitlement_versions',
+    key: { _id: 'hashed' },
+    why: 'one per user whose entitlements changed, _id is the user id, read and written by it',
+  },
+  ...platformShardDeclarations(PROCESSED_EVENTS_COLLECTION),
 ];
