@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import vm from 'node:vm';
 import { type IndexSpec, isSharded, renderShardScript, uniqueIndexConflicts } from '@lingua/mongo';
 import { aiIndexes } from '../../services/ai/src/data-access/indexes';
 import { flashcardsIndexes } from '../../services/flashcards/src/data-access/indexes';
@@ -75,5 +76,34 @@ describe('shard declarations', () => {
         .map((d) => `${service}.${d.collection}`),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it('When the script runs in mongosh, Then it shards each declared collection once, on its key, in the databases the environment names', () => {
+    const calls: string[] = [];
+    const sharded = new Set(['lingua_ai.images']);
+    const collection = (db: string, name: string) => ({
+      createIndex: (key: object) => calls.push(`createIndex ${db}.${name} ${JSON.stringify(key)}`),
+    });
+    vm.runInNewContext(fs.readFileSync(SCRIPT, 'utf8'), {
+      process: { env: { FLASHCARDS_MONGO_DB: 'cards_db' } },
+      print: () => undefined,
+      sh: {
+        enableSharding: (db: string) => calls.push(`enableSharding ${db}`),
+        shardCollection: (ns: string, key: object) =>
+          calls.push(`shardCollection ${ns} ${JSON.stringify(key)}`),
+      },
+      db: {
+        getSiblingDB: (db: string) =>
+          db === 'config'
+            ? { collections: { findOne: (q: { _id: string }) => (sharded.has(q._id) ? { key: {} } : null) } }
+            : { getCollection: (name: string) => collection(db, name) },
+      },
+    });
+    expect(calls).toContain('shardCollection cards_db.cards {"userId":1,"_id":1}');
+    expect(calls).toContain('createIndex cards_db.cards {"userId":1,"_id":1}');
+    expect(calls).toContain('shardCollection lingua_identity.refresh_families {"_id":"hashed"}');
+    expect(calls.filter((c) => c.includes('lingua_ai.images '))).toEqual([]);
+    const declaredSharded = Object.values(SHARD_DECLARATIONS).flat().filter(isSharded).length;
+    expect(calls.filter((c) => c.startsWith('shardCollection'))).toHaveLength(declaredSharded - 1);
   });
 });
