@@ -2893,6 +2893,7 @@ export interface operations {
                     includeSynonyms?: boolean;
                     /** @default en */
                     sourceLanguage?: string;
+                    /** @description translations' language; default: the nativeLanguage on the caller's profile */
                     targetLanguage?: string;
                 };
             };
@@ -3351,6 +3352,7 @@ export interface operations {
                     context?: string;
                     /** @default en */
                     language?: string;
+                    /** @description the translation's language; default: the nativeLanguage on the caller's profile */
                     targetLanguage?: string;
                 };
             };
