@@ -233,4 +233,43 @@ describe('study reminders through the gateway', () => {
     expect(apns.requests.filter((r) => r.token === phone)).toHaveLength(1);
     expect(await reminders(pushUser.token)).toHaveLength(1);
   });
+
+  it('When a reminder was turned on before flashcards scheduled reminders, Then the app reading the profile hands it over and it fires once at its minute', async () => {
+    const phone = randomBytes(32).toString('hex');
+    const early = await learner({
+      zone: 'America/St_Johns',
+      device: phone,
+      settings: { pushNotifications: true },
+    });
+    // the setting as an earlier release stored it: in identity only
+    await stack.services.identity.deps.mongo.connection.db!.collection('users').updateOne(
+      { _id: early.userId as never },
+      {
+        $set: {
+          'settings.reminderEnabled': true,
+          'settings.reminderTime': localTime('America/St_Johns', 2),
+        },
+      },
+    );
+    expect(await nextReminderAt(early.userId)).toBeUndefined();
+
+    const profile = await call('GET', '/api/users/profile', { token: early.token });
+    expect(profile.status).toBe(200);
+    const due = await nextReminderAt(early.userId);
+    expect(due!.getTime() - clock.now().getTime()).toBeGreaterThan(60_000);
+    expect(due!.getTime() - clock.now().getTime()).toBeLessThanOrEqual(120_000);
+
+    clock.advance(121_000);
+    await waitFor(async () => expect(apns.requests.filter((r) => r.token === phone)).toHaveLength(1), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    await waitFor(async () => expect(await reminders(early.token)).toHaveLength(1), { timeoutMs: 10_000 });
+    // read again after it went out: the schedule is tomorrow's, nothing is sent again
+    expect((await call('GET', '/api/users/profile', { token: early.token })).status).toBe(200);
+    expect((await nextReminderAt(early.userId))!.getTime() - clock.now().getTime()).toBeGreaterThan(
+      3_600_000,
+    );
+    expect(apns.requests.filter((r) => r.token === phone)).toHaveLength(1);
+  });
 });

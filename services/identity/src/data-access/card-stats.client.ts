@@ -26,6 +26,8 @@ export function grpcCardStats(address: string, deadlineMs: number, signer: CallS
         favoriteCards: r.favorite_cards,
         dailyGoal: r.daily_goal,
         timezone: r.timezone || null,
+        // '' from a flashcards that does not send the reminder yet: nothing to compare against
+        reminder: r.reminder_time ? { enabled: r.reminder_enabled, time: r.reminder_time } : null,
       };
     },
     async setPreferences(userId, prefs) {

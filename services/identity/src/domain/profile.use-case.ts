@@ -17,7 +17,14 @@ export interface CardStats {
  * through to it. Rejects when flashcards cannot answer in time.
  */
 export interface CardStatsSource {
-  forUser(userId: string): Promise<CardStats & { dailyGoal: number; timezone: string | null }>;
+  forUser(userId: string): Promise<
+    CardStats & {
+      dailyGoal: number;
+      timezone: string | null;
+      /** The reminder flashcards schedules (null: it did not say). */
+      reminder: { enabled: boolean; time: string } | null;
+    }
+  >;
   setPreferences(
     userId: string,
     prefs: { dailyGoal?: number; timezone?: string; reminderEnabled?: boolean; reminderTime?: string },
@@ -50,11 +57,22 @@ export async function getProfile(userId: string, deps: IdentityDeps): Promise<Pr
   ]);
   if (!user) throw new AppError('NOT_FOUND', 'User not found');
   if (!stats) return { user, stats, degraded: ['stats'] };
-  const { dailyGoal, timezone, ...counts } = stats;
-  // a zone set before flashcards kept one (or whose write-through was lost) is handed over now
-  if (user.profile.timezone && timezone !== user.profile.timezone)
-    await deps.cardStats.setPreferences(userId, { timezone: user.profile.timezone }).catch((err: unknown) => {
-      deps.logger.warn({ err, userId }, 'time zone not handed to flashcards; the next profile read retries');
+  const { dailyGoal, timezone, reminder, ...counts } = stats;
+  // a zone or a reminder set before flashcards kept them (or whose write-through was lost) is
+  // handed over now: the app reads the profile at launch, so a reminder turned on before flashcards
+  // scheduled reminders starts firing without the user setting it again
+  const { reminderEnabled, reminderTime } = user.settings;
+  const handover = {
+    ...(user.profile.timezone && timezone !== user.profile.timezone && { timezone: user.profile.timezone }),
+    ...(reminder &&
+      (reminder.enabled !== reminderEnabled || (reminderEnabled && reminder.time !== reminderTime)) && {
+        reminderEnabled,
+        reminderTime,
+      }),
+  };
+  if (Object.keys(handover).length > 0)
+    await deps.cardStats.setPreferences(userId, handover).catch((err: unknown) => {
+      deps.logger.warn({ err, userId }, 'settings not handed to flashcards; the next profile read retries');
     });
   // the goal flashcards counts progress against, whichever endpoint set it (0: a flashcards that
   // does not send it yet)

@@ -32,6 +32,8 @@ export function registerFlashcardsGrpc(
         return {
           daily_goal: profile.dailyGoal,
           timezone: profile.timezone ?? '',
+          reminder_enabled: profile.reminderEnabled,
+          reminder_time: profile.reminderTime,
           total_cards: s.totalCards,
           due_cards: s.dueCards,
           mastered_cards: s.masteredCards,

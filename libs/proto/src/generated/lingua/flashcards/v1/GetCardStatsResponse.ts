@@ -9,6 +9,8 @@ export interface GetCardStatsResponse {
   'favorite_cards'?: (number);
   'daily_goal'?: (number);
   'timezone'?: (string);
+  'reminder_enabled'?: (boolean);
+  'reminder_time'?: (string);
 }
 
 export interface GetCardStatsResponse__Output {
@@ -18,4 +20,6 @@ export interface GetCardStatsResponse__Output {
   'favorite_cards': (number);
   'daily_goal': (number);
   'timezone': (string);
+  'reminder_enabled': (boolean);
+  'reminder_time': (string);
 }
