@@ -171,7 +171,7 @@ describe('outbox relay: finding pending documents', () => {
       await Cards.create({ _id: 'c-2', ...stageEvents(b).fields }); // staged, but nobody kicks for it
       relay.kick({ collection: Cards.collection.collectionName, id: 'c-1' });
       await waitFor(() => expect(published).toEqual([a.id]));
-      expect(queries).toEqual([{ findOne: { _id: 'c-1', _outboxPending: true } }]);
+      expect(queries).toEqual([{ find: { _id: { $in: ['c-1'] }, _outboxPending: true } }]);
       // the flag is cleared after the publish: wait for it rather than race it
       await waitFor(async () =>
         expect((await Cards.collection.findOne({ _id: 'c-1' as never }))?._outboxPending).toBe(false),
@@ -181,6 +181,82 @@ describe('outbox relay: finding pending documents', () => {
       relay.kick();
       await waitFor(() => expect(published).toEqual([a.id, b.id]));
       expect(queries).toContainEqual({ find: { _outboxPending: true } });
+    } finally {
+      await relay.stop();
+      await conn.dropDatabase();
+      await conn.close();
+    }
+  });
+});
+
+describe('outbox relay: batches', () => {
+  it('When many documents are kicked at once and one of them cannot be published, Then they are read a batch per query, every other document is published in order and emptied, and the failed one keeps its events until a later run', async () => {
+    const conn = await mongoose.createConnection(`${mongoUrl()}/${uniqueName('batch')}`).asPromise();
+    const Cards = conn.model('Card', new Schema({ _id: String, ...outboxFields }));
+    const published: string[] = [];
+    let finds = 0;
+    const recorded = new Proxy(Cards.collection, {
+      get(target, prop, receiver) {
+        if (prop === 'find') finds++;
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    let refuse: string | undefined;
+    const relayLogger = silentLogger('outbox-relay');
+    const failures = jest.spyOn(relayLogger, 'warn');
+    const relay = new OutboxRelay({
+      publisher: {
+        publish: async (e: AnyDomainEvent) => {
+          // an acknowledgement that takes a while, so documents overlap
+          await new Promise((r) => setImmediate(r));
+          if (e.id === refuse) throw new Error('stream unavailable');
+          published.push(e.id);
+        },
+      } as never,
+      collections: [recorded],
+      logger: relayLogger,
+      // more documents per batch than the relay publishes at once (32)
+      batchSize: 40,
+      intervalMs: 60_000,
+    });
+    try {
+      relay.start();
+      await relay.flush();
+      finds = 0;
+      const ids = Array.from({ length: 75 }, (_, i) => `c-${i}`);
+      const events = new Map(
+        ids.map((id) => [
+          id,
+          [
+            makeEvent('user.deleted', { userId: id }),
+            makeEvent('user.deleted', { userId: id }),
+          ] as AnyDomainEvent[],
+        ]),
+      );
+      refuse = events.get('c-7')![0]!.id;
+      await Cards.insertMany(ids.map((id) => ({ _id: id, ...stageEvents(...events.get(id)!).fields })));
+      for (const id of ids) relay.kick({ collection: Cards.collection.collectionName, id });
+      await waitFor(() => expect(failures).toHaveBeenCalled());
+      // a query per batch of hinted documents (the first kick's own run, then the other 74 in two),
+      // not one per document
+      expect(finds).toBe(1 + Math.ceil(74 / 40));
+      // in that one run, everything but c-7 went out, each document's two events in order
+      for (const id of ids.filter((i) => i !== 'c-7')) {
+        const [first, second] = events.get(id)!.map((e) => published.indexOf(e.id));
+        expect(first).toBeGreaterThanOrEqual(0);
+        expect(second).toBeGreaterThan(first!);
+      }
+      expect(published).toHaveLength(148);
+      await relay.flush().catch(() => undefined);
+      expect(await Cards.collection.countDocuments({ _outboxPending: true })).toBe(1);
+      const kept = await Cards.collection.findOne({ _id: 'c-7' as never });
+      expect(kept!._outbox.map((e: { id: string }) => e.id)).toEqual(events.get('c-7')!.map((e) => e.id));
+
+      refuse = undefined;
+      await relay.flush();
+      expect(published.filter((id) => events.get('c-7')!.some((e) => e.id === id))).toHaveLength(2);
+      expect(await Cards.collection.countDocuments({ _outboxPending: true })).toBe(0);
     } finally {
       await relay.stop();
       await conn.dropDatabase();
@@ -315,7 +391,10 @@ describe('outbox relays of two replicas racing writers', () => {
       await waitFor(async () => expect((await nats.jsm.streams.info(name)).state.messages).toBe(350), {
         timeoutMs: 30_000,
       });
-      expect(await conn.collection('cards').countDocuments({ _outboxPending: true })).toBe(0);
+      // each batch is emptied once all of it is acknowledged: the last one just after its messages
+      await waitFor(async () =>
+        expect(await conn.collection('cards').countDocuments({ _outboxPending: true })).toBe(0),
+      );
       expect(finds.length).toBeGreaterThan(0);
       expect(finds.every((f) => f.readConcern?.level === 'majority')).toBe(true);
     } finally {
