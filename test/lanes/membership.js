@@ -15,6 +15,7 @@ const UNIT_OUTSIDE_SRC = [
   'test/bench/journey-stats.test.ts',
   'test/bench/soak-memory.test.ts',
   'test/platform/lockfile.test.ts',
+  'test/platform/shard-keys.test.ts',
 ];
 
 /** Colocated src/ tests that need more than the process: a server, Debian data or a build. */

@@ -168,6 +168,15 @@ describe('shard keys on the queries of an app journey', () => {
     });
     expect(refreshed.status).toBe(200);
 
+    // a second device signs in, then out
+    const other = await call('POST', '/api/v1/auth/login', {
+      body: { email: creds.email, password: 'Secret123' },
+    });
+    expect(other.status).toBe(200);
+    expect(
+      (await call('POST', '/api/auth/logout', { token: other.body.data.accessToken, body: {} })).status,
+    ).toBe(200);
+
     // profile, reminders on, a phone, an avatar
     expect(
       (await call('PUT', '/api/users/profile', { token, body: { timezone: 'Europe/Berlin' } })).status,
@@ -285,6 +294,7 @@ describe('shard keys on the queries of an app journey', () => {
           JSON.stringify(b.fields) === JSON.stringify(r.fields),
       );
     const sharded = rows.filter((r) => r.verdict === 'targeted' || r.verdict === 'broadcast');
+    const unseen = BROADCASTS.filter((b) => !rows.some((r) => allowed(r) === b));
     // eslint-disable-next-line no-console
     console.log(
       [
@@ -298,6 +308,7 @@ describe('shard keys on the queries of an app journey', () => {
             (r) =>
               `  ${r.verdict.padEnd(10)} ${r.service}.${r.collection} ${r.op} ${r.op === 'insert' ? `{${r.fields.join(', ')}}` : r.shape.slice(0, 140)} ×${r.count}${r.verdict === 'broadcast' ? ` — ${allowed(r)?.why ?? 'NOT ALLOWED'}` : ''}`,
           ),
+        `allowed broadcasts this journey did not issue: ${unseen.map((b) => `${b.service}.${b.collection} ${b.op} {${b.fields.join(', ')}}`).join('; ')}`,
       ].join('\n'),
     );
     expect(rows.filter((r) => r.verdict === 'undeclared').map((r) => `${r.service}.${r.collection}`)).toEqual(
