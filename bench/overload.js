@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Open-loop overload benchmark of the real app mix through the gateway, per database engine.
-// For each engine in BENCH_ENGINES (default documentdb,ferretdb1-postgresql,ferretdb1-sqlite) it:
-//   1. starts a FerretDB of its own on a free port with deploy/local/infra.sh (LINGUA_DB_ENGINE,
-//      FERRETDB_PORT, LINGUA_DATA_DIR = a temp dir; the PostgreSQL engines share the local cluster),
+// Open-loop overload benchmark of the real app mix through the gateway, on the local database
+// (FerretDB 2 on PostgreSQL + DocumentDB; the FerretDB v1 engines it once compared are gone, ADR 0010).
+// It:
+//   1. starts a FerretDB of its own on a free port with deploy/local/infra.sh (FERRETDB_PORT,
+//      LINGUA_DATA_DIR = a temp dir; it shares the local PostgreSQL cluster),
 //   2. starts the whole stack (deploy/local/start-stack.js, quiet, free ports, its own database names,
 //      NATS stream and rate-limit prefix, MONGO_URL = that FerretDB), so a running `npm start` is untouched,
 //   3. registers BENCH_USERS users through the API, each on its own X-Forwarded-For, with a few cards,
@@ -39,14 +40,12 @@ const {
 const ROOT = path.resolve(__dirname, '..');
 const INFRA = path.join(ROOT, 'deploy/local/infra.sh');
 const num = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
-const ENGINES = (process.env.BENCH_ENGINES ?? 'documentdb,ferretdb1-postgresql,ferretdb1-sqlite')
-  .split(',')
-  .map((e) => e.trim())
-  .filter(Boolean);
+/** The one local engine (the results keep its name). */
+const ENGINES = ['documentdb'];
 const USERS = num('BENCH_USERS', 80);
 const CARDS_PER_USER = num('BENCH_CARDS', 5);
 const SECONDS = num('BENCH_SECONDS', 30);
-/** BENCH_CAPACITY: one rate for every engine (`60`), or per engine (`documentdb:60,ferretdb1-sqlite:8`). */
+/** BENCH_CAPACITY: a fixed rate (`60`) instead of the step search (`documentdb:60` is accepted too). */
 function fixedCapacity(engine) {
   const spec = process.env.BENCH_CAPACITY;
   if (!spec) return undefined;
@@ -75,7 +74,7 @@ const DB_PREFIX = 'bench_overload_';
 const SERVICES = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications'];
 const STREAM = 'BENCH_OVERLOAD';
 /** The order in which the engines are compared: each column against the one before. */
-const STEP_ORDER = ['ferretdb1-sqlite', 'ferretdb1-postgresql', 'documentdb'];
+const STEP_ORDER = ['documentdb'];
 const RUN = crypto.randomBytes(3).toString('hex');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -114,7 +113,8 @@ async function startDatabase(engine) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `lingua-overload-${engine}-`));
   cleanups.push([`remove ${dir}`, () => fs.rmSync(dir, { recursive: true, force: true })]);
   const port = await freePort();
-  const env = { ...process.env, LINGUA_DB_ENGINE: engine, FERRETDB_PORT: String(port), LINGUA_DATA_DIR: dir };
+  const env = { ...process.env, FERRETDB_PORT: String(port), LINGUA_DATA_DIR: dir };
+  delete env.LINGUA_DB_ENGINE;
   delete env.MONGO_URL; // infra.sh starts no FerretDB when it is set
   // what is down now is what infra.sh starts (FerretDB on the new port at least), and what is stopped again
   const down = [...infra(['status'], env).matchAll(/^(\w+): down$/gm)].map((m) => m[1]);
@@ -122,16 +122,13 @@ async function startDatabase(engine) {
   infra(['up'], env);
   const pid = Number(fs.readFileSync(path.join(dir, 'run/ferretdb.pid'), 'utf8'));
   const description = fs.readFileSync(path.join(dir, 'run/ferretdb.engine'), 'utf8').trim();
-  const onPostgres = / on PostgreSQL /.test(description);
   let postmaster;
   return {
     engine,
     description,
-    onPostgres,
     url: `mongodb://127.0.0.1:${port}`,
-    /** FerretDB and, on PostgreSQL, the backends serving its connections (matched by client port). */
+    /** FerretDB and the PostgreSQL backends serving its connections (matched by client port). */
     pids() {
-      if (!onPostgres) return [pid];
       // looked up once: it reads every process's open files (11 ms at idle), and the postmaster stays
       postmaster ??= pidListeningOn(PG_PORT);
       const sockets = socketInodesOf(pid);
@@ -153,10 +150,7 @@ async function startDatabase(engine) {
   };
 }
 
-/**
- * Removes the bench's NATS streams and, on PostgreSQL, its databases (left over from an interrupted
- * run, or this one's); SQLite files go with the temp dir.
- */
+/** Removes the bench's NATS streams and databases (left over from an interrupted run, or this one's). */
 async function removeBenchData(db) {
   const { connect } = require('@nats-io/transport-node');
   const { jetstreamManager } = require('@nats-io/jetstream');
@@ -168,7 +162,6 @@ async function removeBenchData(db) {
   } finally {
     await nc.close();
   }
-  if (!db.onPostgres) return;
   const { MongoClient } = require('mongodb');
   const client = new MongoClient(db.url, { serverSelectionTimeoutMS: 5_000 });
   try {
@@ -656,7 +649,7 @@ function printSummary(runs) {
   }
 }
 const short = (engine) =>
-  ({ documentdb: 'ddb', 'ferretdb1-postgresql': 'v1pg', 'ferretdb1-sqlite': 'v1sq' })[engine];
+  ({ documentdb: 'ddb' })[engine];
 
 // ---- main -----------------------------------------------------------------------------------------
 

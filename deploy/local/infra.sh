@@ -7,11 +7,9 @@
 #   infra.sh down [part...]     stop what this script started; data stays in $LINGUA_DATA_DIR
 #   infra.sh status             show what answers on each port
 # Each part is skipped when something already answers on its port, so a machine's own NATS or Redis is reused.
-# Set MONGO_URL to use an existing MongoDB instead. LINGUA_DB_ENGINE picks the embedded database:
-#   documentdb (default)   FerretDB 2 on PostgreSQL + DocumentDB (built once from vendor/)
-#   ferretdb1-postgresql   FerretDB v1 on the same PostgreSQL cluster (the automatic fallback when the
-#                          DocumentDB build cannot be done; scans collections, updates are read-modify-write)
-#   ferretdb1-sqlite       FerretDB v1 on SQLite files (collapses under concurrent writes; explicit only)
+# Set MONGO_URL to use an existing MongoDB instead. The embedded database is FerretDB 2 on PostgreSQL
+# + DocumentDB, built once from vendor/; when it cannot be built, `up` fails and says why (there is no
+# other engine: the FerretDB v1 ones could lose concurrent updates, ADR 0010).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -22,10 +20,8 @@ NATS_PORT="${NATS_PORT:-4222}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
 PG_PORT="${LINGUA_PG_PORT:-55432}"
-DB_ENGINE="${LINGUA_DB_ENGINE:-documentdb}"
 # the database runs below the gateway's priority, as the services do in start-stack.js (LINGUA_BACKEND_NICE)
 DB_NICE="${LINGUA_BACKEND_NICE:-5}"
-FERRETDB1_VERSION="v1.24.2"
 FERRETDB2_VERSION="v2.7.0"
 PG_MAJOR=15
 PG_BIN="/usr/lib/postgresql/$PG_MAJOR/bin"
@@ -227,7 +223,7 @@ pg_dir() {
 
 pg_url() { echo "postgres://lingua@127.0.0.1:$PG_PORT/${1:-lingua}"; }
 
-pg_conf() { # engine -> settings this script owns, rewritten at each start
+pg_conf() { # socket dir -> settings this script owns, rewritten at each start
   cat <<CONF
 # written by deploy/local/infra.sh at each start; edit postgresql.conf for your own settings
 listen_addresses = '127.0.0.1'
@@ -240,9 +236,6 @@ synchronous_commit = off
 # so on a large collection a one-user \$group costs past jit_above_cost and spent 100 ms compiling
 # to read 144 rows in 0.4 ms (ADR 0017)
 jit = off
-CONF
-  if [ "$2" = documentdb ]; then
-    cat <<CONF
 shared_preload_libraries = 'pg_cron,pg_documentdb_core,pg_documentdb'
 cron.database_name = 'lingua'
 # Debian's pg_cron 1.4 rejects schedules in seconds
@@ -261,10 +254,9 @@ documentdb.enableBypassDocumentValidation = true
 documentdb.enableUserCrud = true
 documentdb.maxUserLimit = 100
 CONF
-  fi
 }
 
-ensure_postgres() { # engine
+ensure_postgres() {
   local dir socket
   ensure_postgres_server
   dir="$(pg_dir)"
@@ -279,7 +271,7 @@ ensure_postgres() { # engine
     echo "include_if_exists = 'lingua.conf'" | as_pg tee -a "$dir/postgresql.conf" >/dev/null
   fi
   as_pg mkdir -p "$socket"
-  pg_conf "$socket" "$1" | as_pg tee "$dir/lingua.conf" >/dev/null
+  pg_conf "$socket" | as_pg tee "$dir/lingua.conf" >/dev/null
   as_pg nice -n "$DB_NICE" "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
     { tail -n 20 "$dir/server.log" >&2; return 1; }
   echo "$dir" >"$RUN_DIR/postgres.dir"
@@ -309,7 +301,6 @@ stop_postgres() {
 # ---- FerretDB ------------------------------------------------------------------------------------
 
 ferretdb2_bin() { echo "$TOOLS_DIR/ferretdb-$FERRETDB2_VERSION"; }
-ferretdb1_bin() { echo "$TOOLS_DIR/ferretdb-$FERRETDB1_VERSION"; }
 
 build_ferretdb2() {
   local go work
@@ -321,30 +312,6 @@ build_ferretdb2() {
   (cd "$work" && GONOSUMDB=github.com/FerretDB GOBIN="$work" GOFLAGS=-mod=mod \
     "$go" install "github.com/FerretDB/FerretDB/v2/cmd/ferretdb@$FERRETDB2_VERSION") || { rm -rf "$work"; return 1; }
   mv "$work/ferretdb" "$(ferretdb2_bin)"
-  rm -rf "$work"
-}
-
-# FerretDB v1 is built from its Go module at a pinned version. `go install ...@v1.24.2` is refused by
-# this network's module proxy (its deprecation look-up is forbidden), so build from a scratch module
-# instead, and supply build/version/version.txt, which the published module leaves out.
-build_ferretdb1() {
-  local go work modsrc
-  go="$(go_bin)" || return 1
-  work="$(mktemp -d)"
-  log "building FerretDB $FERRETDB1_VERSION (first run only, a few minutes)"
-  (
-    set -e
-    cd "$work"
-    printf 'module lingua/ferretdb-build\n\ngo 1.24\n\nrequire github.com/FerretDB/FerretDB %s\n' "$FERRETDB1_VERSION" >go.mod
-    GOFLAGS=-mod=mod "$go" get "github.com/FerretDB/FerretDB/cmd/ferretdb@$FERRETDB1_VERSION"
-    modsrc="$("$go" list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"
-    cp -r "$modsrc" src && chmod -R u+w src
-    echo "$FERRETDB1_VERSION" >src/build/version/version.txt
-    "$go" mod edit -replace github.com/FerretDB/FerretDB=./src
-    mkdir -p "$TOOLS_DIR"
-    GOFLAGS=-mod=mod "$go" build -o "$(ferretdb1_bin).tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
-    mv "$(ferretdb1_bin).tmp" "$(ferretdb1_bin)"
-  ) || { rm -rf "$work"; return 1; }
   rm -rf "$work"
 }
 
@@ -363,41 +330,23 @@ start_ferretdb() { # description binary args...
 ensure_database_server() {
   if [ -n "${MONGO_URL:-}" ]; then log "mongo: MONGO_URL is set, FerretDB not started"; return; fi
   listening "$FERRETDB_PORT" && { log "ferretdb: already running on $FERRETDB_PORT"; return; }
-  local engine="$DB_ENGINE"
-  case "$engine" in
-    documentdb | ferretdb1-postgresql | ferretdb1-sqlite) ;;
-    *) log "LINGUA_DB_ENGINE must be documentdb, ferretdb1-postgresql or ferretdb1-sqlite, not '$engine'"; return 1 ;;
-  esac
-  if [ "$engine" = documentdb ] && ! { documentdb_installed || build_documentdb; }; then
-    loud "DocumentDB could not be built on this machine: falling back to FerretDB $FERRETDB1_VERSION on PostgreSQL. It scans whole collections and applies updates as read-modify-write; expect it to be slow under load."
-    engine=ferretdb1-postgresql
+  if [ -n "${LINGUA_DB_ENGINE:-}" ] && [ "$LINGUA_DB_ENGINE" != documentdb ]; then
+    log "LINGUA_DB_ENGINE=$LINGUA_DB_ENGINE: the FerretDB v1 engines are gone (ADR 0010); unset it"
+    return 1
   fi
-  if [ "$engine" = documentdb ] && [ ! -x "$(ferretdb2_bin)" ] && ! build_ferretdb2; then
-    loud "FerretDB $FERRETDB2_VERSION could not be built: falling back to FerretDB $FERRETDB1_VERSION on PostgreSQL."
-    engine=ferretdb1-postgresql
-  fi
-  case "$engine" in
-    documentdb)
-      ensure_postgres documentdb
-      ensure_database lingua documentdb
-      # local development and tests: no MongoDB users (production MongoDB has them, see deploy/)
-      start_ferretdb "FerretDB $FERRETDB2_VERSION on PostgreSQL $PG_MAJOR + DocumentDB, port $PG_PORT" \
-        "$(ferretdb2_bin)" --postgresql-url="$(pg_url lingua)" --no-auth --debug-addr=
-      ;;
-    ferretdb1-postgresql)
-      [ -x "$(ferretdb1_bin)" ] || build_ferretdb1
-      ensure_postgres plain
-      ensure_database ferretdb1
-      start_ferretdb "FerretDB $FERRETDB1_VERSION on PostgreSQL $PG_MAJOR, port $PG_PORT" \
-        "$(ferretdb1_bin)" --handler=postgresql --postgresql-url="$(pg_url ferretdb1)" --debug-addr=
-      ;;
-    ferretdb1-sqlite)
-      [ -x "$(ferretdb1_bin)" ] || build_ferretdb1
-      loud "FerretDB $FERRETDB1_VERSION on SQLite, as asked: it answers SQLITE_BUSY under concurrent writes."
-      start_ferretdb "FerretDB $FERRETDB1_VERSION on SQLite files in $DATA_DIR/ferretdb" \
-        "$(ferretdb1_bin)" --handler=sqlite --sqlite-url="file:$DATA_DIR/ferretdb/" --debug-addr=
-      ;;
-  esac
+  documentdb_installed || build_documentdb || {
+    loud "DocumentDB could not be built from $VENDOR_DIR (the build's output is above). The database is not started: fix the build, or set MONGO_URL to a MongoDB you run."
+    return 1
+  }
+  [ -x "$(ferretdb2_bin)" ] || build_ferretdb2 || {
+    loud "FerretDB $FERRETDB2_VERSION could not be built (the Go output is above). The database is not started: fix the build, or set MONGO_URL to a MongoDB you run."
+    return 1
+  }
+  ensure_postgres
+  ensure_database lingua documentdb
+  # local development and tests: no MongoDB users (production MongoDB has them, see deploy/)
+  start_ferretdb "FerretDB $FERRETDB2_VERSION on PostgreSQL $PG_MAJOR + DocumentDB, port $PG_PORT" \
+    "$(ferretdb2_bin)" --postgresql-url="$(pg_url lingua)" --no-auth --debug-addr=
 }
 
 stop_one() {

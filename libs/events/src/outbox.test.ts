@@ -269,7 +269,7 @@ describe('outbox relay racing a writer', () => {
   // No lock: the writer's $push + $inc and the relay's writes (an emptying conditional on exactly the
   // published entries, else $pull + conditional $set) are each one atomic single-document update
   // (libs/mongo/README.md). A relay that rewrote the whole _outbox array unconditionally, or a database
-  // applying updates as read-modify-write (FerretDB v1), loses events or the writer's change.
+  // applying updates as read-modify-write, loses events or the writer's change.
   it('When a writer keeps staging events on one document while the relay publishes them, Then every event is published and every write kept', async () => {
     const conn = await mongoose.createConnection(`${mongoUrl()}/${uniqueName('race')}`).asPromise();
     const Docs = conn.model('Doc', new Schema({ _id: String, count: Number, ...outboxFields }));

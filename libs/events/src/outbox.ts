@@ -266,17 +266,17 @@ export class OutboxRelay {
               { ordered: false },
             )
           ).matchedCount;
-    // events staged meanwhile, another relay took some, or repeated ids: remove just these entries,
-    // by the whole entry (FerretDB v1, the fallback engine, matches $pull by equality only). The
-    // bulk result does not say which documents it missed, so when any was missed every document
-    // goes this way (a no-op for one already cleared)
+    // events staged meanwhile, another relay took some, or repeated ids: remove just these entries
+    // by their ids (an atomic $pull), then clear the flag if nothing is left. The bulk result does
+    // not say which documents it missed, so when any was missed every document goes this way (a
+    // no-op for one already cleared)
     const rest = matched === whole.length ? docs.filter((doc) => !whole.includes(doc)) : docs;
     for (const doc of rest) {
       const filter = { _id: doc._id } as mongo.Filter<mongo.Document>;
-      for (const entry of entriesOf(doc))
-        await collection.updateOne(filter, {
-          $pull: { _outbox: entry },
-        } as unknown as mongo.UpdateFilter<mongo.Document>);
+      const ids = entriesOf(doc).map((e) => e.id);
+      await collection.updateOne(filter, {
+        $pull: { _outbox: { id: { $in: ids } } },
+      } as unknown as mongo.UpdateFilter<mongo.Document>);
       await collection.updateOne({ ...filter, _outbox: { $size: 0 } }, { $set: { _outboxPending: false } });
     }
     return docs.reduce((n, doc) => n + entriesOf(doc).length, 0);

@@ -3,9 +3,8 @@ import { outboxFields } from '@lingua/events';
 
 /**
  * One document per (user, achievement) unlock, `_id` = `<userId>:<achievementId>`, with its
- * `achievement.unlocked` event staged inside (outbox). Exactly-once rests on the primary key: FerretDB v1
- * does not make conditional updates atomic under concurrency (measured: several concurrent
- * `findOneAndUpdate({claimedAt: null})` calls all report a match), but it never accepts two inserts of one `_id`.
+ * `achievement.unlocked` event staged inside (outbox). Exactly-once rests on the primary key: a
+ * database never accepts two inserts of one `_id`.
  */
 export interface AchievementUnlockDoc {
   _id: string;

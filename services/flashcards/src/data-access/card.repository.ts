@@ -22,25 +22,6 @@ export type { Card, CardListFilter, CardRepository, DueQuery, NewCard };
 /** Escapes a user's text for use inside a RegExp: special characters match literally. */
 export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
-/** The server's answer to an operator it lacks (FerretDB v1's `$cond`). */
-const NOT_IMPLEMENTED = 238;
-
-type TalliedCard = { setId: string; masteryLevel: number; nextReviewDate: Date };
-
-/** The `$group` of tallySets, in memory: for databases without `$cond`. Exported for its test. */
-export function tallyCards(cards: TalliedCard[], rule: SetTallyRule): SetTally[] {
-  const bySet = new Map<string, SetTally>();
-  for (const c of cards) {
-    let t = bySet.get(c.setId);
-    if (!t) bySet.set(c.setId, (t = { setId: c.setId, total: 0, mastered: 0, due: 0, masterySum: 0 }));
-    t.total += 1;
-    if (c.masteryLevel >= rule.masteredAt) t.mastered += 1;
-    if (c.nextReviewDate.getTime() <= rule.dueAt.getTime()) t.due += 1;
-    t.masterySum += c.masteryLevel;
-  }
-  return [...bySet.values()];
-}
-
 export const wordKeyOf = (word: string) => word.trim().toLowerCase();
 
 /**
@@ -81,8 +62,6 @@ export function cardRepository(
 ): CardRepository {
   const Cards = cardModel(connection);
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
-  /** Set once the database has answered that it has no `$cond` (see tallySets). */
-  let lacksCond = false;
   const invalidateDerived = async (userId: string) => {
     await counters.invalidate(userId);
     await dueIndex?.invalidate(userId);
@@ -338,32 +317,20 @@ export function cardRepository(
 
     async tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]> {
       if (setIds.length === 0) return [];
-      const match = { userId, isArchived: false, setId: { $in: setIds } };
-      if (!lacksCond) {
-        try {
-          // counted in the database: one row per set comes back, not the sets' cards (thousands on L)
-          const groups = await Cards.aggregate<Omit<SetTally, 'setId'> & { _id: string }>([
-            { $match: match },
-            {
-              $group: {
-                _id: '$setId',
-                total: { $sum: 1 },
-                mastered: { $sum: { $cond: [{ $gte: ['$masteryLevel', rule.masteredAt] }, 1, 0] } },
-                due: { $sum: { $cond: [{ $lte: ['$nextReviewDate', rule.dueAt] }, 1, 0] } },
-                masterySum: { $sum: '$masteryLevel' },
-              },
-            },
-          ]);
-          return groups.map(({ _id, ...tally }) => ({ setId: _id, ...tally }));
-        } catch (err) {
-          if ((err as { code?: unknown }).code !== NOT_IMPLEMENTED) throw err;
-          lacksCond = true; // FerretDB v1, the embedded database's fallback: asked once
-        }
-      }
-      const cards = await Cards.find(match)
-        .select({ setId: 1, masteryLevel: 1, nextReviewDate: 1 })
-        .lean<TalliedCard[]>();
-      return tallyCards(cards, rule);
+      // counted in the database: one row per set comes back, not the sets' cards (thousands on L)
+      const groups = await Cards.aggregate<Omit<SetTally, 'setId'> & { _id: string }>([
+        { $match: { userId, isArchived: false, setId: { $in: setIds } } },
+        {
+          $group: {
+            _id: '$setId',
+            total: { $sum: 1 },
+            mastered: { $sum: { $cond: [{ $gte: ['$masteryLevel', rule.masteredAt] }, 1, 0] } },
+            due: { $sum: { $cond: [{ $lte: ['$nextReviewDate', rule.dueAt] }, 1, 0] } },
+            masterySum: { $sum: '$masteryLevel' },
+          },
+        },
+      ]);
+      return groups.map(({ _id, ...tally }) => ({ setId: _id, ...tally }));
     },
 
     async deleteSetCards(userId: string, setId: string): Promise<number> {
