@@ -142,6 +142,8 @@ describe('gRPC FlashcardsService.GetCardStats', () => {
         favorite_cards: 1,
         daily_goal: 20,
         timezone: '',
+        reminder_enabled: false,
+        reminder_time: '19:00',
       });
       clock.advance(3 * DAY);
       expect((await client.call('GetCardStats', { user_id: user.sub })).due_cards).toBe(2);
