@@ -1,4 +1,4 @@
-// A Redis primary with replicas and Sentinels on one machine (docs/adr/0030): the configuration of
+// A Redis primary with replicas and Sentinels on one machine (docs/adr/0031): the configuration of
 // each process, used by `npm run start:cluster` (which supervises them) and by startRedisHa() for
 // tests. Debian's redis-server and redis-sentinel (infra.sh installs them).
 const { spawn } = require('node:child_process');
@@ -40,11 +40,21 @@ const FAILOVER_TIMEOUT_MS = 5000;
 
 /**
  * The processes of one set: `nodes[0]` starts as primary, the others as its replicas; every
- * Sentinel watches it under `masterName` (quorum 2). `users`: extra `--user` argument lists (the
- * services' ACL users); `passwords`: { replica, sentinel } on the data nodes, and `sentinelPass`
- * the Sentinels' own password (clients and Sentinels use it). Without passwords, no ACL at all.
+ * Sentinel watches it under `masterName` (`quorum` of them must agree it is down). `users`: extra
+ * `--user` argument lists (the services' ACL users); `passwords`: { replica, sentinel } on the data
+ * nodes (without them, no ACL at all); `sentinelPass`: the Sentinels' own password (clients and
+ * Sentinels use it).
  */
-function redisHaProcesses({ dir, nodePorts, sentinelPorts, masterName = 'lingua', users = [], passwords }) {
+function redisHaProcesses({
+  dir,
+  nodePorts,
+  sentinelPorts,
+  masterName = 'lingua',
+  users = [],
+  passwords,
+  sentinelPass,
+  quorum = 2,
+}) {
   const [primary] = nodePorts;
   const acl = passwords
     ? [
@@ -59,8 +69,10 @@ function redisHaProcesses({ dir, nodePorts, sentinelPorts, masterName = 'lingua'
     port,
     command: REDIS,
     args: [
-      ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-      ...['--dir', dir, '--dbfilename', `dump-${port}.rdb`],
+      // append-only file, as infra.sh's Redis: a node restarted faster than the Sentinels notice
+      // comes back with its data instead of as an empty primary its replicas would copy
+      ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'yes'],
+      ...['--dir', dir, '--dbfilename', `dump-${port}.rdb`, '--appenddirname', `aof-${port}`],
       ...(i === 0 ? [] : ['--replicaof', '127.0.0.1', String(primary)]),
       ...acl,
     ],
@@ -72,7 +84,7 @@ function redisHaProcesses({ dir, nodePorts, sentinelPorts, masterName = 'lingua'
       'bind 127.0.0.1',
       `port ${port}`,
       `dir ${dir}`,
-      `sentinel monitor ${masterName} 127.0.0.1 ${primary} 2`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${primary} ${quorum}`,
       `sentinel down-after-milliseconds ${masterName} ${DOWN_AFTER_MS}`,
       `sentinel failover-timeout ${masterName} ${FAILOVER_TIMEOUT_MS}`,
       `sentinel parallel-syncs ${masterName} 1`,
@@ -80,10 +92,9 @@ function redisHaProcesses({ dir, nodePorts, sentinelPorts, masterName = 'lingua'
         ? [
             `sentinel auth-user ${masterName} ${SENTINEL_USER}`,
             `sentinel auth-pass ${masterName} ${passwords.sentinel}`,
-            `requirepass ${passwords.sentinelPass}`,
-            `sentinel sentinel-pass ${passwords.sentinelPass}`,
           ]
         : []),
+      ...(sentinelPass ? [`requirepass ${sentinelPass}`, `sentinel sentinel-pass ${sentinelPass}`] : []),
     ];
     return {
       label: `sentinel-${i + 1}`,
@@ -114,7 +125,8 @@ async function until(what, check, timeoutMs) {
 
 /**
  * Starts a set (for tests): resolves once every process listens. Returns the processes by label,
- * kill(label, signal), and stop(), which stops them all and removes `dir`.
+ * kill(label, signal), and stop(), which stops them all and removes `dir`. `sentinelsOnly`: the
+ * data node at nodePorts[0] runs already (Sentinels watching an existing server).
  */
 async function startRedisHa(options) {
   if (!REDIS || !SENTINEL)
@@ -139,8 +151,9 @@ async function startRedisHa(options) {
     fs.rmSync(options.dir, { recursive: true, force: true });
   };
   try {
-    for (const p of set.nodes) run(p);
-    for (const p of set.nodes) await until(p.label, () => portOpen(p.port), 10_000);
+    const nodes = options.sentinelsOnly ? [] : set.nodes;
+    for (const p of nodes) run(p);
+    for (const p of nodes) await until(p.label, () => portOpen(p.port), 10_000);
     for (const p of set.sentinels) run(p);
     for (const p of set.sentinels) await until(p.label, () => portOpen(p.port), 10_000);
   } catch (err) {
@@ -150,4 +163,119 @@ async function startRedisHa(options) {
   return { ...set, children, kill, stop };
 }
 
-module.exports = { redisHaProcesses, startRedisHa, REDIS, SENTINEL, DOWN_AFTER_MS, FAILOVER_TIMEOUT_MS };
+/** Where the compose overlay with the Sentinel shape is written (`node deploy/local/redis-ha.js render`). */
+const COMPOSE_OVERLAY = 'deploy/compose/docker-compose.redis-sentinel.yml';
+const DEPLOYABLES = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications', 'gateway'];
+
+/**
+ * The compose overlay that turns the core file's Redis into a primary with two replicas and three
+ * Sentinels: the data nodes run the core file's command (its ACL users) plus the replication and
+ * Sentinel users, and every deployable is told where the Sentinels are. Made from docker-compose.yml,
+ * so the users stay the core file's (a test fails when the written file differs).
+ */
+function composeSentinelOverlay(coreComposeText) {
+  const YAML = require('yaml');
+  const core = YAML.parse(coreComposeText).services.redis;
+  const replicaPw = '${REDIS_REPLICA_PASSWORD:?set REDIS_REPLICA_PASSWORD}';
+  const sentinelUserPw = '${REDIS_SENTINEL_USER_PASSWORD:?set REDIS_SENTINEL_USER_PASSWORD}';
+  const sentinelPw = '${REDIS_SENTINEL_PASSWORD:?set REDIS_SENTINEL_PASSWORD}';
+  const node = (extra) => ({
+    command: [
+      ...core.command,
+      ...['--user', REPLICA_USER, 'on', `>${replicaPw}`, '+psync', '+replconf', '+ping'],
+      ...['--user', SENTINEL_USER, 'on', `>${sentinelUserPw}`, ...SENTINEL_RULES],
+      ...['--masteruser', REPLICA_USER, '--masterauth', replicaPw],
+      ...extra,
+    ],
+  });
+  const replica = (i) => ({
+    ...core,
+    ...node(['--replicaof', 'redis', '6379']),
+    volumes: [`redis-replica-${i}-data:/data`],
+    depends_on: { redis: { condition: 'service_healthy' } },
+  });
+  // a Sentinel rewrites its configuration: written at start into its own volume
+  const conf = [
+    'port 26379',
+    'sentinel resolve-hostnames yes',
+    'sentinel announce-hostnames yes',
+    `sentinel monitor lingua redis 6379 2`,
+    `sentinel down-after-milliseconds lingua ${DOWN_AFTER_MS}`,
+    `sentinel failover-timeout lingua ${FAILOVER_TIMEOUT_MS}`,
+    'sentinel parallel-syncs lingua 1',
+    `sentinel auth-user lingua ${SENTINEL_USER}`,
+    `sentinel auth-pass lingua ${sentinelUserPw}`,
+    `requirepass ${sentinelPw}`,
+    `sentinel sentinel-pass ${sentinelPw}`,
+  ];
+  const sentinel = (i) => ({
+    image: core.image,
+    command: [
+      'sh',
+      '-c',
+      `[ -f /data/sentinel.conf ] || printf '%s\\n' ${conf.map((l) => `'${l}'`).join(' ')} > /data/sentinel.conf; exec redis-sentinel /data/sentinel.conf`,
+    ],
+    restart: core.restart,
+    ...(core.logging && { logging: core.logging }),
+    volumes: [`redis-sentinel-${i}-data:/data`],
+    depends_on: { redis: { condition: 'service_healthy' } },
+    healthcheck: {
+      test: ['CMD-SHELL', 'redis-cli -p 26379 ping | grep -qE "PONG|NOAUTH"'],
+      interval: '10s',
+      timeout: '5s',
+      retries: 5,
+    },
+    deploy: { resources: { limits: { memory: '64M' } } },
+  });
+  const services = {
+    redis: node([]),
+    'redis-replica-1': replica(1),
+    'redis-replica-2': replica(2),
+    'redis-sentinel-1': sentinel(1),
+    'redis-sentinel-2': sentinel(2),
+    'redis-sentinel-3': sentinel(3),
+  };
+  for (const name of DEPLOYABLES)
+    services[name] = {
+      environment: {
+        REDIS_SENTINELS: 'redis-sentinel-1:26379,redis-sentinel-2:26379,redis-sentinel-3:26379',
+        REDIS_SENTINEL_MASTER: 'lingua',
+        REDIS_SENTINEL_PASSWORD: sentinelPw,
+      },
+      depends_on: Object.fromEntries(
+        [1, 2, 3].map((i) => [`redis-sentinel-${i}`, { condition: 'service_healthy' }]),
+      ),
+    };
+  const volumes = Object.fromEntries(
+    ['redis-replica-1-data', 'redis-replica-2-data', ...[1, 2, 3].map((i) => `redis-sentinel-${i}-data`)].map(
+      (v) => [v, {}],
+    ),
+  );
+  return [
+    "# Redis with Sentinel (docs/adr/0031): the core file's Redis becomes the primary of two replicas,",
+    '# watched by three Sentinels; every deployable asks them for the primary and follows a failover.',
+    '#   docker compose -f docker-compose.yml -f deploy/compose/docker-compose.redis-sentinel.yml up -d',
+    "# .env, besides the core file's: REDIS_REPLICA_PASSWORD (replication), REDIS_SENTINEL_USER_PASSWORD",
+    "# (the Sentinels' user on the data nodes), REDIS_SENTINEL_PASSWORD (the Sentinels' own).",
+    '# Written by `node deploy/local/redis-ha.js render` from docker-compose.yml: do not edit.',
+    YAML.stringify({ services, volumes }, { lineWidth: 0, version: '1.1', aliasDuplicateObjects: false }),
+  ].join('\n');
+}
+
+if (require.main === module && process.argv[2] === 'render') {
+  const root = path.resolve(__dirname, '../..');
+  const text = composeSentinelOverlay(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
+  fs.writeFileSync(path.join(root, COMPOSE_OVERLAY), text);
+  console.log(`wrote ${COMPOSE_OVERLAY}`);
+}
+
+module.exports = {
+  redisHaProcesses,
+  startRedisHa,
+  composeSentinelOverlay,
+  COMPOSE_OVERLAY,
+  REDIS,
+  SENTINEL,
+  DOWN_AFTER_MS,
+  FAILOVER_TIMEOUT_MS,
+};

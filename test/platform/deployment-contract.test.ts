@@ -9,6 +9,13 @@ import { generateCallKeys, publicKeyOf, signingKeyFrom } from '@lingua/grpc';
 import { freePort, isolatedServiceEnv, mongoUrl, natsUrl, redisUrl, waitFor } from '@lingua/testing';
 import { CONFIGS, ROOT, variablesReadByConfigs, variablesReadByLibs } from './config-variables';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startRedisHa, composeSentinelOverlay, COMPOSE_OVERLAY } = require('../../deploy/local/redis-ha') as {
+  startRedisHa(options: object): Promise<{ stop(): Promise<void> }>;
+  composeSentinelOverlay(coreComposeText: string): string;
+  COMPOSE_OVERLAY: string;
+};
+
 // The deployment contract: each deployable's real production build (dist/main.js, NODE_ENV from
 // the manifests) boots and turns ready with exactly the environment and mounted files that
 // deploy/k8s (rendered by kustomize, decoded strictly into the k8s.io/api types by
@@ -202,9 +209,9 @@ function renderCompose(file: string, secrets: Map<string, string>): void {
   fs.writeFileSync(file, out);
 }
 
-/** `${X:?...}` in docker-compose.yml: what an operator must put in .env. */
-function composeRequiredVariables(): string[] {
-  const text = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+/** `${X:?...}` in docker-compose.yml (or another compose file): what an operator must put in .env. */
+function composeRequiredVariables(file = 'docker-compose.yml'): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
   return [...new Set([...text.matchAll(/\$\{([A-Z][A-Z0-9_]*):\?/g)].map((m) => m[1]!))];
 }
 
@@ -239,6 +246,20 @@ interface Plan {
 type PeerResolver = (host: string, port: number) => number | undefined;
 
 const INFRA: Record<string, () => string> = { MONGO_URL: mongoUrl, NATS_URL: natsUrl, REDIS_URL: redisUrl };
+/**
+ * The Sentinels the manifests name (docs/adr/0031) stand for one here, watching the local Redis
+ * with a password of its own: a deployable boots only if it found the primary through it.
+ */
+const SENTINEL = {
+  port: 0,
+  master: `contract${process.pid}`,
+  password: `p${randomBytes(12).toString('hex')}`,
+};
+const SENTINEL_INFRA: Record<string, () => string> = {
+  REDIS_SENTINELS: () => `127.0.0.1:${SENTINEL.port}`,
+  REDIS_SENTINEL_MASTER: () => SENTINEL.master,
+  REDIS_SENTINEL_PASSWORD: () => SENTINEL.password,
+};
 const isAddr = (name: string) => name.endsWith('_ADDR');
 const isHttpUrl = (name: string) => name.endsWith('_HTTP_URL');
 
@@ -276,6 +297,7 @@ function plan(
     if (mount && mount.kind === 'secret') env[name] = path.join(root, value);
   }
   for (const name of Object.keys(env)) if (name in INFRA) env[name] = INFRA[name]!();
+  for (const name of Object.keys(env)) if (name in SENTINEL_INFRA) env[name] = SENTINEL_INFRA[name]!();
   // the stream replica count belongs to the NATS deployment the URLs point at: here a single server
   if ('EVENTS_REPLICAS' in env) env.EVENTS_REPLICAS = '1';
   if ('HOST' in env) env.HOST = '127.0.0.1';
@@ -463,7 +485,24 @@ beforeAll(() => {
   process.stdout.write(`deploy/contract: built (if needed) and ran in ${contractMs} ms\n`);
 }, BUILD_DEADLINE_MS);
 
-afterAll(() => fs.rmSync(workdir, { recursive: true, force: true }));
+let sentinel: { stop(): Promise<void> } | undefined;
+beforeAll(async () => {
+  SENTINEL.port = await freePort();
+  sentinel = await startRedisHa({
+    dir: path.join(workdir, 'sentinel'),
+    nodePorts: [Number(new URL(redisUrl()).port || 6379)],
+    sentinelPorts: [SENTINEL.port],
+    masterName: SENTINEL.master,
+    sentinelPass: SENTINEL.password,
+    quorum: 1,
+    sentinelsOnly: true,
+  });
+});
+
+afterAll(async () => {
+  await sentinel?.stop();
+  fs.rmSync(workdir, { recursive: true, force: true });
+});
 
 describe('deploy/k8s', () => {
   it('When kustomize renders it, Then every object decodes strictly and every secret key it uses is in secret.example.yaml', () => {
@@ -497,6 +536,16 @@ describe('deploy/k8s', () => {
     for (const [name, by] of sharedReaders)
       if (by.length === 0) unread.push(`ConfigMap lingua-config: ${name}`);
     expect({ missing, unread }).toEqual({ missing: [], unread: [] });
+  });
+
+  it('When a Deployment connects to Redis, Then it finds the primary through the Sentinels, with their password (docs/adr/0031)', () => {
+    const wrong: string[] = [];
+    for (const w of contract.kubernetes.deployments)
+      for (const name of ['REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_PASSWORD'])
+        if (w.env.REDIS_URL && !w.env[name]) wrong.push(`${w.name}: no ${name}`);
+    expect(wrong).toEqual([]);
+    const sentinels = contract.kubernetes.deployments.find((w) => w.name === 'gateway')!.env.REDIS_SENTINELS!;
+    expect(sentinels.value!.split(',')).toHaveLength(3);
   });
 
   it('When a Deployment is described, Then it sets NODE_ENV itself (a process refuses to start without it), to production where it names a value', () => {
@@ -562,6 +611,45 @@ describe('deploy/k8s', () => {
     },
     READY_DEADLINE_MS + 60_000,
   );
+});
+
+describe(COMPOSE_OVERLAY, () => {
+  it('When it is made again from docker-compose.yml, Then it is the file written, and compose renders both files with three Sentinels, two replicas and every deployable sent to the Sentinels (docs/adr/0031)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const YAML = require('yaml') as { parse(text: string): unknown };
+    const core = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+    expect(YAML.parse(fs.readFileSync(path.join(ROOT, COMPOSE_OVERLAY), 'utf8'))).toEqual(
+      YAML.parse(composeSentinelOverlay(core)),
+    );
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...COMPOSE_SETTINGS };
+    for (const key of [...composeRequiredVariables(), ...composeRequiredVariables(COMPOSE_OVERLAY)])
+      if (!(key in env)) env[key] = secretValue(secrets, key);
+    const rendered = JSON.parse(
+      execFileSync(
+        'docker-compose',
+        ['-f', 'docker-compose.yml', '-f', COMPOSE_OVERLAY, 'config', '--format', 'json'],
+        {
+          cwd: ROOT,
+          env,
+          encoding: 'utf8',
+        },
+      ),
+    ) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+    const names = Object.keys(rendered.services);
+    expect(names.filter((n) => n.startsWith('redis-sentinel-'))).toHaveLength(3);
+    expect(names.filter((n) => n.startsWith('redis-replica-'))).toHaveLength(2);
+    for (const deployable of Object.keys(SERVICE_PATHS)) {
+      const e = rendered.services[deployable]!.environment!;
+      expect([deployable, e.REDIS_SENTINELS?.split(',').length, e.REDIS_SENTINEL_MASTER]).toEqual([
+        deployable,
+        3,
+        'lingua',
+      ]);
+    }
+    expect(rendered.services['redis-replica-1']!.command).toEqual(
+      expect.arrayContaining(['--replicaof', 'redis', '--masteruser', 'replica']),
+    );
+  });
 });
 
 describe('docker-compose.yml', () => {
