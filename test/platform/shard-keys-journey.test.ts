@@ -46,21 +46,9 @@ interface Query {
  */
 const OUTBOX_POLL =
   "the outbox relay's safety-net poll (libs/events): every document with staged events, whoever owns it; one query per relay every few seconds, answered from each shard's small _outboxPending index";
-const OUTBOX_BY_ID =
-  "the outbox relay reads and clears a document by _id alone (libs/events/src/outbox.ts): a broadcast per staged event until the relay carries the document's shard key (issue 40 item 2, handed to the owner of that file)";
 const BROADCASTS: { service: string; collection: string; op: string; fields: string[]; why: string }[] = [
   ...['cards', 'achievement_unlocks', 'learning_profiles'].flatMap((collection) => [
     { service: 'flashcards', collection, op: 'find', fields: ['_outboxPending'], why: OUTBOX_POLL },
-    { service: 'flashcards', collection, op: 'find', fields: ['_id', '_outboxPending'], why: OUTBOX_BY_ID },
-    {
-      service: 'flashcards',
-      collection,
-      op: 'update',
-      fields: ['_id', '_outbox', '_outbox.id'],
-      why: OUTBOX_BY_ID,
-    },
-    { service: 'flashcards', collection, op: 'update', fields: ['_id'], why: OUTBOX_BY_ID },
-    { service: 'flashcards', collection, op: 'update', fields: ['_id', '_outbox'], why: OUTBOX_BY_ID },
   ]),
   {
     service: 'flashcards',

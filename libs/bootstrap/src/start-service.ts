@@ -36,7 +36,14 @@ import {
   startMetricsServer,
   UNMATCHED_ROUTE,
 } from '@lingua/metrics';
-import { buildIndexes, connectMongo, type IndexSpec, type MongoHandle } from '@lingua/mongo';
+import {
+  buildIndexes,
+  connectMongo,
+  type IndexSpec,
+  type MongoHandle,
+  type ShardDeclaration,
+  shardKeyFields,
+} from '@lingua/mongo';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { healthRoutes } from './health-routes';
 import type { ServiceEnv } from './service-env';
@@ -81,6 +88,11 @@ export interface ServiceDefinition<C extends ServiceEnv = ServiceEnv> {
   consumers?(deps: ServiceDeps<C>): ConsumerDefinition[];
   /** Collections whose documents carry staged events (see @lingua/events stageEvents). */
   outboxCollections?(deps: ServiceDeps<C>): mongo.Collection<mongo.Document>[];
+  /**
+   * How the service's collections are sharded (`data-access/indexes.ts`, ADR 0030): the outbox relay
+   * carries each document's shard key in its reads and writes, so they stay targeted.
+   */
+  shardKeys?: readonly ShardDeclaration[];
   /** Background workers started last and stopped first (before consumers and connections). */
   workers?(deps: ServiceDeps<C>): BackgroundWorker[];
   logger?: Logger;
@@ -241,6 +253,7 @@ export async function startService<C extends ServiceEnv>(
     deps.outbox = new OutboxRelay({
       publisher,
       collections: def.outboxCollections?.(deps) ?? [],
+      shardKeys: shardKeyFields(def.shardKeys ?? []),
       logger,
       service: config.service,
     });

@@ -44,6 +44,11 @@ export interface OutboxRelayOptions {
   publisher: EventPublisher;
   /** Collections whose documents may carry staged events. */
   collections: mongo.Collection<mongo.Document>[];
+  /**
+   * Per collection name, its shard key's fields other than `_id` (ADR 0030): the relay reads and
+   * clears a document with them in the filter, so on a sharded cluster each goes to one shard.
+   */
+  shardKeys?: Record<string, readonly string[]>;
   logger: Logger;
   /** Safety-net poll for events left behind by a NATS outage or a crash. */
   intervalMs?: number;
@@ -57,6 +62,8 @@ export interface OutboxHint {
   /** The collection's name (`collection.collectionName`). */
   collection: string;
   id: unknown;
+  /** The document's shard-key values besides `_id` (e.g. `{ userId }`), so its read is targeted. */
+  shardKey?: Record<string, unknown>;
 }
 
 /**
@@ -74,7 +81,8 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private hints = new Map<string, Set<unknown>>();
+  /** Per collection, the kicked documents' ids and their shard-key values. */
+  private hints = new Map<string, Map<unknown, Record<string, unknown> | undefined>>();
   private scanRequested = true;
   private nextScanAt = 0;
   /** Timestamp (ms) of the oldest staged event the last scan found; undefined once a scan came back clean. */
@@ -96,15 +104,32 @@ export class OutboxRelay {
 
   /** Drain now (called right after a write, so events go out without waiting for the poll). */
   kick(hint?: OutboxHint): void {
-    if (hint) this.hint(hint.collection, hint.id);
+    if (hint) this.hint(hint.collection, hint.id, hint.shardKey);
     else this.scanRequested = true;
     this.run();
   }
 
-  private hint(collection: string, id: unknown): void {
-    const ids = this.hints.get(collection) ?? new Set<unknown>();
-    ids.add(id);
+  private hint(collection: string, id: unknown, shardKey?: Record<string, unknown>): void {
+    const ids = this.hints.get(collection) ?? new Map<unknown, Record<string, unknown> | undefined>();
+    ids.set(id, shardKey ?? ids.get(id));
     this.hints.set(collection, ids);
+  }
+
+  /** The collection's shard-key fields besides `_id`. */
+  private keyFields(collection: mongo.Collection<mongo.Document>): readonly string[] {
+    return this.options.shardKeys?.[collection.collectionName] ?? [];
+  }
+
+  /** What a read fetches of a pending document: its events, and its shard key for the clearing writes. */
+  private projection(collection: mongo.Collection<mongo.Document>) {
+    return Object.fromEntries([['_outbox', 1], ...this.keyFields(collection).map((f) => [f, 1])]);
+  }
+
+  /** The filter naming one read document: its `_id` and its shard-key values. */
+  private filterOf(collection: mongo.Collection<mongo.Document>, doc: mongo.Document) {
+    const filter: Record<string, unknown> = { _id: doc._id };
+    for (const f of this.keyFields(collection)) if (doc[f] !== undefined) filter[f] = doc[f];
+    return filter as mongo.Filter<mongo.Document>;
   }
 
   private run(): void {
@@ -146,12 +171,21 @@ export class OutboxRelay {
     let failure: unknown;
     for (const collection of this.options.collections) {
       // the documents kicked since the last drain, read a batch at a time by `_id`
-      const ids = [...(hinted.get(collection.collectionName) ?? [])];
-      for (let i = 0; i < ids.length; i += batchSize) {
-        const batch = ids.slice(i, i + batchSize);
+      const kicked = [...(hinted.get(collection.collectionName) ?? new Map())];
+      for (let i = 0; i < kicked.length; i += batchSize) {
+        const batch = kicked.slice(i, i + batchSize);
+        const filter: Record<string, unknown> = {
+          _id: { $in: batch.map(([id]) => id) },
+          _outboxPending: true,
+        };
+        // the shard-key values the kicks named: the read goes to the shards holding those documents
+        for (const f of this.keyFields(collection)) {
+          const values = batch.map(([, key]) => key?.[f]);
+          if (values.every((v) => v !== undefined)) filter[f] = { $in: [...new Set(values)] };
+        }
         const docs = await collection
-          .find({ _id: { $in: batch }, _outboxPending: true } as mongo.Filter<mongo.Document>, {
-            projection: { _outbox: 1 },
+          .find(filter as mongo.Filter<mongo.Document>, {
+            projection: this.projection(collection),
             readConcern: MAJORITY,
           })
           .toArray();
@@ -159,9 +193,10 @@ export class OutboxRelay {
         if (result.failure === undefined) continue;
         failure ??= result.failure;
         // what did not go out is tried again by id at the next run, not left to the slow scan
-        for (const doc of result.left) this.hint(collection.collectionName, doc._id);
+        for (const doc of result.left)
+          this.hint(collection.collectionName, doc._id, hinted.get(collection.collectionName)?.get(doc._id));
         if (result.count === 0) {
-          for (const id of ids.slice(i + batchSize)) this.hint(collection.collectionName, id);
+          for (const [id, key] of kicked.slice(i + batchSize)) this.hint(collection.collectionName, id, key);
           break;
         }
       }
@@ -181,7 +216,7 @@ export class OutboxRelay {
       // document that cannot be cleared must not keep the loop going); at most MAX_BATCHES_PER_POLL.
       for (let batch = 0; batch < MAX_BATCHES_PER_POLL && !this.stopped; batch++) {
         const docs = await collection
-          .find({ _outboxPending: true }, { projection: { _outbox: 1 }, readConcern: MAJORITY })
+          .find({ _outboxPending: true }, { projection: this.projection(collection), readConcern: MAJORITY })
           .limit(batchSize)
           .toArray();
         // the backlog's age is what the scan saw before publishing: if publishing fails (NATS down),
@@ -258,7 +293,11 @@ export class OutboxRelay {
                 const ids = entriesOf(doc).map((e) => e.id);
                 return {
                   updateOne: {
-                    filter: { _id: doc._id, _outbox: { $size: ids.length }, '_outbox.id': { $all: ids } },
+                    filter: {
+                      ...this.filterOf(collection, doc),
+                      _outbox: { $size: ids.length },
+                      '_outbox.id': { $all: ids },
+                    },
                     update: { $set: { _outbox: [], _outboxPending: false } },
                   },
                 };
@@ -272,7 +311,7 @@ export class OutboxRelay {
     // no-op for one already cleared)
     const rest = matched === whole.length ? docs.filter((doc) => !whole.includes(doc)) : docs;
     for (const doc of rest) {
-      const filter = { _id: doc._id } as mongo.Filter<mongo.Document>;
+      const filter = this.filterOf(collection, doc);
       const ids = entriesOf(doc).map((e) => e.id);
       await collection.updateOne(filter, {
         $pull: { _outbox: { id: { $in: ids } } },

@@ -17,6 +17,7 @@ export {
   isSharded,
   platformShardDeclarations,
   renderShardScript,
+  shardKeyFields,
   uniqueIndexConflicts,
   upsertIsTargeted,
 } from './shard-keys';

@@ -39,6 +39,19 @@ export type ShardedDeclaration = Extract<ShardDeclaration, { key: unknown }>;
 
 export const isSharded = (d: ShardDeclaration): d is ShardedDeclaration => 'key' in d;
 
+/**
+ * Per sharded collection, its shard key's fields other than `_id`: what a read or write that names a
+ * document by `_id` must add to its filter to go to one shard (the outbox relay's, ADR 0030).
+ */
+export function shardKeyFields(declarations: readonly ShardDeclaration[]): Record<string, string[]> {
+  return Object.fromEntries(
+    declarations
+      .filter(isSharded)
+      .map((d) => [d.collection, Object.keys(d.key).filter((f) => f !== '_id')] as const)
+      .filter(([, fields]) => fields.length > 0),
+  );
+}
+
 /** A unique index a sharded cluster refuses: its fields do not start with the shard key's fields. */
 export interface UniqueIndexConflict {
   collection: string;

@@ -23,7 +23,7 @@ import { registerFlashcardsGrpc } from './entry-points/grpc/flashcards.grpc';
 import type { AchievementHook, FlashcardsDeps } from './entry-points/http/deps';
 import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { registerHttpRoutes } from './entry-points/http';
-import { flashcardsIndexes } from './data-access/indexes';
+import { flashcardsIndexes, flashcardsShardKeys } from './data-access/indexes';
 import { achievementDepsOver } from './domain/achievements/achievement-store';
 import { evaluateAchievements } from './domain/achievements/evaluate-achievements.use-case';
 import type { ReviewFaults } from './domain/review-card.use-case';
@@ -98,7 +98,8 @@ export function flashcardsDeps(
     logger: deps.logger,
     clock,
     outbox: {
-      cardStaged: (id) => deps.outbox.kick({ collection: CARDS_COLLECTION, id }),
+      cardStaged: (id, userId) =>
+        deps.outbox.kick({ collection: CARDS_COLLECTION, id, shardKey: { userId } }),
       any: () => deps.outbox.kick(),
     },
     cards,
@@ -139,6 +140,7 @@ export function defineFlashcardsService(
   return {
     config,
     indexes: () => flashcardsIndexes,
+    shardKeys: flashcardsShardKeys,
     useRedis: true,
     accessLogSampleRate: config.accessLogSampleRate,
     http: (app, deps) => registerHttpRoutes(app, depsOf(deps)),

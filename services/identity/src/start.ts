@@ -31,7 +31,7 @@ import { registerIdentityHttp } from './entry-points/http';
 import { expiredRecordsSweeper } from './entry-points/workers/expired-records.sweeper';
 import { pendingErasuresSweeper } from './entry-points/workers/pending-erasures.sweeper';
 import { revocationsRestoreWorker } from './entry-points/workers/revocations-restore.worker';
-import { identityIndexes } from './data-access/indexes';
+import { identityIndexes, identityShardKeys } from './data-access/indexes';
 import { migrateUsernameKeys } from './data-access/username-keys.migration';
 
 export interface IdentityOptions {
@@ -102,6 +102,7 @@ export function defineIdentityService(
   return {
     config,
     indexes: () => identityIndexes,
+    shardKeys: identityShardKeys,
     migrate: migrateUsernameKeys,
     useRedis: true,
     http: (app, deps) => registerIdentityHttp(app, depsOf(deps), deps.logger),

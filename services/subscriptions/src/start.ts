@@ -23,7 +23,7 @@ import { adminRoutes } from './entry-points/http/admin.routes';
 import { dialoguesRoutes } from './entry-points/http/dialogues.routes';
 import { storeNotificationRoutes } from './entry-points/http/store-notifications.routes';
 import { subscriptionsRoutes } from './entry-points/http/subscriptions.routes';
-import { subscriptionsIndexes } from './data-access/indexes';
+import { subscriptionsIndexes, subscriptionsShardKeys } from './data-access/indexes';
 
 export interface SubscriptionsOptions {
   /** Tests move time; production uses the system clock. */
@@ -125,6 +125,7 @@ export function defineSubscriptionsService(
   return {
     config,
     indexes: () => subscriptionsIndexes,
+    shardKeys: subscriptionsShardKeys,
     useRedis: true,
     outboxCollections: (deps) => [subscriptionsCollection(deps.mongo.connection) as never],
     http: (app, deps) => {

@@ -347,8 +347,8 @@ export type PortabilityStore = Omit<ExportDeps, 'quota' | 'now'> & Omit<ImportDe
 
 /** Publishes staged events now rather than at the outbox relay's next poll. */
 export interface OutboxKick {
-  /** Events were staged in this card: the relay reads just that card. */
-  cardStaged(cardId: string): void;
+  /** Events were staged in this user's card: the relay reads just that card (on the user's shard). */
+  cardStaged(cardId: string, userId: string): void;
   /** Events were staged somewhere else: the relay looks for them. */
   any(): void;
 }

@@ -125,7 +125,7 @@ export async function reviewCard(
       return { card: updated, correct: outcome.correct, achievements };
     } finally {
       // published once the follow-ups are done (or failed): the consumer then finds them done
-      deps.outbox.cardStaged(card.id);
+      deps.outbox.cardStaged(card.id, card.userId);
     }
   }
   throw new AppError('CONFLICT', 'The card is being reviewed concurrently; try again');
