@@ -20,6 +20,9 @@ const OUTAGE_ERROR_NAMES = new Set([
   'ConnectionTimeoutError',
   'SocketTimeoutError',
   'ReconnectStrategyError',
+  // node-redis: a command that waited out a failover; @lingua/redis: no replica took a durable write
+  'TimeoutError',
+  'ReplicasUnavailableError',
   // MongoDB driver and mongoose
   'MongoNetworkError',
   'MongoNetworkTimeoutError',

@@ -132,6 +132,11 @@ export async function connectRedis(
   };
 }
 
+/** Fewer replicas than required acknowledged a write (a dependency outage: HTTP maps it to 503). */
+export class ReplicasUnavailableError extends Error {
+  override name = 'ReplicasUnavailableError';
+}
+
 /**
  * Waits until `replicas` replicas hold every write this client sent before (Redis WAIT), so a
  * failover to one of them cannot lose it; throws when fewer did within `timeoutMs`, and the caller
@@ -156,5 +161,7 @@ export async function waitForReplicas(
       )
     : await client.wait(replicas, timeoutMs);
   if (acked < replicas)
-    throw new Error(`redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`);
+    throw new ReplicasUnavailableError(
+      `redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`,
+    );
 }

@@ -1,4 +1,4 @@
-export { connectRedis, waitForReplicas } from './connect';
+export { connectRedis, waitForReplicas, ReplicasUnavailableError } from './connect';
 export type { RedisHandle, RedisClient } from './connect';
 export {
   parseRedisTarget,
