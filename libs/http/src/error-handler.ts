@@ -20,8 +20,7 @@ const OUTAGE_ERROR_NAMES = new Set([
   'ConnectionTimeoutError',
   'SocketTimeoutError',
   'ReconnectStrategyError',
-  // node-redis: a command that waited out a failover; @lingua/redis: no replica took a durable write
-  'TimeoutError',
+  // @lingua/redis: no replica took a durable write in time
   'ReplicasUnavailableError',
   // MongoDB driver and mongoose
   'MongoNetworkError',
