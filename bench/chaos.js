@@ -74,6 +74,8 @@ const STORE_RETRY_MS = 300_000;
 const REMINDER_USERS = SHORT ? 12 : 30;
 /** How long after the kills every reminder must have been pushed (a claim's lease is about a minute here). */
 const REMINDER_DEADLINE_MS = 180_000;
+/** Users who log out around the Redis primary's kill. */
+const REDIS_LOGOUT_USERS = SHORT ? 6 : 16;
 /** How long every consumer may take to handle every event once the traffic has stopped. */
 const CONSUMERS_DEADLINE_MS = 300_000;
 /** The bus the cluster runs (given to it, so the reconciliation can look into it). */
@@ -154,6 +156,7 @@ async function call(user, method, path, body, { form } = {}) {
     path: route,
     status,
     ms: performance.now() - started,
+    end: Date.now(),
     idempotent: IDEMPOTENT.has(method),
   });
   if (failed(status))
@@ -181,11 +184,13 @@ async function signIn(user, receiverUrl) {
     if (reg.status === 201) {
       user.registered = true;
       user.token = reg.json?.data?.accessToken;
-    } else if (reg.status === 409) user.registered = true;
+    } else if (reg.status === 409 || reg.status === 429) user.registered = true; // 429: its e-mails are spent
   }
   if (user.registered && !user.token) {
     const login = await call(user, 'POST', '/api/v1/auth/login', user.creds);
     if (login.status === 200) user.token = login.json?.data?.accessToken;
+    // a registration answered 504 or 429 may not have made the account
+    else if (login.status === 401) user.registered = false;
   }
   if (!user.token) return false;
   user.id ??= subjectOf(user.token);
@@ -365,8 +370,8 @@ async function register(user) {
       user.id = subjectOf(user.token);
       return true;
     }
-    // an earlier attempt made the account though its answer was lost
-    if (reg.status === 409 && (await roleOf(user)).status === 200) {
+    // an earlier attempt made the account though its answer was lost (409; 429 once its e-mails are spent)
+    if ((reg.status === 409 || reg.status === 429) && (await roleOf(user)).status === 200) {
       user.id = subjectOf(user.token);
       return true;
     }
@@ -863,6 +868,135 @@ function studyReminderMinute({ base, sink, cluster }) {
   return { prepare, run, reconcile, close };
 }
 
+/**
+ * The Redis primary SIGKILLed under load and not restarted (issue 40): the Sentinels promote a
+ * replica and every process follows through node-redis' Sentinel client. Around the kill, users log
+ * out (a logout answers only once a replica holds the revocation: Redis WAIT); afterwards none of
+ * their tokens may pass. An account locked and an address rate-limited just before the kill must
+ * still be so after it. A probe measures how long authenticated requests fail (or hang past 1 s).
+ */
+function redisPrimaryKill({ base, cluster }) {
+  const leavers = [];
+  let probeUser;
+  let lockUser;
+  const stats = {};
+  async function prepare() {
+    probeUser = client(base, 'chaosprobe');
+    lockUser = client(base, 'chaoslock');
+    await register(probeUser);
+    await register(lockUser);
+    for (let i = 0; i < REDIS_LOGOUT_USERS; i++) {
+      const user = client(base, 'chaosleave');
+      if (await register(user)) leavers.push(user);
+    }
+  }
+  /** Authenticated GETs every 100 ms, each timed: [{ start, end, ok }] (ms since the epoch). */
+  function probe(control) {
+    const samples = [];
+    const done = (async () => {
+      while (control.running) {
+        const start = Date.now();
+        const r = await call(probeUser, 'GET', '/api/notifications');
+        samples.push({ start, end: Date.now(), ok: ok(r.status) });
+        if (r.status === 401) await roleOf(probeUser);
+        await sleep(100);
+      }
+    })();
+    return { samples, done };
+  }
+  const wrongLogin = (user) =>
+    call(user, 'POST', '/api/v1/auth/login', { ...user.creds, password: 'Wrong123' });
+  async function run() {
+    // a healthy start: the probe's user answers (the phase before may have disturbed things)
+    await waitUntil(
+      async () => {
+        if (!probeUser.token) await roleOf(probeUser);
+        return ok((await call(probeUser, 'GET', '/api/notifications')).status);
+      },
+      60_000,
+      300,
+    );
+    // the login limit counts per address in fixed minutes: lock and limit early in one, so the
+    // check after the failover falls in the same minute
+    if (Date.now() % 60_000 > 40_000) await sleep(60_000 - (Date.now() % 60_000) + 200);
+    const lockedFrom = Date.now();
+    for (let i = 0; i < 5; i++) await wrongLogin(lockUser);
+    stats.limitedBefore = (await call(lockUser, 'POST', '/api/v1/auth/login', lockUser.creds)).status;
+    const other = client(base, 'chaoslockcheck');
+    other.creds = lockUser.creds;
+    stats.lockedBefore = (await call(other, 'POST', '/api/v1/auth/login', other.creds)).status;
+
+    const control = { running: true };
+    const p = probe(control);
+    await sleep(1000);
+    stats.primary = await cluster.redisPrimary();
+    const killedAt = Date.now();
+    // users log out from half a second before the kill to 4 s after it, retrying as an app does
+    const logouts = inParallel(leavers, async (user) => {
+      const i = leavers.indexOf(user);
+      await sleep(Math.max(0, killedAt - 500 + (i * 4500) / leavers.length - Date.now()));
+      user.leftToken = user.token;
+      for (let t = 0; t < 60; t++) {
+        const r = await call(user, 'POST', '/api/v1/auth/logout');
+        // 401 on a retry: an earlier attempt revoked the token though its answer was lost
+        if (ok(r.status) || (t > 0 && r.status === 401)) {
+          user.loggedOutAt = Date.now();
+          return;
+        }
+        user.token = user.leftToken; // call() forgets a token on 401
+        await sleep(250);
+      }
+    });
+    await cluster.processes.get(stats.primary).stop('SIGKILL');
+    // until the probe has seen 3 s of answers in a row after the kill
+    await waitUntil(
+      () => {
+        const after = p.samples.filter((x) => x.start >= killedAt);
+        const bad = after.filter((x) => !x.ok);
+        const lastBad = bad.length ? bad[bad.length - 1].end : killedAt;
+        return after.length > 0 && Date.now() - lastBad > 3000 && after[after.length - 1].ok;
+      },
+      30_000,
+      200,
+    );
+    await logouts;
+    control.running = false;
+    await p.done;
+    stats.newPrimary = await cluster.redisPrimary();
+    // failing: every request of the phase ended after the kill (the probe's and the virtual
+    // users'), from the start of the first that failed to the end of the last
+    const after = records.filter((x) => x.phase === phase && x.end >= killedAt);
+    const bad = after.filter((x) => failed(x.status));
+    stats.outageMs = bad.length
+      ? Math.max(...bad.map((x) => x.end)) - Math.max(killedAt, Math.min(...bad.map((x) => x.end - x.ms)))
+      : 0;
+    stats.failedRequests = bad.length;
+    stats.requests = after.length;
+    stats.probes = p.samples.filter((x) => x.end >= killedAt).length;
+    stats.slowestMs = Math.max(0, ...after.map((x) => x.ms));
+
+    // after the failover: no logged-out token passes, the lock and the address limit still hold
+    const out = leavers.filter((u) => u.loggedOutAt);
+    stats.loggedOut = out.length;
+    stats.loggedOutDuring = out.filter((u) => u.loggedOutAt >= killedAt).length;
+    stats.accepted = 0;
+    for (const u of out) {
+      u.token = u.leftToken;
+      const r = await call(u, 'GET', '/api/notifications');
+      if (r.status !== 401) stats.accepted++;
+    }
+    stats.lockedAfter = (await call(other, 'POST', '/api/v1/auth/login', other.creds)).status;
+    stats.sameMinute = Math.floor(lockedFrom / 60_000) === Math.floor(Date.now() / 60_000);
+    stats.limitedAfter = (await call(lockUser, 'POST', '/api/v1/auth/login', lockUser.creds)).status;
+    await other.agent.close();
+  }
+  const result = () => stats;
+  const close = async () => {
+    for (const u of [probeUser, lockUser, ...leavers]) await u?.agent.close();
+  };
+  return { prepare, run, result, close };
+}
+
 async function main() {
   const receiver = await startReceiver();
   // the development push sink: notifications without provider credentials pushes here
@@ -923,13 +1057,14 @@ async function main() {
   const store = storeNotifications({ base: cluster.url, play, proxy });
   const outage = databaseOutage({ base: cluster.url, bus, cluster });
   const reminders = studyReminderMinute({ base: cluster.url, sink, cluster });
+  const redisKill = redisPrimaryKill({ base: cluster.url, cluster });
   const replicas = SHORT ? [1] : [1, 2];
   const phases = [
     [
       'warm-up',
       async () => {
         // the phases' own users: Play buyers, and accounts to delete and buy in the outage
-        await Promise.all([store.buy(), outage.prepare(), reminders.prepare()]);
+        await Promise.all([store.buy(), outage.prepare(), reminders.prepare(), redisKill.prepare()]);
       },
     ],
     [
@@ -958,6 +1093,8 @@ async function main() {
       'restart one NATS node',
       async () => restart(`nats-${cluster.natsNodes[1].name}`, 'SIGTERM', { downMs: 2000 }),
     ],
+    ['Redis primary SIGKILLed (Sentinel failover, not restarted)', async () => redisKill.run()],
+    // the node killed above comes back (as a replica of the new primary) with this restart
     ['restart Redis', async () => restart('redis', 'SIGTERM', { downMs: 1000 })],
     ...(cluster.hasOwnDatabase
       ? [
@@ -1020,6 +1157,7 @@ async function main() {
     reconciled = await reconcile(receiver);
     reconciled.store = await store.reconcile();
     reconciled.reminders = await reminders.reconcile();
+    reconciled.redis = redisKill.result();
     if (cluster.hasOwnDatabase) reconciled.outage = await outage.reconcile();
   } finally {
     control.running = false;
@@ -1031,6 +1169,7 @@ async function main() {
     await store.close();
     await outage.close();
     await reminders.close();
+    await redisKill.close();
   }
   report(phases, timings, reconciled, rss, receiver);
 }
@@ -1194,6 +1333,14 @@ function report(phases, timings, r, rss) {
     `study reminders: ${rm.users} users due at ${rm.at} (of ${rm.prepared} prepared); pushed once ${rm.once}, ` +
       `${rm.duplicated} duplicated, ${rm.missed} missed; ${rm.inAppNotOne} without exactly one in-app reminder`,
   );
+  const rd = r.redis;
+  console.log(
+    `redis failover: primary ${rd.primary} SIGKILLed, ${rd.newPrimary} promoted; authenticated requests failed ` +
+      `for ${(rd.outageMs / 1000).toFixed(1)} s (${rd.failedRequests} of ${rd.requests} requests failed, the slowest took ${(rd.slowestMs / 1000).toFixed(1)} s); ` +
+      `${rd.loggedOut} logged-out tokens (${rd.loggedOutDuring} logged out during the failover), ` +
+      `${rd.accepted} accepted after it; lockout survived: ${rd.lockedAfter === 423 ? 'yes' : `no (${rd.lockedAfter})`}; ` +
+      `login rate limit survived: ${rd.limitedAfter === 429 ? 'yes' : rd.sameMinute ? `no (${rd.limitedAfter})` : 'not checked (next minute)'}`,
+  );
   const o = r.outage;
   if (o) {
     const outageRow = rows.find((x) => x.phase.startsWith('database down'));
@@ -1256,6 +1403,21 @@ function report(phases, timings, r, rss) {
   if (rm.duplicated || rm.missed || rm.inAppNotOne)
     failures.push(
       `study reminders: ${rm.duplicated} duplicated, ${rm.missed} missed, ${rm.inAppNotOne} without exactly one in-app`,
+    );
+  if (rd.primary === rd.newPrimary) failures.push('no Redis failover happened');
+  if (!rd.probes) failures.push('the Redis failover was not measured (no probe answered)');
+  if (rd.outageMs >= 5000)
+    failures.push(`authenticated requests failed for ${rd.outageMs} ms after the Redis primary's kill`);
+  if (rd.accepted) failures.push(`${rd.accepted} logged-out tokens accepted after the Redis failover`);
+  if (rd.loggedOut < REDIS_LOGOUT_USERS)
+    failures.push(`only ${rd.loggedOut} of ${REDIS_LOGOUT_USERS} logouts answered`);
+  if (rd.lockedBefore !== 423 || rd.lockedAfter !== 423)
+    failures.push(
+      `lockout before/after the Redis failover: ${rd.lockedBefore}/${rd.lockedAfter} (423 expected)`,
+    );
+  if (rd.limitedBefore !== 429 || (rd.sameMinute && rd.limitedAfter !== 429))
+    failures.push(
+      `login rate limit before/after the Redis failover: ${rd.limitedBefore}/${rd.limitedAfter} (429 expected)`,
     );
   if (o) {
     if (!o.caughtOnBus) failures.push('the database went down with no event of the phase on the bus');

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The production topology on one machine (`npm run start:cluster`): a 3-node NATS JetStream cluster
-// (streams with 3 replicas), a Redis and a FerretDB of its own (FerretDB in front of the PostgreSQL
+// (streams with 3 replicas), a Redis primary with two replicas and three Sentinels (the services
+// follow a failover through node-redis' Sentinel client: docs/adr/0031) and a FerretDB of its own (FerretDB in front of the PostgreSQL
 // cluster infra.sh runs, so either can be restarted without touching anything else), two replicas
 // of every service and two gateways. Each service's "Kubernetes Service" is HAProxy in TCP mode
 // with a readiness check (GET /health/ready every 500 ms): as kube-proxy does, new connections go
@@ -9,6 +10,7 @@
 // (Debian) is the ingress on port 8080. Same code and settings as production; only addresses
 // differ. Ctrl-C stops all of it. startCluster() is also what the chaos suite drives.
 const { spawn, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -17,6 +19,7 @@ const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
 const { startPushSink } = require('./push-sink');
 const creds = require('./infra-credentials');
+const { redisHaProcesses } = require('./redis-ha');
 
 const ROOT = path.resolve(__dirname, '../..');
 const bin = (name) => [`/usr/sbin/${name}`, `/usr/bin/${name}`].find((p) => fs.existsSync(p));
@@ -73,7 +76,10 @@ function portPlan(base) {
       cluster: at(6251 + i),
       monitor: at(8251 + i),
     })),
+    // the primary at the start (Sentinel may promote a replica later: redisPrimary())
     redis: at(6390),
+    redisReplicas: [at(6391), at(6392)],
+    sentinels: [at(26390), at(26391), at(26392)],
     ferretdb: at(27027),
     smtp: at(1025),
     push: at(1026),
@@ -261,13 +267,29 @@ async function startCluster({
   const sink = await startMailSink({ port: plan.smtp }).catch(() => undefined);
   const pushSink = await startPushSink({ port: plan.push }).catch(() => undefined);
   const balancerDir = fs.mkdtempSync(path.join(data, 'balancers-'));
-  const DATA_PROCESSES = ['ferretdb', 'redis', 'nats-n1', 'nats-n2', 'nats-n3'];
+  const REDIS_PROCESSES = [
+    'redis',
+    'redis-replica-1',
+    'redis-replica-2',
+    'sentinel-1',
+    'sentinel-2',
+    'sentinel-3',
+  ];
+  const DATA_PROCESSES = ['ferretdb', ...REDIS_PROCESSES, 'nats-n1', 'nats-n2', 'nats-n3'];
+  const REDIS_MASTER = 'lingua';
   // the operator's way in (infra.sh's database, no authentication): makes and drops the users
   const adminMongoUrl = process.env.MONGO_URL ?? `mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`;
   let mongoUrl = adminMongoUrl;
   // least privilege (docs/adr/0019): every service its own NATS user, Redis ACL user and database
   // user, with passwords made for this run
   const passwords = creds.generatePasswords();
+  // replication, the Sentinels on the data nodes, the Sentinels' own, and the operator's (every key)
+  const redisHa = Object.fromEntries(
+    ['replica', 'sentinel', 'sentinelPass', 'operator'].map((k) => [
+      k,
+      `p${crypto.randomBytes(24).toString('hex')}`,
+    ]),
+  );
   const bus = {
     prefix: env.EVENTS_SUBJECT_PREFIX ?? 'cluster',
     stream: env.EVENTS_STREAM ?? 'CLUSTER_EVENTS',
@@ -318,16 +340,30 @@ async function startCluster({
       ).start();
       ready.set(label, () => httpOk(`http://127.0.0.1:${node.monitor}/healthz?js-enabled-only=true`));
     }
-    define(
-      'redis',
-      REDIS,
-      [
-        ...['--bind', '127.0.0.1', '--port', String(plan.redis), '--save', '', '--appendonly', 'no'],
-        ...creds.redisUserArgs((user) => `>${passwords.redis[user]}`).flat(),
+    const redisDir = path.join(data, `redis-${process.pid}`);
+    fs.mkdirSync(redisDir, { recursive: true });
+    const redisSet = redisHaProcesses({
+      dir: redisDir,
+      nodePorts: [plan.redis, ...plan.redisReplicas],
+      sentinelPorts: plan.sentinels,
+      masterName: REDIS_MASTER,
+      users: [
+        ...creds.redisUserArgs((user) => `>${passwords.redis[user]}`),
+        ['--user', 'operator', 'on', `>${redisHa.operator}`, '~*', '&*', '+@all'],
       ],
-      {},
-    ).start();
-    ready.set('redis', () => portOpen(plan.redis));
+      passwords: redisHa,
+      sentinelPass: redisHa.sentinelPass,
+    });
+    for (const p of redisSet.nodes) {
+      define(p.label, p.command, p.args, {}).start();
+      ready.set(p.label, () => portOpen(p.port));
+    }
+    for (const p of redisSet.nodes) await waitFor(p.label, ready.get(p.label), 30_000);
+    for (const p of redisSet.sentinels) {
+      fs.writeFileSync(p.file, p.config, { mode: 0o600 });
+      define(p.label, p.command, p.args, {}).start();
+      ready.set(p.label, () => portOpen(p.port));
+    }
     // FerretDB keeps no data itself: a restart is what a service sees when its database restarts
     if (fs.existsSync(FERRETDB)) {
       const pgUrl = spawnSync('bash', [path.join(ROOT, 'deploy/local/infra.sh'), 'pg-url'], {
@@ -376,7 +412,13 @@ async function startCluster({
       ...env,
     };
     const natsUrls = plan.nats.map((n) => `nats://127.0.0.1:${n.client}`).join(',');
-    const redisUrl = (user) => `redis://${user}:${passwords.redis[user]}@127.0.0.1:${plan.redis}`;
+    // REDIS_URL gives the user and password; the Sentinels say where the primary is
+    const redisEnv = (user) => ({
+      REDIS_URL: `redis://${user}:${passwords.redis[user]}@127.0.0.1:${plan.redis}`,
+      REDIS_SENTINELS: plan.sentinels.map((port) => `127.0.0.1:${port}`).join(','),
+      REDIS_SENTINEL_MASTER: REDIS_MASTER,
+      REDIS_SENTINEL_PASSWORD: redisHa.sentinelPass,
+    });
     /** Each service's own credentials (the cluster's FerretDB: its user; another database: as given). */
     const connections = (name) => ({
       MONGO_URL: mongoUsersMade
@@ -386,7 +428,7 @@ async function startCluster({
           )
         : mongoUrl,
       NATS_URL: creds.withCredentials(natsUrls, name, passwords.nats[name]),
-      REDIS_URL: redisUrl(name),
+      ...redisEnv(name),
     });
     // services reach each other's gRPC through their Services (HAProxy)
     const serviceAddresses = Object.fromEntries(
@@ -426,7 +468,7 @@ async function startCluster({
         // only the ingress (nginx, through HAProxy on 127.0.0.1) may name the client
         env: {
           ...base,
-          REDIS_URL: redisUrl('gateway'),
+          ...redisEnv('gateway'),
           ...serviceUrls,
           GATEWAY_PORT: String(g.port),
           GATEWAY_METRICS_PORT: String(g.metrics),
@@ -476,15 +518,43 @@ async function startCluster({
     if (downMs) await new Promise((r) => setTimeout(r, downMs));
     p.start();
     await waitFor(label, ready.get(label), 60_000);
-    if (/^(gateway|[a-z]+)-\d$/.test(label) && !label.startsWith('nats-'))
+    if (/^(gateway|[a-z]+)-\d$/.test(label) && !DATA_PROCESSES.includes(label))
       await waitFor(`${label} in rotation`, () => inRotation(label), 30_000);
+  };
+
+  /** The label of the Redis node the Sentinels name primary now (what a failover changes). */
+  const redisPrimary = async () => {
+    const { createClient } = require('redis');
+    for (const port of plan.sentinels) {
+      const client = createClient({
+        socket: { port, connectTimeout: 1000, reconnectStrategy: false },
+        password: redisHa.sentinelPass,
+      });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        const [, primaryPort] = await client.sendCommand([
+          'SENTINEL',
+          'GET-MASTER-ADDR-BY-NAME',
+          REDIS_MASTER,
+        ]);
+        return [plan.redis, ...plan.redisReplicas].indexOf(Number(primaryPort)) === 0
+          ? 'redis'
+          : `redis-replica-${[plan.redis, ...plan.redisReplicas].indexOf(Number(primaryPort))}`;
+      } catch {
+        /* the next Sentinel */
+      } finally {
+        if (client.isOpen) await client.destroy();
+      }
+    }
+    throw new Error('no Sentinel answers');
   };
 
   const url = `http://127.0.0.1:${plan.ingress}`;
   try {
     for (const [label, check] of ready) await waitFor(label, check, readyTimeoutMs);
     for (const label of ready.keys())
-      if (/^[a-z]+-\d$/.test(label) && !label.startsWith('nats-'))
+      if (/^[a-z]+-\d$/.test(label) && !DATA_PROCESSES.includes(label))
         await waitFor(`${label} in rotation`, () => inRotation(label), 30_000);
     await waitFor('ingress', () => httpOk(`${url}/health`), readyTimeoutMs);
   } catch (err) {
@@ -502,6 +572,9 @@ async function startCluster({
     mails: sink?.mails,
     pushes: pushSink?.pushes,
     hasOwnDatabase: processes.has('ferretdb'),
+    redisPrimary,
+    /** The operator's Redis user (every key), at a node's port. */
+    redisOperatorUrl: (port) => `redis://operator:${redisHa.operator}@127.0.0.1:${port}`,
     /** The operator's NATS user (every right), e.g. to look into the streams. */
     natsAdminUrl: creds.withCredentials(
       plan.nats.map((n) => `nats://127.0.0.1:${n.client}`).join(','),
