@@ -54,8 +54,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Grammar correction and high-value words of one sentence (cached 24 h)
-         * @description Grammar correction and high-value words of one sentence (cached 24 h). Needs an access token (Authorization: Bearer).
+         * Spelling, grammar, tokens with lemmas and high-value words of one sentence (cached 24 h)
+         * @description What each language gets from the offline (`local`) provider; a part whose data is not installed on
+         *     the server is named in `unavailable` (never an error). Any other language answers 400
+         *     (`reason: "unsupported_language"`).
+         *
+         *     | language | spelling | grammar | lemma and partOfSpeech | high-value words |
+         *     | --- | --- | --- | --- | --- |
+         *     | en | Hunspell en_US | rules (agreement, articles, capitals, repetition, punctuation, spacing) | compromise + WordNet | SUBTLEX-US frequency |
+         *     | de | Hunspell de_DE | – | Hunspell affix rules (partOfSpeech: nouns only, else null) | subtitle frequency, 10 000 forms |
+         *     | fr, es, it, pt, nl, ru | Hunspell | – | Apertium analyser (no tagger: an ambiguous word gets the reading its neighbours favour) | subtitle frequency, 10 000 forms |
+         *
+         *     Levels are estimates from frequency ranks (outside English a known word beyond the 10 000 listed
+         *     forms is given as C1). The `openai` provider answers no tokens (`unavailable: ["tokens"]`).
          */
         post: operations["ai.analyzeSentence"];
         delete?: never;
@@ -2632,12 +2643,24 @@ export interface operations {
                         success: true;
                         data: {
                             original: string;
+                            /** @description the sentence with every correction applied (spelling: the suggestion shown) */
                             corrected: string;
                             corrections: {
+                                /** @description `spelling` (Hunspell, every language), or a grammar rule (English) */
                                 type: string;
                                 original: string;
                                 suggestion: string;
+                                /** @description spelling: all of the dictionary's suggestions, best first */
+                                suggestions?: string[];
                                 message: string;
+                            }[];
+                            /** @description the words and numbers of `corrected`, in order */
+                            tokens: {
+                                text: string;
+                                /** @description dictionary form; null where no analyser knows the word */
+                                lemma: string | null;
+                                /** @description noun, verb, adjective, adverb, pronoun, preposition, conjunction, determiner, interjection, number or other; null where the analyser gives none */
+                                partOfSpeech: string | null;
                             }[];
                             highValueWords: {
                                 word: string;
@@ -2646,6 +2669,8 @@ export interface operations {
                                 /** @enum {string} */
                                 cefrLevel: "A1" | "A2" | "B1" | "B2" | "C1" | "C2";
                             }[];
+                            /** @description parts not given for this language or on this server: `spelling`, `grammar`, `lemma`, `partOfSpeech` (left null on at least one token), `highValueWords`, `tokens` */
+                            unavailable: string[];
                             /** @enum {string} */
                             provider: "local" | "openai";
                             cached: boolean;

@@ -343,15 +343,19 @@ describe('POST /api/ai/analyze-sentence', () => {
     ).toBe(400);
   });
 
-  it('When a sentence in a language the local provider cannot analyse is sent, Then it is 400 VAL001 naming English as supported', async () => {
+  it('When a sentence in a language the local provider cannot analyse is sent, Then it is 400 VAL001 naming the eight it can', async () => {
     const res = await call(url, 'POST', '/api/ai/analyze-sentence', {
       headers: tokenFor(ai).headers,
-      body: { sentence: 'Er gehen nach Hause.', language: 'de' },
+      body: { sentence: 'Er gehen nach Hause.', language: 'sv' },
     });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
       code: 'VAL001',
-      details: { language: [expect.any(String)], reason: 'unsupported_language', supported: ['en'] },
+      details: {
+        language: [expect.any(String)],
+        reason: 'unsupported_language',
+        supported: ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'ru'],
+      },
     });
   });
 });

@@ -4,7 +4,7 @@ import type { AnalysisCache, AnalysisKey } from '../domain/ports';
 import { KEY_PREFIX } from './quota.store';
 
 /** Bump when the shape or the rules of a cached analysis change, so old entries are not served. */
-const CACHE_VERSION = 'v1';
+const CACHE_VERSION = 'v2';
 
 function analysisCacheKey({ provider, language, sentence }: AnalysisKey): string {
   const digest = createHash('sha256').update(sentence).digest('hex');

@@ -1,6 +1,6 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import type { Socket } from 'node:net';
 import type { Morphology, Reading, WordClass } from '../domain/language/language-data';
+import type { PartOfSpeech } from '../domain/language/nlp';
+import { lineProcess } from './line-process';
 
 /** Apertium's first tag of a reading, as a word class. */
 const CLASS_OF_TAG: Record<string, WordClass> = {
@@ -12,6 +12,30 @@ const CLASS_OF_TAG: Record<string, WordClass> = {
   vaux: 'verb',
   adj: 'adjective',
   adv: 'adverb',
+};
+
+/** Apertium's first tag of a reading, as the API's part of speech (proper nouns `np` are nouns). */
+const CATEGORY_OF_TAG: Record<string, PartOfSpeech> = {
+  n: 'noun',
+  np: 'noun',
+  vblex: 'verb',
+  vbser: 'verb',
+  vbhaver: 'verb',
+  vbmod: 'verb',
+  vaux: 'verb',
+  adj: 'adjective',
+  adv: 'adverb',
+  preadv: 'adverb',
+  prn: 'pronoun',
+  rel: 'pronoun',
+  det: 'determiner',
+  predet: 'determiner',
+  pr: 'preposition',
+  cnjcoo: 'conjunction',
+  cnjsub: 'conjunction',
+  cnjadv: 'conjunction',
+  num: 'number',
+  ij: 'interjection',
 };
 
 /** Characters the Apertium stream format reserves: escaped in the input. */
@@ -44,7 +68,13 @@ export function parseLtProc(output: string): Map<string, Reading[]> {
         !proper && surface[0] !== surface[0]?.toLowerCase() && lemmaPart[0] !== lemmaPart[0]?.toLowerCase()
           ? lemmaPart[0]!.toLowerCase() + lemmaPart.slice(1)
           : lemmaPart;
-      const reading: Reading = { lemma, partOfSpeech: CLASS_OF_TAG[tag] ?? 'other' };
+      const reading: Reading = {
+        // Apertium's placeholder lemma of personal pronouns ("prpers"): the word is its own entry
+        lemma: /^prpers$/i.test(lemma) ? surface.toLowerCase() : lemma,
+        partOfSpeech: CLASS_OF_TAG[tag] ?? 'other',
+        category: CATEGORY_OF_TAG[tag] ?? 'other',
+        ...(proper && { proper }),
+      };
       if (!found.some((r) => r.lemma === reading.lemma && r.partOfSpeech === reading.partOfSpeech))
         found.push(reading);
     }
@@ -73,82 +103,18 @@ export interface ApertiumOptions {
  * An analyser that cannot run answers every word with no readings: the caller degrades, never fails.
  */
 export function apertiumAnalyser(options: ApertiumOptions): Morphology & { stop(): void } {
-  const timeoutMs = options.timeoutMs ?? 2_000;
-  const maxQueue = options.maxQueue ?? 64;
-  let child: ChildProcessWithoutNullStreams | undefined;
-  let buffer = '';
-  let current: { resolve: (out: string | undefined) => void; timer: NodeJS.Timeout } | undefined;
-  const queue: Array<{ input: string; resolve: (out: string | undefined) => void }> = [];
-
-  const finish = (out: string | undefined) => {
-    const c = current;
-    if (!c) return;
-    current = undefined;
-    clearTimeout(c.timer);
-    c.resolve(out);
-    next();
-  };
-  const kill = () => {
-    const c = child;
-    child = undefined;
-    buffer = '';
-    c?.kill();
-  };
-  const ensureChild = () => {
-    if (child) return child;
-    const c = spawn(options.ltProc ?? 'lt-proc', ['-z', options.automaton], { stdio: 'pipe' });
-    child = c;
-    // an idle analyser does not keep the process alive
-    c.unref();
-    for (const s of [c.stdin, c.stdout, c.stderr]) (s as unknown as Socket).unref?.();
-    c.stdout.setEncoding('utf8');
-    c.stdout.on('data', (chunk: string) => {
-      if (c !== child) return;
-      buffer += chunk;
-      let end = buffer.indexOf('\0');
-      while (end >= 0) {
-        const out = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        finish(out);
-        end = buffer.indexOf('\0');
-      }
-    });
-    const failed = (err: Error) => {
-      if (c !== child) return;
-      options.onError?.(err);
-      kill();
-      finish(undefined);
-    };
-    c.on('error', failed);
-    c.on('exit', (code) => failed(new Error(`lt-proc exited (${code ?? 'signal'})`)));
-    c.stdin.on('error', failed);
-    return c;
-  };
-  function next() {
-    if (current) return;
-    const job = queue.shift();
-    if (!job) return;
-    const timer = setTimeout(() => {
-      options.onError?.(new Error(`lt-proc took over ${timeoutMs} ms: restarted`));
-      kill();
-      finish(undefined);
-    }, timeoutMs);
-    current = { resolve: job.resolve, timer };
-    try {
-      ensureChild().stdin.write(`${job.input}\0`);
-    } catch (err) {
-      options.onError?.(err as Error);
-      kill();
-      finish(undefined);
-    }
-  }
-  const run = (input: string) =>
-    new Promise<string | undefined>((resolve) => {
-      if (queue.length >= maxQueue) return resolve(undefined);
-      queue.push({ input, resolve });
-      next();
-    });
-
+  const process = lineProcess({
+    command: options.ltProc ?? 'lt-proc',
+    args: ['-z', options.automaton],
+    encode: (input) => `${input}\0`,
+    answerEnd: (buffer) => {
+      const end = buffer.indexOf('\0');
+      return end < 0 ? -1 : end + 1;
+    },
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.maxQueue !== undefined && { maxQueue: options.maxQueue }),
+    ...(options.onError && { onError: options.onError }),
+  });
   return {
     language: options.language,
     async analyse(words) {
@@ -156,15 +122,13 @@ export function apertiumAnalyser(options: ApertiumOptions): Morphology & { stop(
       const distinct = [...new Set(words.filter((w) => w.trim()))];
       if (!distinct.length) return result;
       // one word a line: lt-proc analyses each on its own (NULs and reserved characters escaped)
-      const out = await run(distinct.map((w) => w.replace(/\0/g, '').replace(RESERVED, '\\$&')).join('\n'));
+      const out = await process.run(
+        distinct.map((w) => w.replace(/\0/g, '').replace(/\n/g, ' ').replace(RESERVED, '\\$&')).join('\n'),
+      );
       const parsed = out === undefined ? new Map<string, Reading[]>() : parseLtProc(out);
       for (const w of distinct) result.set(w, parsed.get(w) ?? []);
       return result;
     },
-    stop() {
-      kill();
-      for (const job of queue.splice(0)) job.resolve(undefined);
-      finish(undefined);
-    },
+    stop: () => process.stop(),
   };
 }

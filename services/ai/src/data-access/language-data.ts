@@ -6,10 +6,12 @@ import type {
   LanguageData,
   Lexicon,
   Morphology,
+  Speller,
 } from '../domain/language/language-data';
 import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
 import { apertiumAnalyser } from './apertium.analyser';
 import { hunspellStemmer } from './hunspell.stemmer';
+import { hunspellSpeller } from './hunspell.speller';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
 import { type DictdDictionary, freedictDictionary, invertedDictionary } from './freedict.dictionary';
 import { muellerDictionary } from './mueller.dictionary';
@@ -201,9 +203,12 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
   }
   const morphology = morphologies(options);
   statuses.push(...morphology.statuses);
+  const spelling = spellers(options);
+  statuses.push(...spelling.statuses);
   return {
     lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),
     morphology: (language) => morphology.analysers.get(language),
+    speller: (language) => spelling.spellers.get(language),
     dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
     status: () => statuses,
     warmUpSteps: () => [
@@ -265,6 +270,43 @@ function morphologies(options: LanguageDataOptions) {
     });
   }
   return { analysers, statuses, warmUpSteps };
+}
+
+/**
+ * The spelling dictionary of each language: one `hunspell -a` process where the binary (Debian's
+ * hunspell) and the language's dictionary are installed. One status line per language.
+ */
+function spellers(options: LanguageDataOptions) {
+  const hunspellDir = options.hunspellDir ?? '/usr/share/hunspell';
+  const binary = onPath('hunspell');
+  const stdbuf = onPath('stdbuf');
+  const found = new Map<string, Speller>();
+  const statuses: DataStatus[] = [];
+  for (const language of Object.keys(LANGUAGE_NAMES)) {
+    const h = HUNSPELL[language]!;
+    const dictionary = path.join(hunspellDir, h.name);
+    const installed = existsSync(`${dictionary}.aff`) && existsSync(`${dictionary}.dic`);
+    if (binary && stdbuf && installed)
+      found.set(
+        language,
+        hunspellSpeller({
+          language,
+          dictionary,
+          hunspell: binary,
+          stdbuf,
+          ...(options.onError && { onError: options.onError }),
+        }),
+      );
+    statuses.push({
+      name: `spelling-${language}`,
+      available: found.has(language),
+      source: found.has(language) ? `${dictionary}.dic` : '',
+      message: found.has(language)
+        ? `Hunspell ${h.name} (${h.pkg})`
+        : `no spelling for ${LANGUAGE_NAMES[language]}: install ${[!binary && 'hunspell', !stdbuf && 'coreutils', !installed && h.pkg].filter(Boolean).join(' and ')} (AI_HUNSPELL_DIR)`,
+    });
+  }
+  return { spellers: found, statuses };
 }
 
 /**

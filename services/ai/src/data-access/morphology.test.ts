@@ -87,8 +87,9 @@ describe('dictionary forms', () => {
     const parsed = parseLtProc(
       '^Los/El<det><def><m><pl>$ ^ели/есть¹<vblex><impf>$ ^des/de<pr>+le<det>$ ^Madrid/Madrid<np><loc>$ ^xyz/*xyz$',
     );
-    expect(parsed.get('Los')![0]).toEqual({ lemma: 'el', partOfSpeech: 'other' });
-    expect(parsed.get('ели')![0]).toEqual({ lemma: 'есть', partOfSpeech: 'verb' });
+    expect(parsed.get('Los')![0]).toEqual({ lemma: 'el', partOfSpeech: 'other', category: 'determiner' });
+    expect(parsed.get('ели')![0]).toEqual({ lemma: 'есть', partOfSpeech: 'verb', category: 'verb' });
+    expect(parsed.get('Madrid')![0]).toMatchObject({ category: 'noun', proper: true });
     expect(parsed.get('des')![0]!.lemma).toBe('de');
     expect(parsed.get('Madrid')![0]!.lemma).toBe('Madrid');
     expect(parsed.get('xyz')).toEqual([]);

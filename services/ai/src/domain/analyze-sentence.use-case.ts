@@ -27,7 +27,8 @@ export async function analyzeSentence(input: AnalyzeSentenceInput, deps: AiDeps)
   const key = { provider: deps.provider.name, language: input.language, sentence };
   const hit = await deps.cache.get<SentenceAnalysis>(key, now);
   if (hit) return { ...hit.value, provider: deps.provider.name, cached: true, cachedAt: hit.cachedAt };
-  const value = await deps.provider.analyzeSentence({ sentence, language: input.language });
-  await deps.cache.set(key, value, now);
+  const { transient, ...value } = await deps.provider.analyzeSentence({ sentence, language: input.language });
+  // an analysis a checker failed to finish is answered, not kept: the next asking gets the whole one
+  if (!transient) await deps.cache.set(key, value, now);
   return { ...value, provider: deps.provider.name, cached: false, cachedAt: now.toISOString() };
 }

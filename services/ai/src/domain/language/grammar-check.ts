@@ -20,6 +20,8 @@ export interface Correction {
   original: string;
   /** what it should be */
   suggestion: string;
+  /** spelling: every suggestion of the dictionary, best first (`suggestion` is the one applied) */
+  suggestions?: string[];
   message: string;
 }
 

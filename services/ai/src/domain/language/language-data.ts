@@ -1,3 +1,5 @@
+import type { PartOfSpeech } from './nlp';
+
 /**
  * The ports through which the offline provider reads language data. The domain owns them;
  * data-access/ implements them on WordNet and FreeDict files, start.ts wires them in.
@@ -83,6 +85,19 @@ export interface Reading {
   lemma: string;
   /** noun, verb, adjective, adverb; `other` for the rest (determiners, pronouns, names…) */
   partOfSpeech: WordClass | 'other';
+  /** the finer part of speech (pronoun, determiner…) where the analyser tells it */
+  category?: PartOfSpeech;
+  /** a proper noun (a name) */
+  proper?: boolean;
+}
+
+/** A spelling dictionary of one language (Hunspell's). Asynchronous: it may run in another process. */
+export interface Speller {
+  readonly language: string;
+  /** the words asked that the dictionary does not know; undefined when the checker could not answer */
+  misspelled(words: string[]): Promise<Set<string> | undefined>;
+  /** the dictionary's suggestions for each word asked, best first (costly: ask for few) */
+  suggest(words: string[]): Promise<Map<string, string[]> | undefined>;
 }
 
 /**
@@ -101,6 +116,8 @@ export interface LanguageData {
   /** the morphological analyser of a language, when one is installed */
   morphology?(language: string): Morphology | undefined;
   dictionary(from: string, to: string): BilingualDictionary | undefined;
+  /** the spelling dictionary of a language, when one is installed */
+  speller?(language: string): Speller | undefined;
   /** one line per part: WordNet and each language pair */
   status(): DataStatus[];
 }

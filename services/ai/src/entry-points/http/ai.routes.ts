@@ -79,13 +79,30 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
     response: QuotaResponse,
   });
 
+  // what each language gets from the offline provider (ADR 0033)
+  const ANALYSIS_BY_LANGUAGE = [
+    'What each language gets from the offline (`local`) provider; a part whose data is not installed on',
+    'the server is named in `unavailable` (never an error). Any other language answers 400',
+    '(`reason: "unsupported_language"`).',
+    '',
+    '| language | spelling | grammar | lemma and partOfSpeech | high-value words |',
+    '| --- | --- | --- | --- | --- |',
+    '| en | Hunspell en_US | rules (agreement, articles, capitals, repetition, punctuation, spacing) | compromise + WordNet | SUBTLEX-US frequency |',
+    '| de | Hunspell de_DE | – | Hunspell affix rules (partOfSpeech: nouns only, else null) | subtitle frequency, 10 000 forms |',
+    '| fr, es, it, pt, nl, ru | Hunspell | – | Apertium analyser (no tagger: an ambiguous word gets the reading its neighbours favour) | subtitle frequency, 10 000 forms |',
+    '',
+    'Levels are estimates from frequency ranks (outside English a known word beyond the 10 000 listed',
+    'forms is given as C1). The `openai` provider answers no tokens (`unavailable: ["tokens"]`).',
+  ].join('\n');
+
   router.post('/api/ai/analyze-sentence', auth, async (req, res) => {
     sendSuccess(res, await analyzeSentence(parseInput(AnalyzeSentenceBody, req.body), deps));
   });
   docs.route({
     method: 'post',
     path: '/api/ai/analyze-sentence',
-    summary: 'Grammar correction and high-value words of one sentence (cached 24 h)',
+    summary: 'Spelling, grammar, tokens with lemmas and high-value words of one sentence (cached 24 h)',
+    description: ANALYSIS_BY_LANGUAGE,
     tags,
     auth: 'access',
     body: AnalyzeSentenceBody,

@@ -83,13 +83,43 @@ export const QuotaResponse = z.object({
 
 export const SentenceAnalysisResponse = z.object({
   original: z.string(),
-  corrected: z.string(),
+  corrected: z
+    .string()
+    .describe('the sentence with every correction applied (spelling: the suggestion shown)'),
   corrections: z.array(
-    z.object({ type: z.string(), original: z.string(), suggestion: z.string(), message: z.string() }),
+    z.object({
+      type: z.string().describe('`spelling` (Hunspell, every language), or a grammar rule (English)'),
+      original: z.string(),
+      suggestion: z.string(),
+      suggestions: z
+        .array(z.string())
+        .optional()
+        .describe("spelling: all of the dictionary's suggestions, best first"),
+      message: z.string(),
+    }),
   ),
+  tokens: z
+    .array(
+      z.object({
+        text: z.string(),
+        lemma: z.string().nullable().describe('dictionary form; null where no analyser knows the word'),
+        partOfSpeech: z
+          .string()
+          .nullable()
+          .describe(
+            'noun, verb, adjective, adverb, pronoun, preposition, conjunction, determiner, interjection, number or other; null where the analyser gives none',
+          ),
+      }),
+    )
+    .describe('the words and numbers of `corrected`, in order'),
   highValueWords: z.array(
     z.object({ word: z.string(), lemma: z.string(), partOfSpeech: z.string(), cefrLevel: cefr }),
   ),
+  unavailable: z
+    .array(z.string())
+    .describe(
+      'parts not given for this language or on this server: `spelling`, `grammar`, `lemma`, `partOfSpeech` (left null on at least one token), `highValueWords`, `tokens`',
+    ),
   provider,
   cached: z.boolean(),
   cachedAt: z.iso.datetime(),

@@ -1,0 +1,126 @@
+import type { Speller } from '../domain/language/language-data';
+import { lineProcess } from './line-process';
+
+export interface HunspellSpellerOptions {
+  language: string;
+  /** the dictionary without its extension, `/usr/share/hunspell/de_DE` */
+  dictionary: string;
+  /** the hunspell binary */
+  hunspell?: string;
+  /** coreutils' stdbuf: `hunspell -l` buffers its output unless told otherwise */
+  stdbuf?: string;
+  timeoutMs?: number;
+  maxQueue?: number;
+  onError?: (err: Error) => void;
+}
+
+/**
+ * Parses `hunspell -a` output (the ispell pipe protocol) for the words sent one a line: each line's
+ * results (`*`, `+ root`, `-` correct; `& word n offset: a, b` and `# word offset` misspelled), then
+ * an empty line. A line Hunspell splits into several words is misspelled if any part is.
+ */
+export function parseIspell(
+  output: string,
+  words: string[],
+): Map<string, { correct: boolean; suggestions: string[] }> {
+  const result = new Map<string, { correct: boolean; suggestions: string[] }>();
+  const lines = output.split('\n').filter((l) => !l.startsWith('@(#)'));
+  let i = 0;
+  for (const word of words) {
+    const check = { correct: true, suggestions: [] as string[] };
+    for (; i < lines.length && lines[i] !== ''; i++) {
+      const line = lines[i]!;
+      if (line.startsWith('&')) {
+        check.correct = false;
+        const list = line.slice(line.indexOf(':') + 1);
+        check.suggestions.push(
+          ...list
+            .split(', ')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
+      } else if (line.startsWith('#')) check.correct = false;
+    }
+    i++;
+    result.set(word, check);
+  }
+  return result;
+}
+
+/** Lines of the protocol's answer to `count` input lines: one empty line closes each. */
+function answerEnd(buffer: string, count: number): number {
+  let seen = 0;
+  // the banner ("@(#) International Ispell…") is one non-empty line before the first answer
+  let at = 0;
+  while (seen < count) {
+    const nl = buffer.indexOf('\n', at);
+    if (nl < 0) return -1;
+    if (nl === at) seen++;
+    at = nl + 1;
+  }
+  return at;
+}
+
+/** A word no dictionary has: it closes each batch of `hunspell -l`, which prints misspelled words only. */
+const SENTINEL = 'qqxlinguaendqqx';
+
+/**
+ * Spelling by long-lived Hunspell processes per language (Debian's hunspell and hunspell-<lang>),
+ * started on first use, never one process per word, each with the queue, timeout and restart of
+ * lineProcess: `hunspell -l` finds the misspelled words of a batch (cheap; line-buffered by stdbuf,
+ * closed by a sentinel word), `hunspell -a` (the ispell pipe protocol, each word behind `^` so none is
+ * read as a command) suggests, only for the words asked (suggestions cost up to ~100 ms a word).
+ * A checker that cannot run answers undefined: the analysis goes on without spelling.
+ */
+export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { stop(): void } {
+  const shared = {
+    // the first request also waits for the dictionary to load (up to ~1.5 s for Russian on a busy machine)
+    timeoutMs: options.timeoutMs ?? 5_000,
+    ...(options.maxQueue !== undefined && { maxQueue: options.maxQueue }),
+    ...(options.onError && { onError: options.onError }),
+  };
+  const hunspell = options.hunspell ?? 'hunspell';
+  const lister = lineProcess({
+    command: options.stdbuf ?? 'stdbuf',
+    args: ['-oL', hunspell, '-l', '-i', 'utf-8', '-d', options.dictionary],
+    encode: (input) => `${input}\n${SENTINEL}\n`,
+    answerEnd: (buffer) => {
+      const end = buffer.startsWith(`${SENTINEL}\n`) ? 0 : buffer.indexOf(`\n${SENTINEL}\n`);
+      return end < 0 ? -1 : end + SENTINEL.length + (end === 0 ? 1 : 2);
+    },
+    ...shared,
+  });
+  const suggester = lineProcess({
+    command: hunspell,
+    args: ['-a', '-i', 'utf-8', '-d', options.dictionary],
+    encode: (input) => `${input}\n`,
+    answerEnd: (buffer, input) => answerEnd(buffer, input.split('\n').length),
+    ...shared,
+  });
+  const clean = (words: string[]) => [
+    ...new Set(words.map((w) => w.replace(/[\s\0]/g, '')).filter((w) => w && w !== SENTINEL)),
+  ];
+  return {
+    language: options.language,
+    async misspelled(words) {
+      const distinct = clean(words);
+      if (!distinct.length) return new Set();
+      const out = await lister.run(distinct.join('\n'));
+      if (out === undefined) return undefined;
+      // Hunspell may split a word ("l'homme" → "l", "homme"): the word is misspelled if a part is
+      const parts = new Set(out.split('\n').filter((l) => l && l !== SENTINEL));
+      return new Set(distinct.filter((w) => parts.has(w) || w.split(/['’-]/).some((p) => parts.has(p))));
+    },
+    async suggest(words) {
+      const distinct = clean(words);
+      if (!distinct.length) return new Map();
+      const out = await suggester.run(distinct.map((w) => `^${w}`).join('\n'));
+      if (out === undefined) return undefined;
+      return new Map([...parseIspell(out, distinct)].map(([w, c]) => [w, c.suggestions]));
+    },
+    stop() {
+      lister.stop();
+      suggester.stop();
+    },
+  };
+}
