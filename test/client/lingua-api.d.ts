@@ -55,8 +55,9 @@ export interface paths {
         put?: never;
         /**
          * Spelling, grammar, tokens with lemmas and high-value words of one sentence (cached 24 h)
-         * @description What each language gets from the offline (`local`) provider; a part whose data is not installed on
-         *     the server is named in `unavailable` (never an error). Any other language answers 400
+         * @description Needs an access token (Authorization: Bearer). What each language gets from the offline (`local`)
+         *     provider; a part whose data is not installed on the server is named in `unavailable` (never an
+         *     error). Any other language answers 400
          *     (`reason: "unsupported_language"`).
          *
          *     | language | spelling | grammar | lemma and partOfSpeech | high-value words |

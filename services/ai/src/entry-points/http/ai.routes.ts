@@ -81,8 +81,9 @@ export function aiRoutes(auth: RequestHandler, deps: AiDeps, docs: ApiDocs): Rou
 
   // what each language gets from the offline provider (ADR 0033)
   const ANALYSIS_BY_LANGUAGE = [
-    'What each language gets from the offline (`local`) provider; a part whose data is not installed on',
-    'the server is named in `unavailable` (never an error). Any other language answers 400',
+    'Needs an access token (Authorization: Bearer). What each language gets from the offline (`local`)',
+    'provider; a part whose data is not installed on the server is named in `unavailable` (never an',
+    'error). Any other language answers 400',
     '(`reason: "unsupported_language"`).',
     '',
     '| language | spelling | grammar | lemma and partOfSpeech | high-value words |',
