@@ -624,16 +624,12 @@ describe(COMPOSE_OVERLAY, () => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...COMPOSE_SETTINGS };
     for (const key of [...composeRequiredVariables(), ...composeRequiredVariables(COMPOSE_OVERLAY)])
       if (!(key in env)) env[key] = secretValue(secrets, key);
-    const rendered = JSON.parse(
-      execFileSync(
-        'docker-compose',
-        ['-f', 'docker-compose.yml', '-f', COMPOSE_OVERLAY, 'config', '--format', 'json'],
-        {
-          cwd: ROOT,
-          env,
-          encoding: 'utf8',
-        },
-      ),
+    const rendered = YAML.parse(
+      execFileSync('docker-compose', ['-f', 'docker-compose.yml', '-f', COMPOSE_OVERLAY, 'config'], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+      }),
     ) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
     const names = Object.keys(rendered.services);
     expect(names.filter((n) => n.startsWith('redis-sentinel-'))).toHaveLength(3);
