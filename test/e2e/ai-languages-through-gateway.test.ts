@@ -11,7 +11,14 @@ let stack: InProcessStack;
 const call = gatewayCaller(() => stack.gateway.url);
 
 beforeAll(async () => {
-  stack = await startInProcessStack(isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4' }));
+  stack = await startInProcessStack(
+    isolatedServiceEnv({
+      IDENTITY_BCRYPT_COST: '4',
+      // a loaded test machine can take over a second for identity's first answer; the default is
+      // what a request waits in production, this test is about what the answer holds
+      AI_PROFILE_DEADLINE_MS: '10000',
+    }),
+  );
 });
 afterAll(() => stopAndDrop(stack));
 

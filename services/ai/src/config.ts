@@ -26,6 +26,8 @@ export const aiFeatureEnv = z
     IDENTITY_ADDR: env.addr('127.0.0.1:50051'),
     /** How long one replica reuses a user's profile languages before asking identity again. */
     AI_PROFILE_CACHE_MS: env.int(60_000, 0, 3_600_000),
+    /** How long a request waits for identity's answer before going on without the profile's languages. */
+    AI_PROFILE_DEADLINE_MS: env.int(1_000, 50, 30_000),
     /** How long a user's premium flag is reused before asking the subscriptions service again. */
     AI_ENTITLEMENT_CACHE_MS: env.int(30_000, 0, 3_600_000),
     AI_FREE_GENERATIONS_PER_DAY: env.int(50, 0, 1_000_000),

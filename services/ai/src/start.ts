@@ -99,6 +99,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
       profileLanguagesClient({
         address: config.ai.IDENTITY_ADDR,
         cacheMs: config.ai.AI_PROFILE_CACHE_MS,
+        deadlineMs: config.ai.AI_PROFILE_DEADLINE_MS,
         now: () => Date.now(),
         logger: deps.logger,
         signer: createCallSigner('ai', config.grpc.grpcSigningKey),
