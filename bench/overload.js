@@ -648,8 +648,7 @@ function printSummary(runs) {
       console.log(`  ${run.engine.padEnd(22)} ${label.padEnd(42)} ${figure.padEnd(31)} ${verdict(pass)}`);
   }
 }
-const short = (engine) =>
-  ({ documentdb: 'ddb' })[engine];
+const short = (engine) => ({ documentdb: 'ddb' })[engine];
 
 // ---- main -----------------------------------------------------------------------------------------
 
