@@ -37,6 +37,17 @@ describe('connectRedis with Redis Cluster (three primaries)', () => {
         stdio: 'ignore',
       },
     );
+    // `--cluster create` returns once the slots are assigned; each node says the cluster is up only
+    // after the nodes have agreed by gossip (a command before that answers CLUSTERDOWN)
+    await waitFor(
+      () =>
+        ports.forEach((p) =>
+          expect(execFileSync('redis-cli', ['-p', String(p), 'cluster', 'info']).toString()).toContain(
+            'cluster_state:ok',
+          ),
+        ),
+      { timeoutMs: 20_000 },
+    );
     const target = parseRedisTarget({
       REDIS_URL: 'redis://unused',
       REDIS_CLUSTER_NODES: ports.map((p) => `127.0.0.1:${p}`).join(','),
