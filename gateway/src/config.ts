@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { accessTokenPartiesEnv, type AssertionAudience, DEV_JWT_SECRET, devAssertionKey } from '@lingua/auth';
-import { env, loadConfig } from '@lingua/config';
+import { env, loadConfig, redisEnv } from '@lingua/config';
 import { trustProxyEnv } from '@lingua/http';
 import { parseRedisTarget, RedisConfigError } from '@lingua/redis';
 
@@ -21,14 +21,7 @@ export const gatewayEnv = z
     GATEWAY_PORT: env.port(8080),
     /** Prometheus /metrics, on its own port: never reachable through GATEWAY_PORT (the public one). */
     GATEWAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-    REDIS_URL: env.url('redis://127.0.0.1:6379'),
-    // Sentinel or Cluster instead of one server (README, "Redis"); parsed by @lingua/redis
-    REDIS_SENTINELS: z.string().optional(),
-    REDIS_SENTINEL_MASTER: z.string().optional(),
-    REDIS_SENTINEL_USERNAME: z.string().optional(),
-    REDIS_SENTINEL_PASSWORD: z.string().optional(),
-    REDIS_CLUSTER_NODES: z.string().optional(),
-    REDIS_WAIT_REPLICAS: z.string().optional(),
+    ...redisEnv,
     IDENTITY_HTTP_URL: env.url('http://127.0.0.1:3001'),
     FLASHCARDS_HTTP_URL: env.url('http://127.0.0.1:3002'),
     SUBSCRIPTIONS_HTTP_URL: env.url('http://127.0.0.1:3003'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AssertionAudience, devAssertionKey } from '@lingua/auth';
-import { env, parseNatsServers } from '@lingua/config';
+import { env, parseNatsServers, redisEnv } from '@lingua/config';
 import { type TrustProxy, trustProxyEnv } from '@lingua/http';
 import { parseRedisTarget, RedisConfigError, type RedisTarget } from '@lingua/redis';
 
@@ -69,14 +69,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       MONGO_URL: env.mongoUrl(`mongodb://127.0.0.1:${process.env.FERRETDB_PORT ?? 27017}`),
       [`${SVC}_MONGO_DB`]: env.string(`lingua_${service}`),
       NATS_URL: env.natsServers('nats://127.0.0.1:4222'),
-      REDIS_URL: env.url('redis://127.0.0.1:6379'),
-      // Sentinel or Cluster instead of one server (README, "Redis"); parsed by @lingua/redis
-      REDIS_SENTINELS: z.string().optional(),
-      REDIS_SENTINEL_MASTER: z.string().optional(),
-      REDIS_SENTINEL_USERNAME: z.string().optional(),
-      REDIS_SENTINEL_PASSWORD: z.string().optional(),
-      REDIS_CLUSTER_NODES: z.string().optional(),
-      REDIS_WAIT_REPLICAS: z.string().optional(),
+      ...redisEnv,
       EVENTS_STREAM: env.string('EVENTS'),
       EVENTS_SUBJECT_PREFIX: z
         .string()

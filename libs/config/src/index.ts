@@ -3,6 +3,7 @@ export {
   parseConfig,
   ConfigError,
   env,
+  redisEnv,
   isLoopbackHost,
   productionGuard,
   KNOWN_PLACEHOLDER_SECRETS,

@@ -112,6 +112,20 @@ export const env = {
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
+/**
+ * The Redis variables every process reads (the gateway and each service): one server, or a
+ * Sentinel set or a Cluster instead (README, "Redis"); @lingua/redis's parseRedisTarget reads them.
+ */
+export const redisEnv = {
+  REDIS_URL: env.url('redis://127.0.0.1:6379'),
+  REDIS_SENTINELS: z.string().optional(),
+  REDIS_SENTINEL_MASTER: z.string().optional(),
+  REDIS_SENTINEL_USERNAME: z.string().optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
+  REDIS_CLUSTER_NODES: z.string().optional(),
+  REDIS_WAIT_REPLICAS: z.string().optional(),
+};
+
 /** localhost, 127.0.0.0/8, ::1, 0.0.0.0 and *.localhost: addresses that only reach the machine itself. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
