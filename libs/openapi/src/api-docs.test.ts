@@ -7,6 +7,7 @@ type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 import {
   API_DOCS_PATH,
   createApiDocs,
+  declareRoutes,
   mergeApiDocuments,
   operationIdFor,
   serveApiDocs,
@@ -172,5 +173,57 @@ describe('API docs from zod schemas', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('When routes are declared on a mounted router, Then the router answers the path below the mount and the document has the whole path', async () => {
+    const docs = createApiDocs('flashcards');
+    const router = express.Router();
+    const seen: string[] = [];
+    declareRoutes(
+      router,
+      docs,
+      [
+        {
+          method: 'get',
+          path: '/api/cards/due',
+          summary: 'Due cards',
+          auth: 'access',
+          before: [(_req, _res, next) => (seen.push('before'), next())],
+          handler: (_req, res) => void res.json({ due: true }),
+        },
+        {
+          method: 'get',
+          path: '/api/cards/:id',
+          summary: 'A card',
+          auth: 'access',
+          params: CardParams,
+          handler: (req, res) => void res.json({ id: req.params.id }),
+        },
+      ],
+      '/api/cards',
+    );
+    const app = express();
+    app.use('/api/cards', router);
+    const server = app.listen(0);
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/cards`;
+      // declaration order is matching order: /due is not taken for an id
+      expect(await (await fetch(`${base}/due`)).json()).toEqual({ due: true });
+      expect(seen).toEqual(['before']);
+      expect(await (await fetch(`${base}/7`)).json()).toEqual({ id: '7' });
+      const document = docs.document() as Json;
+      expect(Object.keys(document.paths)).toEqual(['/api/cards/due', '/api/cards/{id}']);
+    } finally {
+      server.close();
+    }
+    expect(() =>
+      declareRoutes(
+        express.Router(),
+        createApiDocs('x'),
+        [{ method: 'get', path: '/api/other', summary: 'x', auth: 'none', handler: () => undefined }],
+        '/api/cards',
+      ),
+    ).toThrow('/api/other is not under /api/cards');
   });
 });

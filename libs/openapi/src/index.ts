@@ -5,3 +5,5 @@ export type { MergeOptions } from './merge';
 export { successEnvelope, errorEnvelope, ErrorBodies } from './envelope-schemas';
 export { TAG_DESCRIPTIONS } from './tags';
 export { sendData } from './send-data';
+export { declareRoutes } from './declare-routes';
+export type { DeclaredRoute } from './declare-routes';
