@@ -12,8 +12,12 @@
 // moved to other bytes after the release was checked (docs/adr/0014-release-pins-image-digests.md).
 // The base, deploy/k8s, names tags and is refused in this mode.
 //
+// With -render it only prints the rendered objects as YAML, as `kustomize build` does, for the
+// scripts and tests that read the manifests (no kustomize CLI to install).
+//
 //	deploy-contract -k8s deploy/k8s -secret-example deploy/k8s/secret.example.yaml [-compose rendered.yml]
 //	deploy-contract -release -k8s deploy/k8s/overlays/production -secret-example deploy/k8s/secret.example.yaml
+//	deploy-contract -render -k8s deploy/k8s
 package main
 
 import (
@@ -156,7 +160,18 @@ func main() {
 	secretExample := flag.String("secret-example", "deploy/k8s/secret.example.yaml", "Secret template (not in the kustomization)")
 	composeFile := flag.String("compose", "", "output of `docker-compose config` (optional)")
 	release := flag.Bool("release", false, "the render is a release: every container image must be pinned by digest")
+	renderOnly := flag.Bool("render", false, "print the rendered objects as YAML and exit (kustomize build)")
 	flag.Parse()
+
+	if *renderOnly {
+		objects, err := render(*k8sDir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kustomize build %s: %v\n", *k8sDir, err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(bytes.Join(objects, []byte("---\n")))
+		return
+	}
 
 	c := &checker{}
 	out := Output{}
