@@ -17,12 +17,12 @@
 #                  committed: .gitignore)
 #   --tls-verify=false  passed to podman push (a registry without TLS, e.g. on loopback)
 #   --no-check     do not run the deployment contract check (deploy/contract -release) on the overlay
-#   service...     default: every lingua/<service> image the base manifests (deploy/k8s/*.yaml) name
+#   service...     default: every lingua/<service> image the base names (rendered: kustomize build deploy/k8s)
 #
 # The digest is the one podman reports for the manifest it pushed (--digestfile), i.e. the digest the
 # registry serves for the tag, not the local image's (podman compresses the layers when it pushes).
-# Registry credentials: `podman login <registry>` beforehand. Needs podman and bash; the check
-# needs Go (deploy/contract/build.sh).
+# Registry credentials: `podman login <registry>` beforehand. Needs podman and bash; the check and
+# the default service list (the render) need Go (deploy/contract/build.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -59,8 +59,10 @@ done
 registry="${registry%/}"
 
 if [ ${#services[@]} -eq 0 ]; then
-  mapfile -t services < <(sed -n 's/^ *image: lingua\/\([a-z0-9-]*\):.*$/\1/p' "$BASE"/*.yaml | sort -u)
-  [ ${#services[@]} -gt 0 ] || { echo "pin-digests: no lingua/<service> image in $BASE/*.yaml" >&2; exit 1; }
+  # the images the base names once rendered (the manifests are a kustomize base plus per-service patches)
+  rendered="$("$(bash "$ROOT/deploy/contract/build.sh")" -render -k8s "$BASE")"
+  mapfile -t services < <(sed -n 's/^ *image: lingua\/\([a-z0-9-]*\):.*$/\1/p' <<<"$rendered" | sort -u)
+  [ ${#services[@]} -gt 0 ] || { echo "pin-digests: no lingua/<service> image in kustomize build $BASE" >&2; exit 1; }
 fi
 
 work="$(mktemp -d)"
