@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { ApiDocs, RouteDoc } from '@lingua/openapi';
+import { type ApiDocs, declareRoutes } from '@lingua/openapi';
 import { claimAchievement } from '../../domain/achievements/claim-achievement.use-case';
 import { getAchievements } from '../../domain/achievements/get-achievements.use-case';
 import {
@@ -11,42 +11,37 @@ import {
 } from './achievements.schemas';
 import type { FlashcardsDeps } from './deps';
 
-export const ACHIEVEMENT_ROUTE_DOCS: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/api/achievements',
-    summary: 'Achievements: unlocked, locked (with progress) and recent',
-    tags: ['achievements'],
-    auth: 'access',
-    response: AchievementBoardResponse,
-  },
-  {
-    method: 'post',
-    path: '/api/achievements/:achievementId/claim',
-    summary: "Claim an unlocked achievement's XP (once)",
-    tags: ['achievements'],
-    auth: 'access',
-    params: ClaimAchievementParams,
-    response: ClaimAchievementResponse,
-    errors: { 404: 'Unknown achievement', 409: 'Not unlocked yet, or already claimed' },
-  },
-];
-
 /** GET /api/achievements and the claim (the hook evaluated after reviews is wired in start.ts). */
 export function registerAchievementRoutes(app: Express, deps: FlashcardsDeps, docs: ApiDocs): void {
   const achievements = deps.achievementDeps;
+  const area = { tags: ['achievements'], auth: 'access' as const, before: [deps.requireUser] };
 
-  app.get('/api/achievements', deps.requireUser, async (_req, res) => {
-    const userId = deps.userIdOf(res);
-    const onEvaluationError = (err: unknown) =>
-      deps.logger.warn({ err, userId }, 'achievement evaluation failed');
-    sendSuccess(res, await getAchievements(userId, { ...achievements, onEvaluationError }));
-  });
-
-  app.post('/api/achievements/:achievementId/claim', deps.requireUser, async (req, res) => {
-    const { achievementId } = parseInput(ClaimAchievementParams, req.params);
-    sendSuccess(res, await claimAchievement(deps.userIdOf(res), achievementId, achievements));
-  });
-
-  for (const doc of ACHIEVEMENT_ROUTE_DOCS) docs.route(doc);
+  declareRoutes(app, docs, [
+    {
+      ...area,
+      method: 'get',
+      path: '/api/achievements',
+      summary: 'Achievements: unlocked, locked (with progress) and recent',
+      response: AchievementBoardResponse,
+      handler: async (_req, res) => {
+        const userId = deps.userIdOf(res);
+        const onEvaluationError = (err: unknown) =>
+          deps.logger.warn({ err, userId }, 'achievement evaluation failed');
+        sendSuccess(res, await getAchievements(userId, { ...achievements, onEvaluationError }));
+      },
+    },
+    {
+      ...area,
+      method: 'post',
+      path: '/api/achievements/:achievementId/claim',
+      summary: "Claim an unlocked achievement's XP (once)",
+      params: ClaimAchievementParams,
+      response: ClaimAchievementResponse,
+      errors: { 404: 'Unknown achievement', 409: 'Not unlocked yet, or already claimed' },
+      handler: async (req, res) => {
+        const { achievementId } = parseInput(ClaimAchievementParams, req.params);
+        sendSuccess(res, await claimAchievement(deps.userIdOf(res), achievementId, achievements));
+      },
+    },
+  ]);
 }

@@ -2,7 +2,7 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from 'e
 import multer from 'multer';
 import { AppError, parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { ApiDocs, RouteDoc } from '@lingua/openapi';
+import { type ApiDocs, declareRoutes } from '@lingua/openapi';
 import { exportCards } from '../../domain/portability/export-cards.use-case';
 import {
   IMPORT_FORMATS,
@@ -19,38 +19,6 @@ import {
   ImportCardsMultipart,
   ImportCardsResponse,
 } from './export-import.schemas';
-
-export const EXPORT_IMPORT_ROUTE_DOCS: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/api/export/cards',
-    summary: 'Export cards as CSV, JSON or an Anki package (5 per day for free accounts)',
-    tags: ['export-import'],
-    auth: 'access',
-    query: ExportCardsQuery,
-    download: {
-      'text/csv': 'CSV with a header row (UTF-8 with BOM)',
-      'application/json': 'JSON: {version, exportedAt, set?, count, cards}',
-      'application/apkg': 'Anki package (collection.anki2, schema 11)',
-    },
-    errors: { 404: 'Set not found', 429: 'Daily export limit reached (free accounts)' },
-  },
-  {
-    method: 'post',
-    path: '/api/import/cards',
-    summary: 'Import cards from CSV, JSON or an Anki package',
-    tags: ['export-import'],
-    auth: 'access',
-    body: ImportCardsMultipart,
-    bodyType: 'multipart/form-data',
-    response: ImportCardsResponse,
-    errors: {
-      400: 'Malformed file (nothing imported) or invalid fields',
-      404: 'Set not found',
-      413: 'File too large',
-    },
-  },
-];
 
 /**
  * The import file is read while it arrives (readImportFile, from multer's file stream): never buffered
@@ -125,62 +93,90 @@ export function registerExportImportRoutes(app: Express, deps: FlashcardsDeps, d
     throw new AppError('SERVICE_UNAVAILABLE', 'Export counters are unavailable');
   };
 
-  app.get('/api/export/cards', deps.requireUser, async (req, res) => {
-    const query = parseInput(ExportCardsQuery, req.query);
-    const file = await exportCards(
-      {
-        userId: deps.userIdOf(res),
-        premium: isPremium(claimsOf(res)),
-        format: query.format,
-        ...(query.setId && { setId: query.setId }),
-        ...(query.cardIds && { cardIds: query.cardIds }),
-      },
-      { ...store, quota: quota ?? { reserve: unavailable, release: unavailable }, now },
-    );
-    res.setHeader('Content-Type', file.contentType);
-    res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Export-Count', String(file.count));
-    if (file.quota) {
-      res.setHeader('X-Export-Limit', String(file.quota.limit));
-      res.setHeader('X-Export-Remaining', String(file.quota.remaining));
-      res.setHeader('X-Export-Reset', file.quota.resetAt.toISOString());
-    }
-    res.status(200).send(file.body);
-  });
-
   const freeUpload = uploader(PORTABILITY_LIMITS.uploadBytesFree);
   const premiumUpload = uploader(PORTABILITY_LIMITS.uploadBytesPremium);
-  app.post(
-    '/api/import/cards',
-    deps.requireUser,
-    // the size limit is the caller's: the upload is cut off as soon as it passes it
-    (req, res, next) => (isPremium(claimsOf(res)) ? premiumUpload : freeUpload)(req, res, next),
-    async (req, res) => {
-      const body = parseInput(ImportCardsBody, req.body ?? {});
-      const file = req.file as ReadFile | undefined;
-      if (!file) {
-        throw new AppError('VALIDATION_ERROR', 'Validation failed', {
-          details: { file: ['A file is required (multipart/form-data, field "file")'] },
-        });
-      }
-      if (body.format && body.format !== file.imported.format) {
-        throw new AppError('VALIDATION_ERROR', 'Validation failed', {
-          details: { format: ['Send the format field before the file (the file is read as it arrives)'] },
-        });
-      }
-      const result = await importCards(
-        {
-          userId: deps.userIdOf(res),
-          file: file.imported,
-          ...(body.setId && { setId: body.setId }),
-          duplicateStrategy: body.duplicateStrategy,
-        },
-        { ...store, now },
-      );
-      sendSuccess(res, result, { message: `Imported ${result.imported} cards` });
+  declareRoutes(app, docs, [
+    {
+      method: 'get',
+      path: '/api/export/cards',
+      summary: 'Export cards as CSV, JSON or an Anki package (5 per day for free accounts)',
+      tags: ['export-import'],
+      auth: 'access',
+      query: ExportCardsQuery,
+      download: {
+        'text/csv': 'CSV with a header row (UTF-8 with BOM)',
+        'application/json': 'JSON: {version, exportedAt, set?, count, cards}',
+        'application/apkg': 'Anki package (collection.anki2, schema 11)',
+      },
+      errors: { 404: 'Set not found', 429: 'Daily export limit reached (free accounts)' },
+      before: [deps.requireUser],
+      handler: async (req, res) => {
+        const query = parseInput(ExportCardsQuery, req.query);
+        const file = await exportCards(
+          {
+            userId: deps.userIdOf(res),
+            premium: isPremium(claimsOf(res)),
+            format: query.format,
+            ...(query.setId && { setId: query.setId }),
+            ...(query.cardIds && { cardIds: query.cardIds }),
+          },
+          { ...store, quota: quota ?? { reserve: unavailable, release: unavailable }, now },
+        );
+        res.setHeader('Content-Type', file.contentType);
+        res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('X-Export-Count', String(file.count));
+        if (file.quota) {
+          res.setHeader('X-Export-Limit', String(file.quota.limit));
+          res.setHeader('X-Export-Remaining', String(file.quota.remaining));
+          res.setHeader('X-Export-Reset', file.quota.resetAt.toISOString());
+        }
+        res.status(200).send(file.body);
+      },
     },
-  );
-
-  for (const doc of EXPORT_IMPORT_ROUTE_DOCS) docs.route(doc);
+    {
+      method: 'post',
+      path: '/api/import/cards',
+      summary: 'Import cards from CSV, JSON or an Anki package',
+      tags: ['export-import'],
+      auth: 'access',
+      body: ImportCardsMultipart,
+      bodyType: 'multipart/form-data',
+      response: ImportCardsResponse,
+      errors: {
+        400: 'Malformed file (nothing imported) or invalid fields',
+        404: 'Set not found',
+        413: 'File too large',
+      },
+      before: [
+        deps.requireUser,
+        // the size limit is the caller's: the upload is cut off as soon as it passes it
+        (req, res, next) => (isPremium(claimsOf(res)) ? premiumUpload : freeUpload)(req, res, next),
+      ],
+      handler: async (req, res) => {
+        const body = parseInput(ImportCardsBody, req.body ?? {});
+        const file = req.file as ReadFile | undefined;
+        if (!file) {
+          throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+            details: { file: ['A file is required (multipart/form-data, field "file")'] },
+          });
+        }
+        if (body.format && body.format !== file.imported.format) {
+          throw new AppError('VALIDATION_ERROR', 'Validation failed', {
+            details: { format: ['Send the format field before the file (the file is read as it arrives)'] },
+          });
+        }
+        const result = await importCards(
+          {
+            userId: deps.userIdOf(res),
+            file: file.imported,
+            ...(body.setId && { setId: body.setId }),
+            duplicateStrategy: body.duplicateStrategy,
+          },
+          { ...store, now },
+        );
+        sendSuccess(res, result, { message: `Imported ${result.imported} cards` });
+      },
+    },
+  ]);
 }

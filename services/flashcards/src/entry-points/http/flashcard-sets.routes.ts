@@ -1,5 +1,5 @@
 import { type Request, Router } from 'express';
-import { sendData } from '@lingua/openapi';
+import { type ApiDocs, declareRoutes, sendData } from '@lingua/openapi';
 import type { CardSet } from '../../domain/ports';
 import {
   createSet,
@@ -35,52 +35,111 @@ const presentSet = (set: CardSet): CardSetSchema => ({
   updatedAt: set.updatedAt,
 });
 
+const P = '/api/flashcard-sets';
+
 /** Group C `/api/flashcard-sets`. */
-export function flashcardSetsRouter(deps: FlashcardsDeps): Router {
+export function flashcardSetsRouter(deps: FlashcardsDeps, docs: ApiDocs): Router {
   const router = Router();
   router.use(deps.requireUser);
   const setIdOf = (req: Request) => validate(SetIdParams, req.params).setId;
+  const sets = { tags: ['flashcard-sets'], auth: 'access' as const };
+  const notFound = { 404: 'Set not found' };
 
-  router.get('/', async (req, res) => {
-    const q = validate(ListSetsQuery, req.query);
-    const { items, total } = await listSets(deps.userIdOf(res), q, deps);
-    sendData(res, SetList, {
-      sets: items.map((s) => ({
-        ...presentSet(s),
-        cardCount: s.stats.totalCards,
-        progress: s.stats.progress,
-        stats: s.stats,
-      })),
-      pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) },
-    });
-  });
-
-  router.post('/', async (req, res) => {
-    const body = validate(CreateSetBody, req.body);
-    const set = await createSet(deps.userIdOf(res), body, deps);
-    sendData(res, SetCreated, { set: { ...presentSet(set), cardCount: 0, progress: 0 } }, { status: 201 });
-  });
-
-  router.get('/:setId', async (req, res) => {
-    const { set, cards, stats } = await getSetWithCards(
-      deps.userIdOf(res),
-      setIdOf(req),
-      SET_CARDS_SHOWN,
-      deps,
-    );
-    sendData(res, SetWithCards, { set: presentSet(set), cards: cards.map(catalogueCard), stats });
-  });
-
-  router.put('/:setId', async (req, res) => {
-    const setId = setIdOf(req);
-    const body = validate(UpdateSetBody, req.body);
-    sendData(res, SetUpdated, { set: presentSet(await updateSet(deps.userIdOf(res), setId, body, deps)) });
-  });
-
-  router.delete('/:setId', async (req, res) => {
-    const deletedCount = await deleteSet(deps.userIdOf(res), setIdOf(req), deps);
-    sendData(res, SetDeleted, { message: 'Flashcard set deleted', deletedCount });
-  });
-
+  declareRoutes(
+    router,
+    docs,
+    [
+      {
+        ...sets,
+        method: 'get',
+        path: P,
+        summary: 'List sets',
+        query: ListSetsQuery,
+        response: SetList,
+        handler: async (req, res) => {
+          const q = validate(ListSetsQuery, req.query);
+          const { items, total } = await listSets(deps.userIdOf(res), q, deps);
+          sendData(res, SetList, {
+            sets: items.map((s) => ({
+              ...presentSet(s),
+              cardCount: s.stats.totalCards,
+              progress: s.stats.progress,
+              stats: s.stats,
+            })),
+            pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) },
+          });
+        },
+      },
+      {
+        ...sets,
+        method: 'post',
+        path: P,
+        summary: 'Create a set',
+        body: CreateSetBody,
+        example: { name: 'Kitchen', description: 'Things in the kitchen', tags: ['home'] },
+        response: SetCreated,
+        status: 201,
+        handler: async (req, res) => {
+          const body = validate(CreateSetBody, req.body);
+          const set = await createSet(deps.userIdOf(res), body, deps);
+          sendData(
+            res,
+            SetCreated,
+            { set: { ...presentSet(set), cardCount: 0, progress: 0 } },
+            { status: 201 },
+          );
+        },
+      },
+      {
+        ...sets,
+        method: 'get',
+        path: `${P}/:setId`,
+        summary: 'A set with its cards and stats',
+        params: SetIdParams,
+        response: SetWithCards,
+        errors: notFound,
+        handler: async (req, res) => {
+          const { set, cards, stats } = await getSetWithCards(
+            deps.userIdOf(res),
+            setIdOf(req),
+            SET_CARDS_SHOWN,
+            deps,
+          );
+          sendData(res, SetWithCards, { set: presentSet(set), cards: cards.map(catalogueCard), stats });
+        },
+      },
+      {
+        ...sets,
+        method: 'put',
+        path: `${P}/:setId`,
+        summary: 'Update a set',
+        params: SetIdParams,
+        body: UpdateSetBody,
+        response: SetUpdated,
+        errors: notFound,
+        handler: async (req, res) => {
+          const setId = setIdOf(req);
+          const body = validate(UpdateSetBody, req.body);
+          sendData(res, SetUpdated, {
+            set: presentSet(await updateSet(deps.userIdOf(res), setId, body, deps)),
+          });
+        },
+      },
+      {
+        ...sets,
+        method: 'delete',
+        path: `${P}/:setId`,
+        summary: 'Delete a set and its cards (deletedCount)',
+        params: SetIdParams,
+        response: SetDeleted,
+        errors: notFound,
+        handler: async (req, res) => {
+          const deletedCount = await deleteSet(deps.userIdOf(res), setIdOf(req), deps);
+          sendData(res, SetDeleted, { message: 'Flashcard set deleted', deletedCount });
+        },
+      },
+    ],
+    P,
+  );
   return router;
 }

@@ -6,20 +6,21 @@ import { registerExportImportRoutes } from './export-import.routes';
 import { flashcardSetsRouter } from './flashcard-sets.routes';
 import { flashcardsRouter } from './flashcards.routes';
 import { learningRouter } from './learning.routes';
-import { FLASHCARDS_ROUTE_DOCS } from './route-docs';
 import { studyRouter } from './study.routes';
 
 export type { FlashcardsDeps, AchievementHook } from './deps';
 
-/** Every HTTP route of the flashcards service (the gateway proxies these prefixes here). */
+/**
+ * Every HTTP route of the flashcards service (the gateway proxies these prefixes here); each route
+ * is declared once, and its OpenAPI entry comes from the same declaration.
+ */
 export function registerHttpRoutes(app: Express, deps: FlashcardsDeps): void {
   const docs = createApiDocs('flashcards');
-  for (const doc of FLASHCARDS_ROUTE_DOCS) docs.route(doc);
   registerAchievementRoutes(app, deps, docs);
   registerExportImportRoutes(app, deps, docs);
-  app.use('/api/flashcards', flashcardsRouter(deps));
-  app.use('/api/study', studyRouter(deps));
-  app.use('/api/flashcard-sets', flashcardSetsRouter(deps));
-  app.use('/api/learning', learningRouter(deps));
+  app.use('/api/flashcards', flashcardsRouter(deps, docs));
+  app.use('/api/study', studyRouter(deps, docs));
+  app.use('/api/flashcard-sets', flashcardSetsRouter(deps, docs));
+  app.use('/api/learning', learningRouter(deps, docs));
   serveApiDocs(app, docs);
 }
