@@ -3,7 +3,8 @@
 //
 // It renders deploy/k8s with kustomize's Go API, decodes every rendered object strictly into its
 // k8s.io/api type (unknown fields, wrong types and unknown kinds are errors), decodes the Secret
-// template secret.example.yaml the same way, and, given the output of `docker-compose config`,
+// template secret.example.yaml the same way, checks that what the objects name (service accounts,
+// HPA targets, PDB and Service selectors) is rendered, and, given the output of `docker-compose config`,
 // reads the compose services too. It prints one JSON document on stdout and exits 1 when it found
 // a problem (the problems are listed in the document and on stderr).
 //
@@ -191,6 +192,9 @@ func main() {
 	configMaps := map[string]*corev1.ConfigMap{}
 	var deployments []*appsv1.Deployment
 	var services []*corev1.Service
+	var hpas []*autoscalingv2.HorizontalPodAutoscaler
+	var pdbs []*policyv1.PodDisruptionBudget
+	serviceAccounts := map[string]bool{}
 	for _, obj := range decoded {
 		out.Kubernetes.Objects = append(out.Kubernetes.Objects, obj.id)
 		switch o := obj.obj.(type) {
@@ -200,6 +204,12 @@ func main() {
 			deployments = append(deployments, o)
 		case *corev1.Service:
 			services = append(services, o)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			hpas = append(hpas, o)
+		case *policyv1.PodDisruptionBudget:
+			pdbs = append(pdbs, o)
+		case *corev1.ServiceAccount:
+			serviceAccounts[o.Name] = true
 		case *corev1.Secret:
 			c.problem("%s: Secrets must not be in the kustomization (they hold real values); template them in secret.example.yaml", obj.id)
 		}
@@ -216,6 +226,7 @@ func main() {
 	if len(deployments) == 0 {
 		c.problem("kustomize build %s rendered no Deployment", *k8sDir)
 	}
+	c.checkReferences(deployments, hpas, pdbs, serviceAccounts)
 
 	c.checkOwnCredentials(out.Kubernetes.Deployments, false)
 	if *composeFile != "" {
@@ -504,6 +515,53 @@ func (c *checker) describeDeployment(d *appsv1.Deployment, configMaps map[string
 		workloads = append(workloads, w)
 	}
 	return workloads
+}
+
+// checkReferences: what the objects name must be rendered too. The manifests are a base patched per
+// deployable (deploy/k8s/services), so a missed rename would leave a reference to the base's `app`
+// that only a cluster would refuse (a pod that cannot be created, an HPA that scales nothing).
+func (c *checker) checkReferences(deployments []*appsv1.Deployment, hpas []*autoscalingv2.HorizontalPodAutoscaler,
+	pdbs []*policyv1.PodDisruptionBudget, serviceAccounts map[string]bool) {
+	byName := map[string]*appsv1.Deployment{}
+	for _, d := range deployments {
+		byName[d.Name] = d
+		if sa := d.Spec.Template.Spec.ServiceAccountName; sa != "" && !serviceAccounts[sa] {
+			c.problem("Deployment/%s: its serviceAccountName %s is not rendered", d.Name, sa)
+		}
+		if d.Spec.Selector == nil || !selects(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+			c.problem("Deployment/%s: its selector does not match its own pod template", d.Name)
+		}
+	}
+	for _, h := range hpas {
+		ref := h.Spec.ScaleTargetRef
+		if ref.Kind != "Deployment" || byName[ref.Name] == nil {
+			c.problem("HorizontalPodAutoscaler/%s: its scaleTargetRef %s/%s is not rendered", h.Name, ref.Kind, ref.Name)
+		}
+	}
+	for _, p := range pdbs {
+		var matched []string
+		for _, d := range deployments {
+			if p.Spec.Selector != nil && selects(p.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+				matched = append(matched, d.Name)
+			}
+		}
+		if len(matched) != 1 {
+			c.problem("PodDisruptionBudget/%s selects the pods of %d Deployments %v (one expected)", p.Name, len(matched), matched)
+		}
+	}
+}
+
+// selects: a non-empty label selector whose every label the given labels carry.
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // pinnedImage matches an image reference that names its bytes: a digest, with or without a tag
