@@ -509,6 +509,21 @@ describe('deploy/k8s', () => {
     expect(contract.problems).toEqual([]);
     const deployments = contract.kubernetes.deployments.map((d) => d.name).sort();
     expect(deployments).toEqual(Object.keys(SERVICE_PATHS).sort());
+    // each deployable is the base (deploy/k8s/base, objects named `app`) renamed: all five objects, none left as `app`
+    const kinds = [
+      'Deployment',
+      'Service',
+      'PodDisruptionBudget',
+      'HorizontalPodAutoscaler',
+      'ServiceAccount',
+    ];
+    const rendered = new Set(contract.kubernetes.objects);
+    expect({
+      missing: Object.keys(SERVICE_PATHS).flatMap((name) =>
+        kinds.map((kind) => `${kind}/${name}`).filter((id) => !rendered.has(id)),
+      ),
+      fromBase: contract.kubernetes.objects.filter((id) => id.endsWith('/app')),
+    }).toEqual({ missing: [], fromBase: [] });
   });
 
   it('When a deployable reads a variable that must come from the manifests, Then they set it; and they set nothing it does not read', () => {
