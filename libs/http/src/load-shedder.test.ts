@@ -120,6 +120,40 @@ describe('adaptive limit', () => {
     }
   });
 
+  it('When a window passes with no request, Then the timer stops until the next request arrives (an idle process is not woken)', () => {
+    jest.useFakeTimers();
+    const limiter = createLoadShedder({
+      initialLimit: 20,
+      minLimit: 2,
+      maxLimit: 40,
+      targetLatencyMs: 50,
+      maxEventLoopDelayMs: 60_000,
+      windowMs: 250,
+    });
+    try {
+      expect(jest.getTimerCount()).toBe(1);
+      limiter.tryAcquire('read')?.(1, false);
+      jest.advanceTimersByTime(250); // a window with a request: the timer keeps running
+      expect(jest.getTimerCount()).toBe(1);
+      jest.advanceTimersByTime(250); // an empty one: it stops
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(10_000);
+      const release = limiter.tryAcquire('normal');
+      expect(jest.getTimerCount()).toBe(1);
+      jest.advanceTimersByTime(1_000); // one still in flight: windows go on
+      expect(jest.getTimerCount()).toBe(1);
+      release?.(1, false);
+      jest.advanceTimersByTime(500);
+      expect(jest.getTimerCount()).toBe(0);
+      limiter.stop();
+      limiter.tryAcquire('read')?.(1, false);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      limiter.stop();
+      jest.useRealTimers();
+    }
+  });
+
   it('When answers are fast and the limit is in use, Then it grows by one a window; When unused, Then it stays', () => {
     const limiter = limiterFor();
     try {

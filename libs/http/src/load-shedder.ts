@@ -71,6 +71,10 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
 
   /** Ends a window: adapts the limit to what the window saw. */
   const endWindow = () => {
+    // nothing arrived, nothing in flight: the next window would look at nothing, so the timer stops
+    // until the next request (an idle process is not woken four times a second; the limit only
+    // changes with requests in use)
+    const idle = count === 0 && peak === 0 && inFlight === 0;
     const now = performance.now();
     // the timer's own lateness is the event loop's delay; only a lasting one counts (this process
     // gets no CPU), not one long task such as start-up
@@ -89,12 +93,23 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     count = 0;
     peak = inFlight;
     congested = false;
+    if (idle && tick) {
+      clearInterval(tick);
+      tick = undefined;
+    }
   };
-  const tick = setInterval(endWindow, windowMs);
-  tick.unref();
+  let tick: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const arm = () => {
+    last = performance.now();
+    tick = setInterval(endWindow, windowMs);
+    tick.unref();
+  };
+  arm();
 
   return {
     tryAcquire(priority) {
+      if (!tick && !stopped) arm();
       if (priority !== 'critical') {
         const allowed = priority === 'read' ? limit : limit * (1 - reserve);
         if (inFlight >= allowed) return void shed++;
@@ -115,7 +130,10 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
       return { inFlight, limit: Math.round(limit), shed, eventLoopDelayMs: Math.round(loopDelay) };
     },
     endWindow,
-    stop: () => clearInterval(tick),
+    stop() {
+      stopped = true;
+      clearInterval(tick);
+    },
   };
 }
 

@@ -9,9 +9,11 @@ export const registry = new Registry();
 
 // Node runtime: CPU, heap, GC, event-loop delay, handles (prom-client's default collectors). The
 // delay is sampled by a timer every `eventLoopMonitoringPrecision` ms, which wakes an idle process:
-// at 20 ms that was 2.3 ms of CPU a second per process (six processes: about a quarter of the
-// stack's CPU at rest), at 100 ms 0.7 ms; a stall still delays the next sample by its whole length.
-collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+// at 100 ms it was ten of an idle service's fifteen wake-ups a second (bench/journey's wake meter).
+// Once a second still records every stall of a second or more, and a shorter one whenever it holds
+// the sample up; while requests flow, the load shedder times the loop every 250 ms besides, and
+// acts on it (libs/http load-shedder.ts).
+collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1_000 });
 // prom-client names three gauges `_total`, which Prometheus reserves for counters (promtool check
 // metrics flags them); the same counts stay available by type as nodejs_active_{handles,requests,resources}.
 for (const name of [

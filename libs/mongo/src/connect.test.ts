@@ -22,6 +22,27 @@ describe('connecting with a full connection string', () => {
     }
   });
 
+  it('When connected, Then every pool checks its connections once a second, not ten times, and mongoose neither buffers nor builds indexes', async () => {
+    const handle = await connectMongo(mongoUrl(), uniqueName('mongo_pool'));
+    try {
+      // a pool exists once an operation has checked out a connection
+      await handle.ping();
+      const servers = (
+        handle.connection.getClient() as unknown as {
+          topology: {
+            s: { servers: Map<string, { pool: { options: { minPoolSizeCheckFrequencyMS: number } } }> };
+          };
+        }
+      ).topology.s.servers;
+      expect(servers.size).toBeGreaterThan(0);
+      for (const server of servers.values())
+        expect(server.pool.options.minPoolSizeCheckFrequencyMS).toBe(1_000);
+      expect(handle.connection.config).toMatchObject({ bufferCommands: false, autoIndex: false });
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('When the hosts do not answer, Then the log names every host it tried and the connection fails within the selection timeout', async () => {
     const { logger, lines } = capturedLogger('mongo-test');
     const url = 'mongodb://127.0.0.1:1,127.0.0.1:2/?replicaSet=rs0';

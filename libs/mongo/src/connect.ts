@@ -6,6 +6,8 @@ import { watchMonitors } from './monitor-watchdog';
 
 /** A heartbeat in flight this long on a destroyed socket is a wedged monitor (see watchMonitors). */
 const MONITOR_STUCK_AFTER_MS = 5_000;
+/** How often each pool checks its connections (see connectMongo). */
+const POOL_CHECK_MS = 1_000;
 
 export interface MongoHandle {
   connection: Connection;
@@ -60,7 +62,9 @@ export async function connectMongo(
 ): Promise<MongoHandle> {
   options.logger?.info({ mongo: { ...describeMongoUrl(serverUrl), dbName } }, 'connecting to MongoDB');
   const writeConcern = options.production ? productionWriteConcern(serverUrl, options.logger) : undefined;
-  const connection = mongoose.createConnection(serverUrl, {
+  // dbName: accepted by the driver's option parser (it is how setClient learns the database) but
+  // missing from its option type
+  const driverOptions: mongoose.mongo.MongoClientOptions & { dbName: string } = {
     dbName,
     ...(writeConcern && { writeConcern }),
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
@@ -70,22 +74,31 @@ export async function connectMongo(
     // monitor was mid-check when the database server restarted under load never checked again
     // and stayed unable to select the server. A poll is a plain hello bounded by the socket timeout.
     serverMonitoringMode: 'poll',
-    // Without this, operations issued while disconnected wait in a queue instead of failing fast.
-    bufferCommands: false,
-    // Never build indexes behind the service's back (mongoose would, in the background, with failures
-    // only emitted as events): each service declares its indexes in one list, built and awaited at
-    // start by buildIndexes. Off everywhere, so production and tests behave alike.
-    autoIndex: false,
-  });
+  };
+  const client = new mongoose.mongo.MongoClient(serverUrl, driverOptions);
+  // Each pool re-arms a timer every minPoolSizeCheckFrequencyMS (100 ms by default) to top up to
+  // minPoolSize and drop perished connections: ten wake-ups a second in an idle process. With
+  // minPoolSize 0 there is nothing to top up, so once a second is plenty. The driver accepts the
+  // setting only internally (the URL parser rejects it), so it is set on the parsed options before
+  // connect() creates the pools from them.
+  (client.options as { minPoolSizeCheckFrequencyMS?: number }).minPoolSizeCheckFrequencyMS = POOL_CHECK_MS;
+  const connection = mongoose.createConnection();
+  // Without this, operations issued while disconnected wait in a queue instead of failing fast.
+  connection.config.bufferCommands = false;
+  // Never build indexes behind the service's back (mongoose would, in the background, with failures
+  // only emitted as events): each service declares its indexes in one list, built and awaited at
+  // start by buildIndexes. Off everywhere, so production and tests behave alike.
+  connection.config.autoIndex = false;
   // request deadlines reach the database as maxTimeMS (models are declared after this)
   connection.plugin(deadlinePlugin);
   try {
-    await connection.asPromise();
+    await client.connect();
   } catch (err) {
     options.logger?.error({ servers: serverErrors(err) }, 'MongoDB unreachable');
-    await connection.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
     throw err;
   }
+  connection.setClient(client);
   const watchdog = watchMonitors(connection.getClient(), {
     stuckAfterMs: MONITOR_STUCK_AFTER_MS,
     ...(options.logger && { logger: options.logger }),

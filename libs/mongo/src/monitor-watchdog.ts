@@ -43,13 +43,27 @@ interface WedgedMonitorView {
 export function watchMonitors(client: mongo.MongoClient, options: MonitorWatchdogOptions): MonitorWatchdog {
   const inFlight = new Map<string, number>(); // address → when its current heartbeat started
   let rescued = 0;
-  const started = (e: { connectionId: string }) => inFlight.set(e.connectionId, Date.now());
-  const finished = (e: { connectionId: string }) => inFlight.delete(e.connectionId);
+  // The timer runs only while a heartbeat is in flight: a check answers in milliseconds, so an idle
+  // process is not woken every second to look at nothing.
+  let timer: NodeJS.Timeout | undefined;
+  const started = (e: { connectionId: string }) => {
+    inFlight.set(e.connectionId, Date.now());
+    if (!timer) {
+      timer = setInterval(look, options.everyMs ?? 1_000);
+      timer.unref();
+    }
+  };
+  const finished = (e: { connectionId: string }) => {
+    inFlight.delete(e.connectionId);
+    if (inFlight.size > 0 || !timer) return;
+    clearInterval(timer);
+    timer = undefined;
+  };
   client.on('serverHeartbeatStarted', started);
   client.on('serverHeartbeatSucceeded', finished);
   client.on('serverHeartbeatFailed', finished);
 
-  const timer = setInterval(() => {
+  function look() {
     const now = Date.now();
     for (const [address, since] of inFlight) {
       if (now - since < options.stuckAfterMs) continue;
@@ -66,8 +80,7 @@ export function watchMonitors(client: mongo.MongoClient, options: MonitorWatchdo
       );
       socket.emit('error', new Error(`monitor socket to ${address} was destroyed during a check`));
     }
-  }, options.everyMs ?? 1_000);
-  timer.unref();
+  }
 
   return {
     get rescued() {
