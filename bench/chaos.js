@@ -40,7 +40,7 @@ const { Blob } = require('node:buffer');
 const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
 const { startPushSink } = require('../deploy/local/push-sink');
-const { soakMemory } = require('./soak-memory');
+const { soakMemory, memoryLimits, overLimits } = require('./soak-memory');
 const { localTime } = require('./support');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { connect: natsConnect } = require('@nats-io/transport-node');
@@ -1366,6 +1366,7 @@ function report(phases, timings, r, rss) {
   const failures = [];
   if (rss) {
     const mb = (kb) => (kb === undefined ? null : Math.round(kb / 1024));
+    const limits = memoryLimits();
     const table = Object.entries(rss).map(([label, m]) => ({
       process: label,
       'line at start (MB)': mb(m.trend?.start),
@@ -1374,6 +1375,7 @@ function report(phases, timings, r, rss) {
       'median 1st min (MB)': mb(m.firstWindow),
       'median last min (MB)': mb(m.lastWindow),
       'peak (MB)': mb(m.peak),
+      'k8s limit (MB)': mb(limits[label.replace(/-\d+$/, '')]),
     }));
     console.log(
       'RSS in the soak (readings every 10 s; the verdict is the ratio of the line through the medians of its halves):',
@@ -1384,6 +1386,11 @@ function report(phases, timings, r, rss) {
       failures.push(`RSS grew more than 20 % in the soak: ${grown.map((t) => t.process).join(', ')}`);
     const gone = table.filter((t) => t.ratio === null);
     if (gone.length) failures.push(`not running through the soak: ${gone.map((t) => t.process).join(', ')}`);
+    const over = overLimits(rss, limits);
+    if (over.length)
+      failures.push(
+        `peak RSS over 85 % of the Kubernetes memory limit: ${over.map((o) => `${o.process} ${mb(o.peakKb)} of ${mb(o.limitKb)} MB`).join(', ')}`,
+      );
   }
   if (r.lost) failures.push(`${r.lost} acknowledged cards lost`);
   if (r.archivedBack) failures.push(`${r.archivedBack} acknowledged deletes undone (the card is back)`);

@@ -48,4 +48,39 @@ function soakMemory(samples, windowMs = 60_000) {
   return out;
 }
 
-module.exports = { soakMemory };
+const UNIT_KB = { Ki: 1, Mi: 1024, Gi: 1024 * 1024, K: 1000 / 1024, M: 1e6 / 1024, G: 1e9 / 1024 };
+
+/**
+ * Each deployable's Kubernetes memory limit in kB, read from its one place,
+ * deploy/k8s/services/<name>/resources.yaml (`limits:` then `memory: <n><unit>`; those files are ours
+ * and keep that shape, the deployment contract test renders them).
+ */
+function memoryLimits(root = require('node:path').join(__dirname, '..')) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const dir = path.join(root, 'deploy/k8s/services');
+  const limits = {};
+  for (const name of fs.readdirSync(dir)) {
+    const file = path.join(dir, name, 'resources.yaml');
+    if (!fs.existsSync(file)) continue;
+    const m = /limits:\s*\n\s*memory:\s*(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?\b/.exec(
+      fs.readFileSync(file, 'utf8'),
+    );
+    if (m) limits[name] = Number(m[1]) * (m[2] ? UNIT_KB[m[2]] : 1 / 1024);
+  }
+  return limits;
+}
+
+/**
+ * Processes whose peak RSS passed `share` of their deployable's memory limit (a process labelled
+ * `<deployable>-<n>` is a replica of it; others, such as NATS or Redis nodes, have no limit here):
+ * [{ process, peakKb, limitKb }]. At the limit the kernel kills the container, so the margin is for
+ * what a soak on one machine does not show (a longer run, a larger heap on another node).
+ */
+function overLimits(rss, limits = memoryLimits(), share = 0.85) {
+  return Object.entries(rss)
+    .map(([label, m]) => ({ process: label, peakKb: m.peak, limitKb: limits[label.replace(/-\d+$/, '')] }))
+    .filter((r) => r.limitKb !== undefined && r.peakKb > share * r.limitKb);
+}
+
+module.exports = { soakMemory, memoryLimits, overLimits };

@@ -45,3 +45,35 @@ describe('chaos soak: memory verdict', () => {
     expect(soakMemory(samples).p.ratio).toBeUndefined();
   });
 });
+
+describe('chaos soak: peaks against the Kubernetes memory limits', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { memoryLimits, overLimits } = require('../../bench/soak-memory');
+
+  it('When the limits are read, Then every deployable has one, from its resources.yaml', () => {
+    const limits = memoryLimits();
+    expect(Object.keys(limits).sort()).toEqual([
+      'ai',
+      'flashcards',
+      'gateway',
+      'identity',
+      'notifications',
+      'subscriptions',
+    ]);
+    for (const kb of Object.values(limits)) expect(kb).toBeGreaterThanOrEqual(64 * MB);
+  });
+
+  it('When a replica peaks above 85 % of its limit, Then it is named; at or below, or with no limit (NATS, Redis), Then not', () => {
+    const limits = { gateway: 320 * MB, identity: 384 * MB };
+    const over = overLimits(
+      {
+        'gateway-0': { peak: 343 * MB }, // the soak of 27 Nov
+        'gateway-1': { peak: 272 * MB }, // exactly 85 %
+        'identity-0': { peak: 200 * MB },
+        'nats-0': { peak: 900 * MB },
+      },
+      limits,
+    );
+    expect(over).toEqual([{ process: 'gateway-0', peakKb: 343 * MB, limitKb: 320 * MB }]);
+  });
+});
