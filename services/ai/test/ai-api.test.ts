@@ -196,7 +196,7 @@ describe('POST /api/ai/generate', () => {
   it.each([
     [{ sourceLanguage: 'en', targetLanguage: 'zh' }, 'targetLanguage', 'en-de'],
     [{ sourceLanguage: 'de', targetLanguage: 'fr' }, 'targetLanguage', 'de-en'],
-    [{ sourceLanguage: 'ru', targetLanguage: 'en' }, 'sourceLanguage', 'en'],
+    [{ sourceLanguage: 'ru', targetLanguage: 'de' }, 'targetLanguage', 'ru-en'],
     [{ sourceLanguage: 'xx' }, 'sourceLanguage', 'en'],
   ])(
     'When an unsupported language pair %j is asked, Then it is 400 VAL001 naming the field and the supported choice, and no quota is used',

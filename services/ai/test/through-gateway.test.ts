@@ -89,6 +89,7 @@ describe('AI through the gateway', () => {
     it: ['Il cane dorme nella casa.', 'cane'],
     pt: ['O cão dorme na casa.', 'cão'],
     nl: ['De hond slaapt in het huis.', 'hond'],
+    ru: ['Собака спит в доме.', 'собака'],
   };
   const DOG: Record<string, string> = {
     de: 'Hund',
@@ -140,6 +141,63 @@ describe('AI through the gateway', () => {
       const res = await call(gateway.url, 'POST', '/api/ai/lookup', { headers, body: { word, language } });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ lemma, translation: expect.any(String) });
+    },
+  );
+
+  // issue 41's wrong senses: each translation agrees with the card's class and definition
+  it.each([
+    ['band', 'banda', 'noun'],
+    ['running', 'correr', 'verb'],
+    ['tent', 'tienda de campaña', 'noun'],
+  ])(
+    'When "%s" is looked up in Spanish via the gateway, Then it is "%s" (%s), not another sense',
+    async (word, translation, partOfSpeech) => {
+      const { headers } = tokenFor(ai);
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
+        headers,
+        body: { word, targetLanguage: 'es' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ translation, partOfSpeech });
+    },
+  );
+
+  it('When Spanish cards are generated from a camping text via the gateway, Then "pitch" is not "pez", "frozen" is an adjective and "tent" keeps its spaces', async () => {
+    const { headers } = tokenFor(ai);
+    const res = await call(gateway.url, 'POST', '/api/ai/generate', {
+      headers,
+      body: {
+        mode: 'text',
+        input: 'We put up the tent on a flat pitch near the frozen lake.',
+        sourceLanguage: 'en',
+        targetLanguage: 'es',
+        count: 10,
+      },
+    });
+    expect(res.status).toBe(200);
+    const cards = res.body.data.cards as Array<{ word: string; translation: string; partOfSpeech: string }>;
+    const card = (word: string) => cards.find((c) => c.word === word);
+    expect(card('pitch')?.translation).toEqual(expect.any(String));
+    expect(card('pitch')?.translation).not.toBe('pez');
+    // the adjective is translated by the Spanish participle used as an adjective, not the verb "helar"
+    expect(card('frozen')).toMatchObject({ partOfSpeech: 'adjective', translation: 'congelado' });
+    expect(card('tent')).toMatchObject({ translation: 'tienda de campaña' });
+  });
+
+  it.each([
+    ['собака', 'dog'],
+    ['книгу', 'book'],
+    ['воду', 'water'],
+  ])(
+    'When the Russian "%s" is looked up in English via the gateway, Then it is "%s"',
+    async (word, translation) => {
+      const { headers } = tokenFor(ai);
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
+        headers,
+        body: { word, language: 'ru', targetLanguage: 'en' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ translation });
     },
   );
 

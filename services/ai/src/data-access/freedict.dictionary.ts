@@ -153,6 +153,8 @@ export type DictdDictionary = BilingualDictionary & {
   places(): Array<[number, number]>;
   /** the entry at a place `places` gave */
   entryAt(place: [number, number]): DictionaryEntry;
+  /** every entry at that place (Mueller's: one per part of speech) */
+  entriesAt(place: [number, number]): DictionaryEntry[];
 };
 
 /**
@@ -209,6 +211,10 @@ export function dictdDictionary(
       load();
       return entriesAt(offset, length)[0]!;
     },
+    entriesAt([offset, length]) {
+      load();
+      return entriesAt(offset, length);
+    },
     lookup(headword) {
       load();
       const key = headword.trim().toLowerCase();
@@ -248,19 +254,24 @@ export function invertedDictionary(source: {
   to: string;
   places(): Array<[number, number]>;
   entryAt(place: [number, number]): DictionaryEntry;
+  entriesAt?(place: [number, number]): DictionaryEntry[];
 }): BilingualDictionary & { build: Incremental<Map<string, number[]>> } {
+  const entriesAt = (place: [number, number]) => source.entriesAt?.(place) ?? [source.entryAt(place)];
   // read in slices of entries (a background warm-up), or at once on the first look-up
   const build = incremental(function* () {
+    // translation → (offset, length, entry of the place, place of the translation in it) per entry
     const map = new Map<string, number[]>();
     let inSlice = 0;
     for (const [offset, length] of source.places()) {
-      const e = source.entryAt([offset, length]);
-      for (const t of new Set(e.translations.map(backwardsKey))) {
-        if (!t || !e.headword) continue;
-        const list = map.get(t);
-        if (list) list.push(offset, length);
-        else map.set(t, [offset, length]);
-      }
+      entriesAt([offset, length]).forEach((e, block) => {
+        const keys = [...new Set(e.translations.map(backwardsKey))];
+        keys.forEach((t, position) => {
+          if (!t || !e.headword) return;
+          const list = map.get(t);
+          if (list) list.push(offset, length, block, position);
+          else map.set(t, [offset, length, block, position]);
+        });
+      });
       if (++inSlice === 2_000) {
         inSlice = 0;
         yield;
@@ -275,19 +286,24 @@ export function invertedDictionary(source: {
     lookup(headword) {
       const key = headword.trim().toLowerCase();
       const list = build.result().get(key) ?? [];
-      const entries: DictionaryEntry[] = [];
-      for (let i = 0; i < list.length; i += 2) {
-        const e = source.entryAt([list[i]!, list[i + 1]!]);
-        entries.push({
-          headword: key,
-          partOfSpeech: e.partOfSpeech,
-          pronunciation: undefined,
-          translations: [e.headword],
-          examples: e.examples.map((x) => ({ source: x.target, target: x.source })),
-          labels: e.labels,
+      const found: Array<{ entry: DictionaryEntry; position: number }> = [];
+      for (let i = 0; i < list.length; i += 4) {
+        const e = entriesAt([list[i]!, list[i + 1]!])[list[i + 2]!]!;
+        found.push({
+          position: list[i + 3]!,
+          entry: {
+            headword: key,
+            partOfSpeech: e.partOfSpeech,
+            pronunciation: undefined,
+            translations: [e.headword],
+            examples: e.examples.map((x) => ({ source: x.target, target: x.source })),
+            labels: e.labels,
+          },
         });
       }
-      return entries;
+      // an entry that gives the word as its first translation means it most ("собака" is dog's first
+      // Russian word, hound's third): those first (a stable sort keeps the dictionary's order)
+      return found.sort((a, b) => Math.min(a.position, 2) - Math.min(b.position, 2)).map((f) => f.entry);
     },
   };
 }

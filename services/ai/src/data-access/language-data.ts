@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type {
   BilingualDictionary,
@@ -10,6 +10,7 @@ import type {
 } from '../domain/language/language-data';
 import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
 import { apertiumAnalyser } from './apertium.analyser';
+import { apertiumBilingual } from './apertium.bilingual';
 import { hunspellStemmer } from './hunspell.stemmer';
 import { hunspellSpeller } from './hunspell.speller';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
@@ -97,6 +98,8 @@ export type InstalledLanguageData = LanguageData & {
    * slice of its part and says whether that part is done (call it again until it is).
    */
   warmUpSteps(): Array<() => boolean>;
+  /** whether data the warm-up reads in other processes is still being read (a bench waits for it) */
+  readingInBackground(): boolean;
 };
 
 const shared = new Map<string, InstalledLanguageData>();
@@ -127,7 +130,27 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
         : `WordNet not found in ${options.wordnetDir} (Debian package wordnet-base; AI_WORDNET_DIR)`,
     },
   ];
+  // Debian has no FreeDict rus-eng: Russian → English reads the English–Russian ones backwards
+  const engRus = freedictDictionary(options.dictdDir, 'eng', 'rus', { from: 'en', to: 'ru' });
+  const backwardsOnly = new Map<string, DictdDictionary[]>([
+    [
+      pairName('ru', 'en'),
+      [...(mueller.installed() ? [mueller] : []), ...(engRus.installed() ? [engRus] : [])],
+    ],
+  ]);
   for (const [from, to] of SUPPORTED_PAIRS) {
+    const reversed = backwardsOnly.get(pairName(from, to));
+    if (reversed) {
+      statuses.push({
+        name: pairName(from, to),
+        available: reversed.length > 0,
+        source: reversed.map((d) => d.files.index).join(', '),
+        message: reversed.length
+          ? `read backwards: ${reversed.map((d) => (d === mueller ? 'Mueller (mueller7-dict)' : `FreeDict ${ISO3[to]}-${ISO3[from]}`)).join(' + ')} (Debian has no FreeDict ${ISO3[from]}-${ISO3[to]})`
+          : `not installed: Debian packages mueller7-dict or dict-freedict-${ISO3[to]}-${ISO3[from]} (read backwards)`,
+      });
+      continue;
+    }
     const dict = freedictDictionary(options.dictdDir, ISO3[from]!, ISO3[to]!, { from, to });
     const installed = dict.installed();
     const extra = extras.get(pairName(from, to));
@@ -156,6 +179,7 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     lookup: (h) => (combined.get(pairName(d.from, d.to)) ?? d).lookup(h),
   });
   const backwardsMaps: Array<ReturnType<typeof invertedDictionary>> = [];
+  const bilinguals = apertiumBilinguals(options, wordnetInstalled, statuses);
   for (const [key, forward] of dictionaries) {
     const reverse = dictionaries.get(pairName(forward.to, forward.from));
     const small = reverse && statSync(reverse.files.index).size < 4_000_000;
@@ -196,10 +220,22 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     const extra = extras.get(key);
     // another full dictionary of the pair is always asked too: the best entry is chosen among both
     // (FreeDict eng-rus has "drink" only as a verb, Mueller as a noun too)
-    const direct = extra && extra !== forward ? merged(gapsFilled, extra) : gapsFilled;
+    let direct = extra && extra !== forward ? merged(gapsFilled, extra) : gapsFilled;
+    // FreeDict eng-spa lost the spaces of some translations ("tiendadecampaña"): put them back
+    const back = dictionaries.get(pairName(forward.to, forward.from));
+    if (forward.from === 'en' && back) direct = respaced(direct, back, hunspellStems(options, forward.to));
+    // Apertium's reviewed bilingual dictionary of the pair first, where one is installed
+    const bilingual = bilinguals.get(key);
+    if (bilingual) direct = refinedBy(bilingual, direct);
     // translations through pivots are the last resort, asked only once no base form has an entry
     const pivot = pivots.length >= 2 ? pivotDictionary(forward.from, forward.to, pivots) : undefined;
     combined.set(key, pivot ? { ...direct, lookupIndirect: (h) => pivot.lookup(h) } : direct);
+  }
+  for (const [key, sources] of backwardsOnly) {
+    if (!sources.length) continue;
+    const inverted = sources.map((d) => invertedDictionary(d));
+    backwardsMaps.push(...inverted);
+    combined.set(key, inverted.length > 1 ? merged(inverted[0]!, inverted[1]!) : inverted[0]!);
   }
   const morphology = morphologies(options);
   statuses.push(...morphology.statuses);
@@ -211,13 +247,89 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     speller: (language) => spelling.spellers.get(language),
     dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
     status: () => statuses,
+    readingInBackground: () => [...bilinguals.values()].some((b) => !b.loaded()),
     warmUpSteps: () => [
+      // first: it starts lt-proc processes that read in the background, on another core
+      ...[...bilinguals.values()].map((b) => () => b.warmUpStep()),
       ...(wordnetInstalled ? [() => wordnet.warmUpStep()] : []),
       ...[...dictionaries.values(), ...extras.values(), ...pivotSources].map((d) => () => d.warmUpStep()),
       // reads the small reverse dictionaries whole, building their backwards maps
       ...backwardsMaps.map((b) => () => b.build.step()),
       ...morphology.warmUpSteps,
     ],
+  };
+}
+
+/**
+ * Apertium's bilingual dictionaries (lt-proc's bilingual mode on the pair's compiled bidix): English →
+ * Spanish from apertium-eng-spa, asked for every WordNet lemma. One status line per pair.
+ */
+function apertiumBilinguals(options: LanguageDataOptions, wordnetInstalled: boolean, statuses: DataStatus[]) {
+  const found = new Map<string, ReturnType<typeof apertiumBilingual>>();
+  const ltProc = onPath('lt-proc');
+  const pairDir = path.join(options.apertiumDir ?? '/usr/share/apertium', 'apertium-eng-spa');
+  const bilingual =
+    ltProc &&
+    apertiumBilingual({
+      ltProc,
+      pairDir,
+      wordnetDir: options.wordnetDir,
+      from: 'en',
+      to: 'es',
+      prefix: 'eng-spa',
+      ...(options.onError && { onError: options.onError }),
+    });
+  const available = !!bilingual && wordnetInstalled && bilingual.installed();
+  if (available) found.set(pairName('en', 'es'), bilingual);
+  statuses.push({
+    name: 'bilingual-en-es',
+    available,
+    source: available ? pairDir : '',
+    message: available
+      ? 'Apertium apertium-eng-spa bilingual dictionary (lt-proc -b), first for English → Spanish'
+      : 'no Apertium English–Spanish bilingual dictionary: install apertium-eng-spa, lttoolbox and wordnet-base',
+  });
+  return found;
+}
+
+/**
+ * Puts back the spaces a dictionary lost in multi-word translations ("tiendadecampaña" → "tienda de
+ * campaña"): a translation the reverse dictionary does not know as a headword, which splits into
+ * words it knows (the fewest), is given split. Other translations are left as they are.
+ */
+function respaced(
+  dictionary: BilingualDictionary,
+  reverse: BilingualDictionary,
+  stems: () => Set<string>,
+): BilingualDictionary {
+  const known = (w: string) =>
+    (w.length >= 2 || /^[aeoyu]$/.test(w)) && (stems().has(w) || reverse.lookup(w).length > 0);
+  // three words or more: a two-word split of a real compound ("sacacorchos") is likelier wrong
+  const split = (glued: string): string => {
+    if (
+      glued.length < 8 ||
+      /[\s\p{P}]/u.test(glued) ||
+      stems().has(glued) ||
+      reverse.lookup(glued).length > 0
+    )
+      return glued;
+    // best[i]: the fewest known words that spell glued[0, i)
+    const best: Array<string[] | undefined> = [[]];
+    for (let i = 1; i <= glued.length; i++)
+      for (let j = Math.max(0, i - 20); j < i; j++) {
+        const before = best[j];
+        if (!before || (best[i] && best[i]!.length <= before.length + 1)) continue;
+        if (known(glued.slice(j, i))) best[i] = [...before, glued.slice(j, i)];
+      }
+    const words = best[glued.length];
+    return words && words.length > 2 ? words.join(' ') : glued;
+  };
+  return {
+    ...dictionary,
+    lookup: (headword) =>
+      dictionary
+        .lookup(headword)
+        .map((e) => ({ ...e, translations: e.translations.map((t, i) => (i < 4 ? split(t) : t)) })),
   };
 }
 
@@ -326,6 +438,52 @@ function chained(first: BilingualDictionary, rest: BilingualDictionary[]): Bilin
         if (more.some((e) => e.translations.length > 0)) return [...found, ...more];
       }
       return found;
+    },
+  };
+}
+
+/** The stems of a language's Hunspell dictionary (`word/FLAGS` lines), read on first use; empty if absent. */
+function hunspellStems(options: LanguageDataOptions, language: string): () => Set<string> {
+  let stems: Set<string> | undefined;
+  return () => {
+    if (stems) return stems;
+    const h = HUNSPELL[language];
+    const file = h && path.join(options.hunspellDir ?? '/usr/share/hunspell', `${h.name}.dic`);
+    stems = new Set(
+      file && existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .slice(1)
+            .map((l) => l.split('/')[0]!.trim().toLowerCase())
+        : [],
+    );
+    return stems;
+  };
+}
+
+/**
+ * A primary dictionary asked first, then the others: a primary translation that another entry of the
+ * same class spells out further ("tienda" → "tienda de campaña" for "tent") is given in full, since
+ * the short form names another sense too (a shop).
+ */
+function refinedBy(primary: BilingualDictionary, rest: BilingualDictionary): BilingualDictionary {
+  return {
+    from: primary.from,
+    to: primary.to,
+    lookup(headword) {
+      const others = rest.lookup(headword);
+      const refined = primary.lookup(headword).map((e) => {
+        const longer = others
+          .filter((o) => !o.partOfSpeech || o.partOfSpeech === e.partOfSpeech)
+          .flatMap((o) => o.translations);
+        return {
+          ...e,
+          translations: e.translations.map(
+            (t) => longer.find((l) => l.toLowerCase().startsWith(`${t.toLowerCase()} `)) ?? t,
+          ),
+        };
+      });
+      return [...refined, ...others];
     },
   };
 }

@@ -56,6 +56,11 @@ export interface DictionaryEntry {
    * languages instead (English → each of these → the target, all agreeing): not a direct entry.
    */
   via?: string[];
+  /**
+   * From a reviewed bilingual dictionary that tags every entry with its part of speech (Apertium's):
+   * preferred over a FreeDict entry of the same class.
+   */
+  primary?: boolean;
 }
 
 /** A bilingual dictionary from one language to another. */

@@ -15,7 +15,8 @@ export const LANGUAGE_NAMES: Record<string, string> = {
 /**
  * The translation directions of the offline provider: the FreeDict dictionaries Debian packages
  * (`dict-freedict-<from>-<to>`; English → Russian also Mueller's, `mueller7-dict`). English → each,
- * and back where Debian has the reverse (no rus-eng).
+ * and back: Debian has no FreeDict rus-eng, so Russian → English reads the English–Russian
+ * dictionaries backwards.
  */
 export const SUPPORTED_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['en', 'de'],
@@ -31,6 +32,7 @@ export const SUPPORTED_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['it', 'en'],
   ['pt', 'en'],
   ['nl', 'en'],
+  ['ru', 'en'],
 ];
 
 export const isSupportedPair = (from: string, to: string) =>

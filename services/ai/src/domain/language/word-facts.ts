@@ -20,6 +20,10 @@ const CLASS_OF_MARK: Record<string, WordClass> = {
   adv: 'adverb',
 };
 
+/** The word class an entry's part-of-speech mark names, if it names one. */
+export const classOfEntry = (entry: DictionaryEntry): WordClass | undefined =>
+  entry.partOfSpeech ? CLASS_OF_MARK[entry.partOfSpeech] : undefined;
+
 export const wordClassOf = (pos: PartOfSpeech | string | undefined): WordClass | undefined =>
   pos === 'noun' || pos === 'verb' || pos === 'adjective' || pos === 'adverb' ? pos : undefined;
 
@@ -61,6 +65,8 @@ export function bestEntry(
       const cls = e.partOfSpeech ? CLASS_OF_MARK[e.partOfSpeech] : undefined;
       let score = Math.min(e.examples.length, 3);
       if (pos && cls) score += cls === pos ? 3 : -3;
+      // reviewed bilingual data first: outweighs a FreeDict entry's examples, never the class asked
+      if (e.primary) score += 4;
       score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
       if (commonness) score += commonness(e.translations[0]!);
       return { e, score, order };
@@ -109,7 +115,11 @@ export function translateWord(
       if (!candidates.includes(b)) candidates.push(b);
   // every form in the dictionaries first, then through other languages (lookupIndirect)
   const lookups = [(h: string) => dictionary.lookup(h)];
-  if (dictionary.lookupIndirect) lookups.push((h) => dictionary.lookupIndirect!(h));
+  // through other languages only in the sense asked: a pivot word of another class is another sense
+  if (dictionary.lookupIndirect)
+    lookups.push((h) =>
+      dictionary.lookupIndirect!(h).filter((e) => !pos || !classOfEntry(e) || classOfEntry(e) === pos),
+    );
   for (const lookup of lookups)
     for (const headword of candidates) {
       const h = headword.toLowerCase();

@@ -10,7 +10,7 @@ import {
 } from '../language/nlp';
 import { arpabet, ipa, startsWithVowelSound } from '../language/pronunciation';
 import { assertSupportedPair, LANGUAGE_NAMES, SUPPORTED_PAIRS } from '../language/supported-languages';
-import { englishSense, translateWord, wordClassOf } from '../language/word-facts';
+import { classOfEntry, englishSense, translateWord, wordClassOf } from '../language/word-facts';
 import {
   type CefrLevel,
   cefrFromRank,
@@ -461,10 +461,10 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           notes,
         };
       }
-      const pos = partOfSpeech(tagsOfWord(normal));
+      let pos: PartOfSpeech = partOfSpeech(tagsOfWord(normal));
       const base = lemma(normal, pos);
       const p = profileWord(normal, pos);
-      const sense = lexicon ? englishSense(lexicon, normal, wordClassOf(pos)) : undefined;
+      let sense = lexicon ? englishSense(lexicon, normal, wordClassOf(pos)) : undefined;
       let translation: string | null = null;
       if (target) {
         const dictionary = data.dictionary('en', target);
@@ -474,6 +474,16 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           ? translateWord(dictionary, normal, wordClassOf(pos), lexicon, reverse)
           : undefined;
         translation = found?.translation ?? null;
+        // a lone word's class is the tagger's guess ("band": verb); when the dictionary has the word
+        // only in another class, that is the meaning translated, so the definition follows it
+        const cls = found && classOfEntry(found.entry);
+        if (!context && cls && wordClassOf(pos) && cls !== wordClassOf(pos) && lexicon) {
+          const other = englishSense(lexicon, normal, cls);
+          if (other) {
+            pos = cls;
+            sense = other;
+          }
+        }
         if (found?.entry.via) notes.push(pivotNote('en', target, [{ word: normal, via: found.entry.via }]));
         if (translation === null) unavailable.push('translation');
       }
