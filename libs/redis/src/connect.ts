@@ -165,3 +165,27 @@ export async function waitForReplicas(
       `redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`,
     );
 }
+
+/**
+ * SCAN over every primary: a Cluster client's own scanIterator sees only one node, so in Cluster
+ * mode each master is scanned through its node client; otherwise the client's own SCAN. Yields
+ * batches of key names. Keys of one batch may fall in different hash slots: delete them one by one
+ * (a multi-key DEL across slots is refused by Cluster).
+ */
+export async function* scanEveryPrimary(
+  client: RedisClient,
+  options: { MATCH: string; COUNT?: number },
+): AsyncGenerator<string[]> {
+  if (!clusterClients.has(client)) {
+    yield* client.scanIterator(options);
+    return;
+  }
+  const cluster = client as unknown as {
+    masters: unknown[];
+    nodeClient(node: unknown): Promise<RedisClient>;
+  };
+  for (const master of cluster.masters) {
+    const node = await cluster.nodeClient(master);
+    yield* node.scanIterator(options);
+  }
+}

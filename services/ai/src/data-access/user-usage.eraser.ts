@@ -1,11 +1,12 @@
-import type { RedisClient } from '@lingua/redis';
+import { type RedisClient, scanEveryPrimary } from '@lingua/redis';
 import type { UsageEraser } from '../domain/erase-user-data.use-case';
 import { KEY_PREFIX } from './quota.store';
 
 /**
  * A user's quota counters, look-up windows and cached premium status (keys `ai:quota:<feature>:<user>:<day>`,
- * `ai:window:<feature>:<user>` and `ai:entitlement:<user>`), found by SCAN: deletions are rare, and the keys expire anyway
- * within two days; this makes them go at once.
+ * `ai:window:<feature>:<user>` and `ai:entitlement:<user>`), found by SCAN on every primary (with
+ * Redis Cluster they are spread over the nodes): deletions are rare, and the keys expire anyway
+ * within two days; this makes them go at once. One DEL per key: a batch may span hash slots.
  */
 export function userUsageEraser(redis: RedisClient): UsageEraser {
   return {
@@ -16,8 +17,8 @@ export function userUsageEraser(redis: RedisClient): UsageEraser {
         `${KEY_PREFIX}window:*:${userId}`,
         `${KEY_PREFIX}entitlement:${userId}`,
       ]) {
-        for await (const keys of redis.scanIterator({ MATCH: match, COUNT: 1000 })) {
-          if (keys.length > 0) deleted += await redis.del(keys);
+        for await (const keys of scanEveryPrimary(redis, { MATCH: match, COUNT: 1000 })) {
+          for (const key of keys) deleted += await redis.del(key);
         }
       }
       return deleted;

@@ -1,4 +1,4 @@
-import { countWithin, type RedisClient, uncount } from '@lingua/redis';
+import { countWithin, type RedisClient, scanEveryPrimary, uncount } from '@lingua/redis';
 
 export type ExportQuota = ReturnType<typeof exportQuota>;
 
@@ -30,15 +30,14 @@ export function exportQuota(redis: RedisClient) {
     async used(userId: string, day: string): Promise<number> {
       return Number((await redis.get(key(userId, day))) ?? 0);
     },
+    /** Every primary's keys (Redis Cluster spreads the days over nodes); one DEL each: slots differ. */
     async eraseUser(userId: string): Promise<void> {
-      const keys: string[] = [];
-      for await (const batch of redis.scanIterator({
+      for await (const batch of scanEveryPrimary(redis, {
         MATCH: `${EXPORT_QUOTA_KEY_PREFIX}${userId}:*`,
         COUNT: 100,
       })) {
-        keys.push(...(Array.isArray(batch) ? batch : [batch]));
+        for (const key of batch) await redis.del(key);
       }
-      if (keys.length) await redis.del(keys);
     },
   };
 }
