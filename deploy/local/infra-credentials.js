@@ -9,7 +9,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** The token blacklist (libs/auth token-blacklist.ts): identity writes it, everyone else reads. */
-const BLACKLIST = { keys: ['auth:blacklist:*', 'auth:blacklist-index'], channel: 'auth:blacklist-revoked' };
+const BLACKLIST = {
+  keys: ['auth:{blacklist}:*', 'auth:{blacklist}-index'],
+  channel: 'auth:blacklist-revoked',
+};
 
 /**
  * Per deployable: the events it publishes (subjects `<prefix>.<event>`; `x.>` = every `x.*`), its

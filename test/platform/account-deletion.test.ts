@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BLACKLIST_KEY_PREFIX } from '@lingua/auth';
 import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { isolatedServiceEnv, redisUrl, waitFor } from '@lingua/testing';
 import {
@@ -197,7 +198,7 @@ describe('account deletion carried through every service', () => {
         const keysLeft = (await redisKeysOf(userId)).filter(
           (k) =>
             // the revocation of every token of the user, until the last one expires (within the hour)
-            k !== `auth:blacklist:user:${userId}` &&
+            k !== `${BLACKLIST_KEY_PREFIX}user:${userId}` &&
             // the gateway's hourly rate budgets (it holds nothing durable; they expire within the hour)
             !k.includes(`-rl:`) &&
             // flashcards' due read model drops its data but keeps its write fences (generation,

@@ -254,22 +254,22 @@ describe('Redis: one ACL user per deployable, limited to its keys', () => {
     await gatewaySub.subscribe('auth:blacklist-revoked', (m) => void heard.push(m));
     await identity
       .multi()
-      .set('auth:blacklist:jti-1', '1', { EX: 60 })
-      .zAdd('auth:blacklist-index', { score: Date.now() + 60_000, value: 'jti-1' })
+      .set('auth:{blacklist}:jti-1', '1', { EX: 60 })
+      .zAdd('auth:{blacklist}-index', { score: Date.now() + 60_000, value: 'jti-1' })
       .publish('auth:blacklist-revoked', 'jti-1 0')
       .exec();
     await waitFor(() => heard.length === 1, 5_000);
     for (const reader of ['gateway', 'flashcards', 'ai', 'subscriptions', 'notifications'])
-      expect(await (await as(reader)).exists('auth:blacklist:jti-1')).toBe(1);
-    expect(await (await as('flashcards')).zRangeByScore('auth:blacklist-index', 0, '+inf')).toEqual([
+      expect(await (await as(reader)).exists('auth:{blacklist}:jti-1')).toBe(1);
+    expect(await (await as('flashcards')).zRangeByScore('auth:{blacklist}-index', 0, '+inf')).toEqual([
       'jti-1',
     ]);
   });
 
   it.each([
-    ['ai', (c: Awaited<ReturnType<typeof as>>) => c.set('auth:blacklist:forged', '1')],
-    ['ai', (c: Awaited<ReturnType<typeof as>>) => c.del('auth:blacklist:jti-1')],
-    ['gateway', (c: Awaited<ReturnType<typeof as>>) => c.zRem('auth:blacklist-index', 'jti-1')],
+    ['ai', (c: Awaited<ReturnType<typeof as>>) => c.set('auth:{blacklist}:forged', '1')],
+    ['ai', (c: Awaited<ReturnType<typeof as>>) => c.del('auth:{blacklist}:jti-1')],
+    ['gateway', (c: Awaited<ReturnType<typeof as>>) => c.zRem('auth:{blacklist}-index', 'jti-1')],
     ['gateway', (c: Awaited<ReturnType<typeof as>>) => c.publish('auth:blacklist-revoked', 'x 0')],
     ['notifications', (c: Awaited<ReturnType<typeof as>>) => c.get('gateway:rl:user:someone')],
     ['notifications', (c: Awaited<ReturnType<typeof as>>) => c.set('identity:login-failures:x', '0')],
@@ -279,7 +279,7 @@ describe('Redis: one ACL user per deployable, limited to its keys', () => {
     [
       'ai',
       (c: Awaited<ReturnType<typeof as>>) =>
-        c.eval("return redis.call('SET', KEYS[1], '1')", { keys: ['auth:blacklist:by-script'] }),
+        c.eval("return redis.call('SET', KEYS[1], '1')", { keys: ['auth:{blacklist}:by-script'] }),
     ],
   ])('When %s steps outside its keys or commands (%#), Then Redis refuses it (NOPERM)', async (user, act) => {
     await expect(act(await as(user))).rejects.toThrow(/NOPERM|no permissions/i);

@@ -4,7 +4,7 @@ import { connectRedis, type RedisHandle } from '@lingua/redis';
 import { redisUrl, TestClock } from '@lingua/testing';
 import { isAppError } from '@lingua/errors';
 import { createAccessTokens } from './access-tokens';
-import { createTokenBlacklist } from './token-blacklist';
+import { BLACKLIST_KEY_PREFIX, createTokenBlacklist } from './token-blacklist';
 import { authenticate, currentUser, requireRole } from './authenticate';
 import {
   ASSERTION_AUDIENCES,
@@ -133,7 +133,7 @@ describe("authenticate middleware (the gateway's assertions) with the Redis blac
     expect((await fetch(base + '/logout', { method: 'POST', headers: forwarded(token) })).status).toBe(200);
     expect(await (await get('/me', token)).json()).toEqual({ code: 'TOKEN_BLACKLISTED' });
     // this token's own key (other suites share the Redis and its blacklist keys come and go)
-    const ttl = await redis.client.ttl(`auth:blacklist:${claims.jti}`);
+    const ttl = await redis.client.ttl(`${BLACKLIST_KEY_PREFIX}${claims.jti}`);
     expect(ttl).toBeLessThanOrEqual(claims.exp - Math.floor(clock.now().getTime() / 1000));
     expect(ttl).toBeGreaterThan(0);
   });

@@ -1,10 +1,16 @@
 import { type RedisClient, waitForReplicas } from '@lingua/redis';
 import { type Clock, systemClock } from './clock';
 
-/** Redis key of a revoked token: one namespace shared by the identity service, the gateway and every replica. */
-export const BLACKLIST_KEY_PREFIX = 'auth:blacklist:';
+/**
+ * Redis key of a revoked token: one namespace shared by the identity service, the gateway and every
+ * replica. The hash tag {blacklist} keeps every entry and the index in one Redis Cluster slot, so a
+ * revocation's MULTI and the two-key EXISTS stay single-slot (the list is small: entries expire with
+ * the tokens). The keys before the tag (auth:blacklist:<jti>) need no migration: identity's
+ * restore pass writes every revocation in force back from the database (docs/adr/0022, 0031).
+ */
+export const BLACKLIST_KEY_PREFIX = 'auth:{blacklist}:';
 /** Sorted set of the revoked token ids (jti), score = expiry in ms: what a mirror loads on (re)connect. */
-export const BLACKLIST_INDEX_KEY = 'auth:blacklist-index';
+export const BLACKLIST_INDEX_KEY = 'auth:{blacklist}-index';
 /** Pub/sub channel announcing each revocation as "<jti> <expiry ms>". */
 export const BLACKLIST_CHANNEL = 'auth:blacklist-revoked';
 
