@@ -16,7 +16,7 @@ import { instrumentHttp, registerShedder, startMetricsServer } from '@lingua/met
 import { createApiDocs } from '@lingua/openapi';
 import { connectRedis } from '@lingua/redis';
 import type { GatewayConfig } from './config';
-import { createApiKeyStore } from './data-access/api-key-store';
+import { createApiKeyStore, migrateLegacyApiKeys } from './data-access/api-key-store';
 import { redisIdempotencyStore } from './data-access/idempotency-store';
 import { createFragmentSource } from './data-access/openapi-fragments';
 import { docsRoutes } from './entry-points/http/docs.routes';
@@ -79,6 +79,8 @@ export async function startGateway(
     onError: (err) =>
       logger.warn({ err }, 'token blacklist mirror: Redis unavailable; checking Redis directly'),
   });
+  const movedKeys = await migrateLegacyApiKeys(redis.client, config.API_KEY_PREFIX);
+  if (movedKeys > 0) logger.info({ movedKeys }, 'API keys moved under their Redis Cluster hash tag');
   const apiKeys = createApiKeyStore(redis.client, config.API_KEY_PREFIX);
   const limiters = createRateLimiters(
     redis.client,

@@ -165,7 +165,7 @@ describe('API keys', () => {
       // as an older version, a hand edit or a corrupted write could have left it
       const redis = await connectRedis(redisUrl());
       try {
-        const key = `${KEY_PREFIX}:id:${body.data.key_id}`;
+        const key = `${KEY_PREFIX}:{apikeys}:id:${body.data.key_id}`;
         const stored = JSON.parse((await redis.client.get(key))!);
         await redis.client.set(key, JSON.stringify({ ...stored, scopes }));
       } finally {

@@ -2,14 +2,26 @@ import type { RedisClient } from '@lingua/redis';
 import { type ApiKeyRecord, type ApiKeyStore, trustedApiKey } from '../domain/api-keys';
 
 /**
+ * Where a key's entries live. The hash tag {apikeys} keeps every entry in one Redis Cluster slot, so
+ * the MULTIs that write a record, its hash entry and the index together stay single-slot (keys are
+ * few: issued by administrators). `legacy`: the names before the tag (migrateLegacyApiKeys).
+ */
+function apiKeyNames(prefix: string, legacy = false) {
+  const base = legacy ? prefix : `${prefix}:{apikeys}`;
+  return {
+    recordKey: (id: string) => `${base}:id:${id}`,
+    hashKey: (hash: string) => `${base}:hash:${hash}`,
+    indexKey: `${base}:ids`,
+  };
+}
+
+/**
  * API keys in Redis (the gateway owns no database): the record under its key id, the id under the
  * secret's hash for look-ups, and a sorted set of ids by issue time for listing. Revocation keeps
  * the record (audit) and deletes the hash entry, so a revoked secret can never be found again.
  */
 export function createApiKeyStore(redis: RedisClient, prefix: string): ApiKeyStore {
-  const recordKey = (id: string) => `${prefix}:id:${id}`;
-  const hashKey = (hash: string) => `${prefix}:hash:${hash}`;
-  const indexKey = `${prefix}:ids`;
+  const { recordKey, hashKey, indexKey } = apiKeyNames(prefix);
 
   const read = async (id: string): Promise<ApiKeyRecord | undefined> => {
     const raw = await redis.get(recordKey(id));
@@ -57,4 +69,32 @@ export function createApiKeyStore(redis: RedisClient, prefix: string): ApiKeySto
       return revoked;
     },
   };
+}
+
+/**
+ * Moves the keys written before the hash tag (`<prefix>:id:<id>`, `:hash:<hash>`, `:ids`) under it,
+ * once, at the gateway's start: a record already under the new names wins (it may have been
+ * revoked since). Single-key reads of the old names, one MULTI per key on the new ones, then the
+ * old names deleted; replicas starting together repeat it harmlessly. Returns how many it moved.
+ */
+export async function migrateLegacyApiKeys(redis: RedisClient, prefix: string): Promise<number> {
+  const old = apiKeyNames(prefix, true);
+  const now = apiKeyNames(prefix);
+  let moved = 0;
+  for (const [id, score] of (await redis.zRangeWithScores(old.indexKey, 0, -1)).map(
+    (e) => [e.value, e.score] as const,
+  )) {
+    const raw = await redis.get(old.recordKey(id));
+    const stored = raw ? (JSON.parse(raw) as { hash?: string; revoked_at?: string }) : undefined;
+    if (stored && !(await redis.exists(now.recordKey(id)))) {
+      const m = redis.multi().set(now.recordKey(id), raw!).zAdd(now.indexKey, { score, value: id });
+      if (stored.hash && !stored.revoked_at) m.set(now.hashKey(stored.hash), id);
+      await m.exec();
+      moved++;
+    }
+    if (stored?.hash) await redis.del(old.hashKey(stored.hash));
+    await redis.del(old.recordKey(id));
+    await redis.zRem(old.indexKey, id);
+  }
+  return moved;
 }
