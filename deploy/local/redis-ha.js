@@ -163,6 +163,57 @@ async function startRedisHa(options) {
   return { ...set, children, kill, stop };
 }
 
+/**
+ * Starts a Redis Cluster of `ports.length` primaries (for tests): cluster mode on, joined by
+ * redis-cli (Debian's redis-tools), resolved once every node reports cluster_state:ok (a command
+ * before the nodes agree by gossip answers CLUSTERDOWN). Returns stop(), which kills the nodes and
+ * removes `dir`.
+ */
+async function startRedisCluster({ dir, ports }) {
+  if (!REDIS) throw new Error('redis-server missing: bash deploy/local/infra.sh up');
+  const { execFileSync } = require('node:child_process');
+  fs.mkdirSync(dir, { recursive: true });
+  const children = ports.map((port) =>
+    spawn(
+      REDIS,
+      [
+        ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+        ...['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`)],
+        ...['--dir', dir],
+      ],
+      { stdio: 'ignore' },
+    ),
+  );
+  const stop = async () => {
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGKILL');
+          }),
+      ),
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const cli = (...args) =>
+    execFileSync('redis-cli', args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  try {
+    for (const port of ports) await until(`redis ${port}`, () => portOpen(port), 10_000);
+    cli('--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes');
+    await until(
+      'cluster_state:ok',
+      () => ports.every((p) => cli('-p', String(p), 'cluster', 'info').includes('cluster_state:ok')),
+      20_000,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { ports, stop, keySlot: (key) => Number(cli('-p', String(ports[0]), 'cluster', 'keyslot', key)) };
+}
+
 /** Where the compose overlay with the Sentinel shape is written (`node deploy/local/redis-ha.js render`). */
 const COMPOSE_OVERLAY = 'deploy/compose/docker-compose.redis-sentinel.yml';
 const DEPLOYABLES = ['identity', 'flashcards', 'subscriptions', 'ai', 'notifications', 'gateway'];
@@ -272,6 +323,7 @@ if (require.main === module && process.argv[2] === 'render') {
 module.exports = {
   redisHaProcesses,
   startRedisHa,
+  startRedisCluster,
   composeSentinelOverlay,
   COMPOSE_OVERLAY,
   REDIS,

@@ -1,53 +1,29 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, uniqueName, waitFor } from '@lingua/testing';
 import { connectRedis, countWithin, parseRedisTarget, type RedisHandle } from '../src';
 
+// the same cluster the callers' test (test/platform/redis-cluster-callers.test.ts) runs against
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startRedisCluster } = require('../../../deploy/local/redis-ha') as {
+  startRedisCluster(o: {
+    dir: string;
+    ports: number[];
+  }): Promise<{ ports: number[]; stop(): Promise<void>; keySlot(key: string): number }>;
+};
+
 /** Three primaries with cluster mode on, joined by redis-cli (Debian's redis-tools). */
 describe('connectRedis with Redis Cluster (three primaries)', () => {
-  const nodes: ChildProcess[] = [];
-  const ports: number[] = [];
-  let dir: string;
+  let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
   let redis: RedisHandle;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-cluster-'));
-    for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      ports.push(port);
-      nodes.push(
-        spawn(
-          'redis-server',
-          [
-            ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-            ...['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`)],
-            ...['--dir', dir],
-          ],
-          { stdio: 'ignore' },
-        ),
-      );
-    }
-    await waitFor(() => ports.forEach((p) => execFileSync('redis-cli', ['-p', String(p), 'ping'])));
-    execFileSync(
-      'redis-cli',
-      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    // `--cluster create` returns once the slots are assigned; each node says the cluster is up only
-    // after the nodes have agreed by gossip (a command before that answers CLUSTERDOWN)
-    await waitFor(
-      () =>
-        ports.forEach((p) =>
-          expect(execFileSync('redis-cli', ['-p', String(p), 'cluster', 'info']).toString()).toContain(
-            'cluster_state:ok',
-          ),
-        ),
-      { timeoutMs: 20_000 },
-    );
+    cluster = await startRedisCluster({
+      dir: fs.mkdtempSync(path.join(os.tmpdir(), 'redis-cluster-')),
+      ports: [await freePort(), await freePort(), await freePort()],
+    });
+    const ports = cluster.ports;
     const target = parseRedisTarget({
       REDIS_URL: 'redis://unused',
       REDIS_CLUSTER_NODES: ports.map((p) => `127.0.0.1:${p}`).join(','),
@@ -57,8 +33,7 @@ describe('connectRedis with Redis Cluster (three primaries)', () => {
 
   afterAll(async () => {
     await redis?.close().catch(() => undefined);
-    for (const n of nodes) n.kill('SIGKILL');
-    fs.rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it('When keys fall on different primaries, Then commands, scripts and MULTI within a hash tag reach the right one', async () => {
@@ -67,11 +42,7 @@ describe('connectRedis with Redis Cluster (three primaries)', () => {
     for (const k of keys) await redis.client.set(k, k);
     for (const k of keys) expect(await redis.client.get(k)).toBe(k);
     // the keys fall in more than one hash slot (the slots of three primaries)
-    const owners = new Set(
-      keys.map((k) =>
-        Number(execFileSync('redis-cli', ['-p', String(ports[0]), 'cluster', 'keyslot', k]).toString()),
-      ),
-    );
+    const owners = new Set(keys.map((k) => cluster.keySlot(k)));
     expect(owners.size).toBeGreaterThan(1);
     const counter = uniqueName('cluster:count');
     expect((await countWithin(redis.client, counter, { ttlMs: 60_000, limit: 2 })).count).toBe(1);
