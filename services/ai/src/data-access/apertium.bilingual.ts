@@ -40,7 +40,7 @@ const lemmaOf = (analysis: string) => /^[^<]*/.exec(analysis)![0].replace(/#/g, 
  *
  * The whole dictionary is read by lt-proc processes in the background (`warmUpStep` starts them and
  * returns at once: they run on another core, ~4 s of CPU); a look-up before they finish asks lt-proc
- * for that one headword (~0.1 s, without the participle step), so an early request is slower, not wrong.
+ * for that one headword (~0.1 s; ~0.4 s for a participle), so an early request is slower, not wrong.
  */
 export function apertiumBilingual(options: {
   ltProc: string;
@@ -142,6 +142,21 @@ export function apertiumBilingual(options: {
       .split('\n');
     const found = new Map<string, DictionaryEntry[]>();
     asked.forEach((a, j) => addTo(found, headword, a.mark, outputs(out[j] ?? '').map(lemmaOf)));
+    // a participle without an adjective entry ("frozen"): its Spanish participle, as the full read does
+    if (!found.get(headword)?.some((e) => e.partOfSpeech === 'adj') && !/\s/.test(headword)) {
+      const sync = (args: string[], input: string) =>
+        execFileSync(options.ltProc, args, { input: `${input}\n` })
+          .toString('utf8')
+          .trim();
+      const verb = outputs(sync([morf], headword)).find((o) => o.endsWith('<vblex><pp>'));
+      const target =
+        verb &&
+        outputs(sync(['-b', bidix], `^${lemmaOf(verb)}<vblex><pp>$`)).find(
+          (o) => o.includes('<vblex><pp>') && !o.includes('<pron>'),
+        );
+      const form = target && sync(['-g', gen], `^${lemmaOf(target)}<vblex><pp><m><sg>$`);
+      if (form && !/[#@*]/.test(form)) addTo(found, headword, 'adj', [form]);
+    }
     return found.get(headword) ?? [];
   };
   const start = () => {

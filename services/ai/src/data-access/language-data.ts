@@ -322,7 +322,9 @@ function respaced(
         if (known(glued.slice(j, i))) best[i] = [...before, glued.slice(j, i)];
       }
     const words = best[glued.length];
-    return words && words.length > 2 ? words.join(' ') : glued;
+    // a phrase of three words or more has a linking word ("tienda de campaña"); without one the split
+    // is likelier an affixed word the lists lack ("vagarosamente" is no "vaga rosa mente")
+    return words && words.length > 2 && words.some((w) => w.length <= 3) ? words.join(' ') : glued;
   };
   return {
     ...dictionary,

@@ -16,12 +16,13 @@ interface Span {
 
 /**
  * Words as the analysers see them: French and Italian elisions stand apart ("l'", "dell'"), other
- * apostrophes and hyphens stay inside a word; numbers are tokens of their own.
+ * apostrophes and hyphens stay inside a word (French words written with one, "aujourd'hui",
+ * "quelqu'un", are one word); numbers are tokens of their own.
  */
 function spansOf(sentence: string, language: string): Span[] {
   const word =
     language === 'fr' || language === 'it'
-      ? /[\p{L}\p{M}]+['’](?=\p{L})|[\p{L}\p{M}]+(?:-[\p{L}\p{M}]+)*|\p{N}+(?:[.,]\p{N}+)*/gu
+      ? /(?:aujourd|prud|presqu|quelqu|entr)['’](?:hui|hom\p{L}*|île\p{L}*|une?s?|acte\p{L}*)|[\p{L}\p{M}]+['’](?=\p{L})|[\p{L}\p{M}]+(?:-[\p{L}\p{M}]+)*|\p{N}+(?:[.,]\p{N}+)*/giu
       : /[\p{L}\p{M}]+(?:['’-][\p{L}\p{M}]+)*|\p{N}+(?:[.,]\p{N}+)*/gu;
   return [...sentence.matchAll(word)].map((m) => ({
     text: m[0],
