@@ -107,17 +107,6 @@ export function flashcardsRouter(deps: FlashcardsDeps, docs: ApiDocs): Router {
   const routes: DeclaredRoute[] = [
     {
       ...cardsArea,
-      method: 'post',
-      path: `${P}/batch`,
-      summary: 'Batch create, update, delete or move cards',
-      body: BatchBody,
-      response: BatchResult,
-      style: 'catalogue',
-      errors: { 404: 'Target set not found' },
-      handler: catalogue.batch,
-    },
-    {
-      ...cardsArea,
       method: 'get',
       path: P,
       summary: 'List flashcards (Group B: search, favoritesOnly; Group C: filters and pagination)',
@@ -371,6 +360,17 @@ export function flashcardsRouter(deps: FlashcardsDeps, docs: ApiDocs): Router {
           ...(mode && { situation: mode.situation, availableTypes: mode.availableTypes }),
         });
       },
+    },
+    {
+      ...cardsArea,
+      method: 'post',
+      path: `${P}/batch`,
+      summary: 'Batch create, update, delete or move cards',
+      body: BatchBody,
+      response: BatchResult,
+      style: 'catalogue',
+      errors: { 404: 'Target set not found' },
+      handler: catalogue.batch,
     },
   ];
   declareRoutes(router, docs, routes, P);

@@ -16,11 +16,11 @@ export type { FlashcardsDeps, AchievementHook } from './deps';
  */
 export function registerHttpRoutes(app: Express, deps: FlashcardsDeps): void {
   const docs = createApiDocs('flashcards');
-  registerAchievementRoutes(app, deps, docs);
-  registerExportImportRoutes(app, deps, docs);
   app.use('/api/flashcards', flashcardsRouter(deps, docs));
   app.use('/api/study', studyRouter(deps, docs));
   app.use('/api/flashcard-sets', flashcardSetsRouter(deps, docs));
   app.use('/api/learning', learningRouter(deps, docs));
+  registerAchievementRoutes(app, deps, docs);
+  registerExportImportRoutes(app, deps, docs);
   serveApiDocs(app, docs);
 }
