@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { currentUser } from '@lingua/auth';
 import { AppError, parseInput } from '@lingua/errors';
 import { sendSuccess } from '@lingua/http';
-import type { ApiDocs } from '@lingua/openapi';
+import { type ApiDocs, declareRoutes } from '@lingua/openapi';
 import { deleteAccount } from '../../domain/delete-account.use-case';
 import type { IdentityDeps } from '../../domain/identity-deps';
 import { POLICY } from '../../domain/policies';
@@ -76,109 +76,111 @@ function toUploadError(err: unknown): AppError {
 export function usersRoutes(deps: IdentityDeps, authenticated: RequestHandler, docs: ApiDocs): Router {
   const router = Router();
 
-  router.get(`${P}/profile`, authenticated, async (_req, res) => {
-    const { user, stats, degraded } = await getProfile(currentUser(res).sub, deps);
-    sendSuccess(res, { user: publicUser(user), profile: profileData(user), stats, degraded });
-  });
-  docs.route({
-    method: 'get',
-    path: `${P}/profile`,
-    summary:
-      'The caller: user, profile (with settings) and card stats; stats null and degraded ["stats"] when flashcards is slow or down',
-    auth: 'access',
-    response: ProfileData,
-  });
-
-  router.put(`${P}/profile`, authenticated, avatarUpload(deps), async (req, res) => {
-    const avatar = (req.file as StoredFile | undefined)?.avatarName;
-    let input: z.infer<typeof UpdateProfileBody>;
-    try {
-      input = parseInput(UpdateProfileBody, req.body ?? {});
-    } catch (err) {
-      // the avatar is already stored: a request refused now must not leave it behind
-      if (avatar) await discardAvatar(avatar, deps);
-      throw err;
-    }
-    const user = await updateProfile(currentUser(res).sub, { ...input, avatar }, deps);
-    sendSuccess(res, {
-      user: { ...publicUser(user), profile: profileData(user) },
-      message: 'Profile updated',
-    });
-  });
-  docs.route({
-    method: 'put',
-    path: `${P}/profile`,
-    summary: 'Update profile fields and the avatar (JPEG/PNG/WebP; 10 MB free, 50 MB premium)',
-    description:
-      'timezone (IANA) is the zone the user’s days are counted in (today, streaks, daily-goal progress, stats periods); flashcards learns it first, so the change is 503 and nothing is stored when flashcards cannot be reached. Needs an access token (Authorization: Bearer).',
-    auth: 'access',
-    body: UpdateProfileBody,
-    bodyType: 'multipart/form-data',
-    response: z.object({ user: PublicUser, message: z.string() }),
-    errors: { 409: 'RES002 username taken', 413: 'avatar too large' },
-  });
-
-  router.put(`${P}/settings`, authenticated, async (req, res) => {
-    const input = parseInput(UpdateSettingsBody, req.body ?? {});
-    const settings = await updateSettings(currentUser(res).sub, input, deps);
-    sendSuccess(res, { settings, message: 'Settings updated' });
-  });
-  docs.route({
-    method: 'put',
-    path: `${P}/settings`,
-    summary: 'Update learning and notification settings',
-    description:
-      'dailyGoal is the user’s one daily goal, kept by flashcards (GET/PUT /api/learning/settings show and change the same value); it is written there first, so the change is 503 and nothing is stored when flashcards cannot be reached. The answer shows the goal flashcards holds. Needs an access token (Authorization: Bearer).',
-    auth: 'access',
-    body: UpdateSettingsBody,
-    response: z.object({ settings: Settings, message: z.string() }),
-  });
-
-  router.delete(`${P}/account`, authenticated, async (req, res) => {
-    const body = parseInput(DeleteAccountBody, req.body ?? {});
-    const user = currentUser(res);
-    await deleteAccount(
-      {
-        userId: user.sub,
-        password: body.password,
-        reason: body.reason,
-        accessJti: user.jti,
-        accessExp: user.exp,
+  declareRoutes(router, docs, [
+    {
+      method: 'get',
+      path: `${P}/profile`,
+      summary:
+        'The caller: user, profile (with settings) and card stats; stats null and degraded ["stats"] when flashcards is slow or down',
+      auth: 'access',
+      response: ProfileData,
+      before: [authenticated],
+      handler: async (_req, res) => {
+        const { user, stats, degraded } = await getProfile(currentUser(res).sub, deps);
+        sendSuccess(res, { user: publicUser(user), profile: profileData(user), stats, degraded });
       },
-      deps,
-    );
-    sendSuccess(res, { message: 'Account deleted' });
-  });
-  docs.route({
-    method: 'delete',
-    path: `${P}/account`,
-    summary: 'Delete the account (password confirmation); emits user.deleted',
-    auth: 'access',
-    body: DeleteAccountBody,
-    response: MessageData,
-    errors: { 401: 'AUTH003 wrong password' },
-  });
-
-  router.get(`${P}/avatars/:name`, async (req, res) => {
-    const { name } = parseInput(AvatarParams, req.params);
-    const file = await getAvatar(name, deps);
-    await sendImmutableFile(req, res, {
-      name,
-      contentType: `image/${file.type}`,
-      length: file.length,
-      content: file.content,
-      cacheControl: 'public, max-age=31536000, immutable',
-    });
-  });
-  docs.route({
-    method: 'get',
-    path: `${P}/avatars/:name`,
-    summary: 'An avatar image (public, unguessable name)',
-    auth: 'none',
-    params: AvatarParams,
-    download: { 'image/*': 'the image' },
-    errors: { 404: 'not found' },
-  });
+    },
+    {
+      method: 'put',
+      path: `${P}/profile`,
+      summary: 'Update profile fields and the avatar (JPEG/PNG/WebP; 10 MB free, 50 MB premium)',
+      description:
+        'timezone (IANA) is the zone the user’s days are counted in (today, streaks, daily-goal progress, stats periods); flashcards learns it first, so the change is 503 and nothing is stored when flashcards cannot be reached. Needs an access token (Authorization: Bearer).',
+      auth: 'access',
+      body: UpdateProfileBody,
+      bodyType: 'multipart/form-data',
+      response: z.object({ user: PublicUser, message: z.string() }),
+      errors: { 409: 'RES002 username taken', 413: 'avatar too large' },
+      before: [authenticated, avatarUpload(deps)],
+      handler: async (req, res) => {
+        const avatar = (req.file as StoredFile | undefined)?.avatarName;
+        let input: z.infer<typeof UpdateProfileBody>;
+        try {
+          input = parseInput(UpdateProfileBody, req.body ?? {});
+        } catch (err) {
+          // the avatar is already stored: a request refused now must not leave it behind
+          if (avatar) await discardAvatar(avatar, deps);
+          throw err;
+        }
+        const user = await updateProfile(currentUser(res).sub, { ...input, avatar }, deps);
+        sendSuccess(res, {
+          user: { ...publicUser(user), profile: profileData(user) },
+          message: 'Profile updated',
+        });
+      },
+    },
+    {
+      method: 'put',
+      path: `${P}/settings`,
+      summary: 'Update learning and notification settings',
+      description:
+        'dailyGoal is the user’s one daily goal, kept by flashcards (GET/PUT /api/learning/settings show and change the same value); it is written there first, so the change is 503 and nothing is stored when flashcards cannot be reached. The answer shows the goal flashcards holds. Needs an access token (Authorization: Bearer).',
+      auth: 'access',
+      body: UpdateSettingsBody,
+      response: z.object({ settings: Settings, message: z.string() }),
+      before: [authenticated],
+      handler: async (req, res) => {
+        const input = parseInput(UpdateSettingsBody, req.body ?? {});
+        const settings = await updateSettings(currentUser(res).sub, input, deps);
+        sendSuccess(res, { settings, message: 'Settings updated' });
+      },
+    },
+    {
+      method: 'delete',
+      path: `${P}/account`,
+      summary: 'Delete the account (password confirmation); emits user.deleted',
+      auth: 'access',
+      body: DeleteAccountBody,
+      response: MessageData,
+      errors: { 401: 'AUTH003 wrong password' },
+      before: [authenticated],
+      handler: async (req, res) => {
+        const body = parseInput(DeleteAccountBody, req.body ?? {});
+        const user = currentUser(res);
+        await deleteAccount(
+          {
+            userId: user.sub,
+            password: body.password,
+            reason: body.reason,
+            accessJti: user.jti,
+            accessExp: user.exp,
+          },
+          deps,
+        );
+        sendSuccess(res, { message: 'Account deleted' });
+      },
+    },
+    {
+      method: 'get',
+      path: `${P}/avatars/:name`,
+      summary: 'An avatar image (public, unguessable name)',
+      auth: 'none',
+      params: AvatarParams,
+      download: { 'image/*': 'the image' },
+      errors: { 404: 'not found' },
+      handler: async (req, res) => {
+        const { name } = parseInput(AvatarParams, req.params);
+        const file = await getAvatar(name, deps);
+        await sendImmutableFile(req, res, {
+          name,
+          contentType: `image/${file.type}`,
+          length: file.length,
+          content: file.content,
+          cacheControl: 'public, max-age=31536000, immutable',
+        });
+      },
+    },
+  ]);
 
   return router;
 }
