@@ -108,6 +108,17 @@ function redisHaProcesses({
   return { nodes, sentinels, masterName };
 }
 
+/** A TCP port nothing listens on now (the kernel's choice). */
+const freeTcpPort = () =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
 const portOpen = (port) =>
   new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
@@ -173,17 +184,28 @@ async function startRedisCluster({ dir, ports }) {
   if (!REDIS) throw new Error('redis-server missing: bash deploy/local/infra.sh up');
   const { execFileSync } = require('node:child_process');
   fs.mkdirSync(dir, { recursive: true });
-  const children = ports.map((port) =>
-    spawn(
+  // Each node also listens on a cluster bus port, by default its port + 10,000, which may be taken
+  // (or past 65,535) for a port the caller found free: seen as a node that never started. The bus
+  // ports are chosen free here and named explicitly.
+  const busPorts = [];
+  for (let i = 0; i < ports.length; i++) busPorts.push(await freeTcpPort());
+  const errors = ports.map(() => []);
+  const children = ports.map((port, i) => {
+    const child = spawn(
       REDIS,
       [
         ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-        ...['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`)],
-        ...['--dir', dir],
+        ...['--cluster-enabled', 'yes', '--cluster-port', String(busPorts[i])],
+        ...['--cluster-config-file', path.join(dir, `nodes-${port}.conf`), '--dir', dir],
       ],
-      { stdio: 'ignore' },
-    ),
-  );
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    // kept for the error below: a node that exits at start says why on its output
+    const keep = (chunk) => (errors[i] = [...errors[i].slice(-3), String(chunk).slice(-500)]);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    return child;
+  });
   const stop = async () => {
     await Promise.all(
       children.map(
@@ -200,7 +222,10 @@ async function startRedisCluster({ dir, ports }) {
   const cli = (...args) =>
     execFileSync('redis-cli', args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
   try {
-    for (const port of ports) await until(`redis ${port}`, () => portOpen(port), 10_000);
+    for (const [i, port] of ports.entries())
+      await until(`redis ${port}`, () => portOpen(port), 10_000).catch((err) => {
+        throw new Error(`${err.message}: ${errors[i].join('').slice(-500)}`);
+      });
     cli('--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes');
     await until(
       'cluster_state:ok',
