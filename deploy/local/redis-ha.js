@@ -108,17 +108,6 @@ function redisHaProcesses({
   return { nodes, sentinels, masterName };
 }
 
-/** A TCP port nothing listens on now (the kernel's choice). */
-const freeTcpPort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
 const portOpen = (port) =>
   new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
@@ -186,9 +175,10 @@ async function startRedisCluster({ dir, ports }) {
   fs.mkdirSync(dir, { recursive: true });
   // Each node also listens on a cluster bus port, by default its port + 10,000, which may be taken
   // (or past 65,535) for a port the caller found free: seen as a node that never started. The bus
-  // ports are chosen free here and named explicitly.
+  // ports are chosen free here, as the tests choose theirs, and named explicitly.
+  const { freePort } = require('../../libs/testing/dist');
   const busPorts = [];
-  for (let i = 0; i < ports.length; i++) busPorts.push(await freeTcpPort());
+  for (let i = 0; i < ports.length; i++) busPorts.push(await freePort());
   const errors = ports.map(() => []);
   const children = ports.map((port, i) => {
     const child = spawn(

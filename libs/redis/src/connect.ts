@@ -167,25 +167,19 @@ export async function waitForReplicas(
 }
 
 /**
- * SCAN over every primary: a Cluster client's own scanIterator sees only one node, so in Cluster
- * mode each master is scanned through its node client; otherwise the client's own SCAN. Yields
- * batches of key names. Keys of one batch may fall in different hash slots: delete them one by one
- * (a multi-key DEL across slots is refused by Cluster).
+ * Deletes every key matching `match` on every primary and returns how many went. A Cluster
+ * client's own SCAN sees only one node, so in Cluster mode each master is scanned through its node
+ * client; the keys of one batch may fall in different hash slots, so each is deleted on its own (a
+ * multi-key DEL across slots is refused). For rare clean-ups (a user's erasure), not hot paths.
  */
-export async function* scanEveryPrimary(
-  client: RedisClient,
-  options: { MATCH: string; COUNT?: number },
-): AsyncGenerator<string[]> {
-  if (!clusterClients.has(client)) {
-    yield* client.scanIterator(options);
-    return;
-  }
-  const cluster = client as unknown as {
-    masters: unknown[];
-    nodeClient(node: unknown): Promise<RedisClient>;
-  };
-  for (const master of cluster.masters) {
-    const node = await cluster.nodeClient(master);
-    yield* node.scanIterator(options);
-  }
+export async function deleteMatching(client: RedisClient, match: string, count = 1000): Promise<number> {
+  const cluster = clusterClients.has(client)
+    ? (client as unknown as { masters: unknown[]; nodeClient(node: unknown): Promise<RedisClient> })
+    : undefined;
+  const nodes = cluster ? await Promise.all(cluster.masters.map((m) => cluster.nodeClient(m))) : [client];
+  let deleted = 0;
+  for (const node of nodes)
+    for await (const keys of node.scanIterator({ MATCH: match, COUNT: count }))
+      for (const key of keys) deleted += await client.del(key);
+  return deleted;
 }

@@ -1,4 +1,4 @@
-export { connectRedis, waitForReplicas, scanEveryPrimary, ReplicasUnavailableError } from './connect';
+export { connectRedis, waitForReplicas, deleteMatching, ReplicasUnavailableError } from './connect';
 export type { RedisHandle, RedisClient } from './connect';
 export {
   parseRedisTarget,

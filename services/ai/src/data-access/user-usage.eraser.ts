@@ -1,4 +1,4 @@
-import { type RedisClient, scanEveryPrimary } from '@lingua/redis';
+import { deleteMatching, type RedisClient } from '@lingua/redis';
 import type { UsageEraser } from '../domain/erase-user-data.use-case';
 import { KEY_PREFIX } from './quota.store';
 
@@ -6,7 +6,7 @@ import { KEY_PREFIX } from './quota.store';
  * A user's quota counters, look-up windows and cached premium status (keys `ai:quota:<feature>:<user>:<day>`,
  * `ai:window:<feature>:<user>` and `ai:entitlement:<user>`), found by SCAN on every primary (with
  * Redis Cluster they are spread over the nodes): deletions are rare, and the keys expire anyway
- * within two days; this makes them go at once. One DEL per key: a batch may span hash slots.
+ * within two days; this makes them go at once.
  */
 export function userUsageEraser(redis: RedisClient): UsageEraser {
   return {
@@ -17,9 +17,7 @@ export function userUsageEraser(redis: RedisClient): UsageEraser {
         `${KEY_PREFIX}window:*:${userId}`,
         `${KEY_PREFIX}entitlement:${userId}`,
       ]) {
-        for await (const keys of scanEveryPrimary(redis, { MATCH: match, COUNT: 1000 })) {
-          for (const key of keys) deleted += await redis.del(key);
-        }
+        deleted += await deleteMatching(redis, match);
       }
       return deleted;
     },

@@ -1,4 +1,4 @@
-import { countWithin, type RedisClient, scanEveryPrimary, uncount } from '@lingua/redis';
+import { countWithin, deleteMatching, type RedisClient, uncount } from '@lingua/redis';
 
 export type ExportQuota = ReturnType<typeof exportQuota>;
 
@@ -30,14 +30,9 @@ export function exportQuota(redis: RedisClient) {
     async used(userId: string, day: string): Promise<number> {
       return Number((await redis.get(key(userId, day))) ?? 0);
     },
-    /** Every primary's keys (Redis Cluster spreads the days over nodes); one DEL each: slots differ. */
+    /** On every primary: Redis Cluster spreads the days over nodes. */
     async eraseUser(userId: string): Promise<void> {
-      for await (const batch of scanEveryPrimary(redis, {
-        MATCH: `${EXPORT_QUOTA_KEY_PREFIX}${userId}:*`,
-        COUNT: 100,
-      })) {
-        for (const key of batch) await redis.del(key);
-      }
+      await deleteMatching(redis, `${EXPORT_QUOTA_KEY_PREFIX}${userId}:*`, 100);
     },
   };
 }
