@@ -21,6 +21,9 @@ export function isolatedServiceEnv(overrides: Record<string, string> = {}): Reco
     // a stack started by start-stack.js runs its services at the gateway's priority in tests: on a
     // machine busy with other work (CI, two busy loops) niced services miss their deadlines (504)
     LINGUA_BACKEND_NICE: '0',
+    // the AI's language data is read on first use: a test stack that never asks the AI would
+    // otherwise spend a core for seconds reading it in the background, slowing what the test calls
+    AI_PRELOAD_LANGUAGE_DATA: 'false',
   };
   for (const svc of ['IDENTITY', 'FLASHCARDS', 'SUBSCRIPTIONS', 'AI', 'NOTIFICATIONS']) {
     env[`${svc}_HTTP_PORT`] = '0';
