@@ -45,7 +45,7 @@ function layerViolations(filePath: string, code: string): () => Promise<LintMess
   };
 }
 
-// README, "Layers": the boundary rule in eslint.config.mjs, proven to fire on each kind of leak
+// docs/development.md, "Layers": the boundary rule in eslint.config.mjs, proven to fire on each kind of leak
 describe('the layer rule (npm run lint)', () => {
   const useCaseImportsRepository = layerViolations(
     'services/flashcards/src/domain/probe.use-case.ts',

@@ -114,7 +114,7 @@ export const env = {
 
 /**
  * The Redis variables every process reads (the gateway and each service): one server, or a
- * Sentinel set or a Cluster instead (README, "Redis"); @lingua/redis's parseRedisTarget reads them.
+ * Sentinel set or a Cluster instead (docs/operations/configuration.md, "Redis"); @lingua/redis's parseRedisTarget reads them.
  */
 export const redisEnv = {
   REDIS_URL: env.url('redis://127.0.0.1:6379'),

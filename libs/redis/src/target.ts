@@ -27,7 +27,7 @@ export type RedisTarget =
     }
   | { mode: 'cluster'; nodes: RedisNodeAddress[]; username?: string; password?: string; replicas: number };
 
-/** The environment variables that choose the target (README, "Redis"). */
+/** The environment variables that choose the target (docs/operations/configuration.md, "Redis"). */
 export interface RedisEnv {
   REDIS_URL: string;
   REDIS_SENTINELS?: string | undefined;
