@@ -13,7 +13,7 @@
 // AI_WORDNET_DIR / AI_DICTD_DIR override the paths. No servers are started. Prints figures and
 // exits 1 when a target is missed (BENCH_STRICT=0: always 0).
 const os = require('node:os');
-const { percentile } = require('./support');
+const { percentile, writeResult } = require('./support');
 const { installedLanguageData } = require('../services/ai/dist/data-access/language-data');
 const { localProvider } = require('../services/ai/dist/domain/providers/local-provider');
 const {
@@ -212,6 +212,14 @@ async function main() {
     `language data: read in ${Math.round(loadMs)} ms; RSS ${rssBase} MB before (compromise, SUBTLEX, CMU loaded), ` +
       `${rssLoaded} MB after reading WordNet and the dictionaries of ${data.status().filter((s) => s.available).length - 1} pairs, ${mb()} MB at the end`,
   );
+  await writeResult('ai-language-data', {
+    loadAverage: {
+      beforeLookUps: Math.round(loadBefore * 10) / 10,
+      atEnd: Math.round(os.loadavg()[0] * 10) / 10,
+    },
+    rssMb: { before: rssBase, dataRead: rssLoaded, atEnd: mb() },
+    checks: results.map((r) => ({ check: r.check, measured: r.value, met: r.ok })),
+  });
   const failed = results.filter((r) => r.ok === 'NO').length;
   if (failed && process.env.BENCH_STRICT !== '0') process.exitCode = 1;
 }

@@ -68,3 +68,18 @@ console.log(
   `ratios: reused/HMAC ${(results['gateway sign, token seen before (reused)'] / hmac).toFixed(2)}, ` +
     `Ed25519/HMAC ${(results['Ed25519 sign of the same payload (alternative)'] / hmac).toFixed(1)}`,
 );
+
+require('./support')
+  .writeResult('assertion', {
+    iterations: N,
+    rounds: ROUNDS,
+    budgetUs: BUDGET_US,
+    operations: Object.entries(results).map(([operation, us]) => ({
+      operation,
+      us: Math.round(us * 100) / 100,
+    })),
+  })
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });

@@ -27,7 +27,14 @@
 // FLASHCARDS_ACCESS_LOG_SAMPLE_RATE=0.01: 4322-4811 req/s, p95 16.5-19.0 ms, 0.18-0.20 CPU ms/req; ratio 0.93-0.98x.
 // Since the access log change (no pino-http), the default (every request): 4721-5083 req/s, p95 16.2-18.0 ms.
 const path = require('node:path');
-const { cpuMsOf, freePort, percentile, startProcess, waitForQuietDatabase } = require('./support');
+const {
+  cpuMsOf,
+  freePort,
+  percentile,
+  startProcess,
+  waitForQuietDatabase,
+  writeResult,
+} = require('./support');
 const autocannon = require('autocannon');
 const { MongoClient } = require('mongodb');
 const mongoose = require('mongoose');
@@ -377,6 +384,24 @@ async function main() {
         };
       }),
     );
+  const figure = (v) => (v === undefined || Number.isNaN(Number(v)) ? null : Number(v));
+  await writeResult('flashcards-due', {
+    connections: CONNECTIONS,
+    rounds: ROUNDS,
+    seconds: DURATION_S,
+    builds: tables.map((rows, i) => ({
+      label: builds[i].label || 'services/flashcards/dist',
+      rows: rows.map((r) => ({
+        cards: r['cards of the user'],
+        reqPerS: figure(r['req/s']),
+        p50Ms: figure(r['p50 ms']),
+        p95Ms: figure(r['p95 ms']),
+        p99Ms: figure(r['p99 ms']),
+        cpuMsPerReq: figure(r['CPU ms/req']),
+        ...(r.note && { note: r.note }),
+      })),
+    })),
+  });
 }
 
 main().catch((err) => {

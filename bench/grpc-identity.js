@@ -149,6 +149,15 @@ async function main() {
   console.log(`CPU per operation, µs (median of 3 × ${N}):`);
   for (const [name, us] of Object.entries(cpu))
     console.log(`  ${name.padEnd(48)} ${us.toFixed(2).padStart(7)} µs`);
+  const round = (v, digits) => Math.round(v * 10 ** digits) / 10 ** digits;
+  await require('./support').writeResult('grpc-identity', {
+    inFlight: IN_FLIGHT,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    callsPerS: { with: Math.round(c), without: Math.round(w) },
+    cpuUsPerCall: { with: round(cCpu, 1), without: round(wCpu, 1) },
+    steps: Object.entries(cpu).map(([step, us]) => ({ step, us: round(us, 2) })),
+  });
 }
 
 main().catch((err) => {

@@ -35,6 +35,7 @@ const {
   pidListeningOn,
   socketInodesOf,
   tcpSockets,
+  writeResult,
 } = require('./support');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -719,6 +720,29 @@ async function main() {
   const runs = [];
   for (const [i, engine] of ENGINES.entries()) runs.push(await benchEngine(engine, i));
   printSummary(runs);
+  const round = (v, digits) => (typeof v === 'number' ? Math.round(v * 10 ** digits) / 10 ** digits : null);
+  await writeResult('overload', {
+    users: USERS,
+    secondsPerPhase: SECONDS,
+    engines: runs.map((run) => ({
+      engine: run.engine,
+      capacityPerS: run.capacity,
+      phases: PHASES.filter(([label]) => run.phases[label]).map(([label, factor]) => {
+        const r = run.phases[label];
+        return {
+          phase: label.replace('x', '×'),
+          ratePerS: run.capacity * factor,
+          goodputPerS: round(r.goodput, 1),
+          shedPerS: round(r.shedRate, 1),
+          acceptedP99Ms: round(r.accepted.p99, 0),
+          shedP99Ms: r.shed ? round(r.shedP99, 1) : null,
+          timeouts: r.timeouts,
+          longestWaitS: round(r.longestMs / 1000, 2),
+          idleAfterS: round(r.idleS, 1), // null: not idle within BENCH_IDLE_MAX_S
+        };
+      }),
+    })),
+  });
 }
 
 // the journey bench (bench/journey) starts its database and stack the same way

@@ -25,6 +25,7 @@ const {
   percentile,
   runQueueMsOf,
   startBenchServer,
+  writeResult,
 } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -186,8 +187,10 @@ async function main() {
   // ratios are taken within each round, then the median over the rounds
   const perRound = (f) => rounds.map(f);
   const rps = (r, n) => r[n].requests.average;
-  const show = (label, values, fmt) =>
+  const show = (label, values, fmt) => {
     console.log(`${label.padEnd(46)} ${fmt(median(values))}   (rounds: ${values.map(fmt).join(', ')})`);
+    measures.push({ measure: label, value: fmt(median(values)), rounds: values.map(fmt) });
+  };
   const x2 = (v) => v.toFixed(2);
   const pct = (v) => `${(v * 100).toFixed(1)} %`;
   console.log('');
@@ -268,7 +271,24 @@ async function main() {
     (v) => v.toFixed(1),
   );
   if (FIXED_RATES.length) await openLoop({ service, gateway, floor, proxy, auth });
+  await writeResult('gateway', {
+    connections: CONNECTIONS,
+    secondsPerRound: DURATION_S,
+    rounds: ROUNDS,
+    fixedRates: FIXED_RATES,
+    scenarios: scenarios.map(([name]) => ({
+      scenario: name,
+      reqPerS: Math.round(med(name, (r) => r.requests.average)),
+      p99Ms: med(name, (r) => r.latency.p99),
+      frontCpuUs: name === SVC ? null : Math.round(med(name, (r) => r.frontCpu)),
+      serviceCpuUs: Math.round(med(name, (r) => r.serviceCpu)),
+    })),
+    measures,
+  });
 }
+
+/** The ratios and added latencies the run printed, for bench/results/gateway.json. */
+const measures = [];
 
 /**
  * At saturation (above) every scenario queues 50 requests and its latency is 50 / throughput
@@ -319,6 +339,12 @@ async function openLoop({ service, gateway, floor, proxy, auth }) {
     const med = (name, k) => median(rounds.map((r) => r[name][k]));
     const waited = (name, i) => `${(median(rounds.map((r) => r[name].waits[i])) * 100).toFixed(0)}`;
     const added = (name, k) => median(rounds.map((r) => r[name][k] - r[SVC][k]));
+    for (const [name] of scenarios.filter(([n]) => n !== SVC))
+      measures.push({
+        measure: `${name}: added p50 / p99 at ${rate} req/s open loop, ms`,
+        value: `${added(name, 'p50').toFixed(2)} / ${added(name, 'p99').toFixed(2)}`,
+        rounds: rounds.map((r) => (r[name].p99 - r[SVC].p99).toFixed(2)),
+      });
     for (const [name] of scenarios) {
       const extra =
         name === SVC

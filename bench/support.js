@@ -337,7 +337,39 @@ const localTime = (at, zone) =>
     hourCycle: 'h23',
   }).format(at);
 
+/**
+ * Writes a bench's figures to bench/results/<name>.json (BENCH_RESULT: another file) with the date,
+ * the commit and the machine, in the repository's JSON style; `npm run bench:report` renders the
+ * tables of bench/README.md from these files, so a run's figures are written in one place.
+ */
+async function writeResult(name, figures) {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const file = process.env.BENCH_RESULT ?? path.join(__dirname, 'results', `${name}.json`);
+  let commit;
+  try {
+    commit = require('node:child_process')
+      .execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8' })
+      .trim();
+  } catch {
+    commit = undefined; // not a git checkout
+  }
+  const doc = {
+    bench: name,
+    date: new Date().toISOString(),
+    commit,
+    machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+    ...figures,
+  };
+  const prettier = require('prettier');
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, await prettier.format(JSON.stringify(doc), { ...options, parser: 'json' }));
+  console.log(`figures written to ${path.relative(process.cwd(), file)} (npm run bench:report renders them)`);
+}
+
 module.exports = {
+  writeResult,
   freePort,
   localTime,
   pidsMatching,

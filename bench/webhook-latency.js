@@ -200,6 +200,23 @@ async function main() {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   await ferret?.dispose();
+  const ms = (v) => (v === undefined ? null : Math.round(v * 10) / 10);
+  await require('./support').writeResult('webhook-latency', {
+    database: process.env.BENCH_SHARED_DB === '1' ? 'MONGO_URL' : 'private FerretDB',
+    runs: [
+      {
+        run: `${RATE}/s`,
+        loadAverage: Math.round(require('node:os').loadavg()[0] * 10) / 10,
+        delivered: received,
+        published: total,
+        sustainedPerS: Math.round(throughput * 10) / 10,
+        p50Ms: ms(pct(latencies, 50)),
+        p95Ms: ms(pct(latencies, 95)),
+        p99Ms: ms(pct(latencies, 99)),
+        maxMs: ms(latencies.at(-1)),
+      },
+    ],
+  });
 }
 
 if (process.argv[2] === 'service') runService().catch((err) => (console.error(err), process.exit(1)));
