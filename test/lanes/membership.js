@@ -14,6 +14,7 @@ const UNIT_OUTSIDE_SRC = [
   'services/flashcards/test/portability.codecs.test.ts',
   'test/bench/journey-stats.test.ts',
   'test/bench/soak-memory.test.ts',
+  'test/contract/bench-report.test.ts',
   'test/contract/figures-single-home.test.ts',
   'test/platform/lockfile.test.ts',
   'test/platform/shard-keys.test.ts',

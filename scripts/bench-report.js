@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+// `npm run bench:report`: the tables of bench/README.md are generated from the benches' result files
+// (bench/results/<bench>.json), so a figure is written once, by the run that measured it. Each table
+// sits between `<!-- bench:report <name> begin -->` and `<!-- bench:report <name> end -->`; this
+// script rewrites what is between them from the result file. `--check` changes nothing and exits 1
+// when a generated table differs from what the result files give (a hand-edited figure, or a run
+// whose tables were not regenerated), or when a table's markers are missing. Needs nothing started.
+// `--readme=<file>` reads (and writes) another copy of the README, for the test.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const README = path.join(ROOT, 'bench/README.md');
+const RESULTS = path.join(ROOT, 'bench/results');
+
+const result = (name) => JSON.parse(fs.readFileSync(path.join(RESULTS, `${name}.json`), 'utf8'));
+const blank = (v) => v === null || v === undefined;
+const cell = (v, unit = '') => (blank(v) ? '–' : `${v}${unit}`);
+const fixed = (v, digits, unit = '') =>
+  typeof v === 'number' ? `${v.toFixed(digits)}${unit}` : cell(v, unit);
+const thousands = (v) => (typeof v === 'number' ? v.toLocaleString('en-US') : cell(v));
+
+/** A markdown table; columns are [title, 'l' or 'r', row → cell]. prettier aligns it afterwards. */
+function table(columns, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [
+    line(columns.map(([title]) => title)),
+    line(columns.map(([, align]) => (align === 'r' ? '--: ' : '---').trim())),
+    ...rows.map((row) => line(columns.map(([, , get]) => String(get(row)).replace(/\|/g, '\\|')))),
+  ].join('\n');
+}
+
+/** Where the figures come from: the result file, its run's date and commit (or its source), the machine. */
+function provenance(name, doc) {
+  const m = doc.machine ?? {};
+  const machine = [
+    m.cpus && `${m.cpus} cores`,
+    m.loadAverage && `load average ${m.loadAverage.join(', ')}`,
+    m.note,
+  ].filter(Boolean);
+  const run = doc.source ?? `run of ${doc.date}${doc.commit ? ` at ${doc.commit}` : ''}`;
+  return `From [results/${name}.json](results/${name}.json): ${run}${machine.length ? `; ${machine.join(', ')}` : ''}.`;
+}
+
+/** The generated tables: marker name → [result file, result → markdown]. */
+const TABLES = {
+  gateway: [
+    'gateway',
+    (r) =>
+      table(
+        [
+          ['scenario', 'l', (s) => s.scenario],
+          ['req/s', 'r', (s) => cell(s.reqPerS)],
+          ['p99 ms', 'r', (s) => cell(s.p99Ms)],
+          ['CPU µs/req, front', 'r', (s) => cell(s.frontCpuUs)],
+          ['CPU µs/req, service', 'r', (s) => cell(s.serviceCpuUs)],
+        ],
+        r.scenarios,
+      ),
+  ],
+  'gateway-measures': [
+    'gateway',
+    (r) =>
+      table(
+        [
+          ['measure (median of the per-round ratios, the rounds in brackets)', 'l', (m) => m.measure],
+          ['value', 'l', (m) => `${m.value}${m.rounds ? ` (${m.rounds.join(', ')})` : ''}`],
+          ['target', 'l', (m) => cell(m.target)],
+        ],
+        r.measures,
+      ),
+  ],
+  'hop-cost': [
+    'hop-cost',
+    (r) => {
+      const figures = (v) => `${fixed(v.cpuUs, 0)} / ${fixed(v.wakeups, 2)}`;
+      const k = (v) => (typeof v === 'number' ? `${Math.round(v / 1000)}k` : cell(v));
+      return table(
+        [
+          ['server', 'l', (s) => s.name],
+          ['idle: ms/s, wake-ups/s', 'r', (s) => `${fixed(s.idleMsPerS, 1)}, ${fixed(s.idleWakeupsPerS, 1)}`],
+          ...r.rates.map((rate, i) => [`${rate}/s`, 'r', (s) => figures(s.rates[i])]),
+          [
+            `${r.inFlight} in flight (req/s)`,
+            'r',
+            (s) => `${figures(s.inFlight)} (${k(s.inFlight.reqPerS)})`,
+          ],
+        ],
+        r.servers,
+      );
+    },
+  ],
+  assertion: [
+    'assertion',
+    (r) =>
+      table(
+        [
+          ['operation', 'l', (o) => o.operation],
+          ['µs', 'r', (o) => fixed(o.us, 2)],
+          [`of the ${r.budgetUs} µs budget`, 'r', (o) => `${(o.us / r.budgetUs).toFixed(2)}×`],
+        ],
+        r.operations,
+      ),
+  ],
+  'grpc-identity': [
+    'grpc-identity',
+    (r) => {
+      const ratio = (o) => (o.with / o.without).toFixed(2);
+      return table(
+        [
+          ['measure', 'l', (row) => row[0]],
+          ['figure', 'l', (row) => row[1]],
+        ],
+        [
+          [
+            `calls/s with / without (median of ${r.rounds} × ${r.seconds} s)`,
+            `${r.callsPerS.with} / ${r.callsPerS.without} (${ratio(r.callsPerS)})`,
+          ],
+          [
+            'CPU per call with / without',
+            `${r.cpuUsPerCall.with} / ${r.cpuUsPerCall.without} µs (${ratio(r.cpuUsPerCall)})`,
+          ],
+          ...r.steps.map((s) => [s.step, `${s.us} µs`]),
+        ],
+      );
+    },
+  ],
+  overload: [
+    'overload',
+    (r) =>
+      table(
+        [
+          ['at', 'l', (p) => `${r.engines.length > 1 ? `${p.engine} ` : ''}${p.phase} (${p.ratePerS}/s)`],
+          ['goodput/s', 'r', (p) => fixed(p.goodputPerS, 1)],
+          ['shed/s', 'r', (p) => fixed(p.shedPerS, 1)],
+          ['2xx p99', 'r', (p) => cell(p.acceptedP99Ms, ' ms')],
+          ['shed p99', 'r', (p) => fixed(p.shedP99Ms, 1, ' ms')],
+          ['timeouts', 'r', (p) => cell(p.timeouts)],
+          ['longest wait', 'r', (p) => fixed(p.longestWaitS, 2, ' s')],
+          [
+            'idle again after',
+            'r',
+            (p) => (p.idleAfterS === null ? 'not idle' : fixed(p.idleAfterS, 1, ' s')),
+          ],
+        ],
+        r.engines.flatMap((e) => e.phases.map((p) => ({ ...p, engine: e.engine }))),
+      ) +
+      `\n\nCapacity: ${r.engines.map((e) => `${e.engine} ${e.capacityPerS} req/s`).join(', ')}; ${r.users} users, ${r.secondsPerPhase} s per phase.`,
+  ],
+  'flashcards-due': [
+    'flashcards-due',
+    (r) => {
+      const [first, second] = r.builds;
+      const ratio = (a, b, digits) =>
+        typeof a === 'number' && typeof b === 'number' && b ? `${(a / b).toFixed(digits)}×` : '–';
+      return table(
+        [
+          ['cards of the user', 'r', (i) => thousands(first.rows[i].cards)],
+          ...r.builds.map((b) => [
+            `${b.label}: req/s, p95, CPU ms/req`,
+            'l',
+            (i) =>
+              `${cell(b.rows[i].reqPerS)}, ${cell(b.rows[i].p95Ms, ' ms')}, ${fixed(b.rows[i].cpuMsPerReq, 3)}`,
+          ]),
+          ...(second
+            ? [
+                [
+                  `${second.label} / ${first.label}`,
+                  'l',
+                  (i) =>
+                    `${ratio(second.rows[i].reqPerS, first.rows[i].reqPerS, 2)} req/s, ${ratio(second.rows[i].p95Ms, first.rows[i].p95Ms, 1)} p95`,
+                ],
+              ]
+            : []),
+        ],
+        first.rows.map((_, i) => i),
+      );
+    },
+  ],
+  'webhook-latency': [
+    'webhook-latency',
+    (r) =>
+      table(
+        [
+          ['run', 'l', (x) => x.run],
+          ['load average', 'l', (x) => cell(x.loadAverage)],
+          ['delivered', 'l', (x) => `${x.delivered}/${x.published}`],
+          ['sustained', 'l', (x) => fixed(x.sustainedPerS, 1, '/s')],
+          ['p50', 'l', (x) => cell(x.p50Ms, ' ms')],
+          ['p95', 'l', (x) => cell(x.p95Ms, ' ms')],
+          ['p99', 'l', (x) => cell(x.p99Ms, ' ms')],
+          ['max', 'l', (x) => cell(x.maxMs, ' ms')],
+        ],
+        r.runs,
+      ),
+  ],
+  'ai-language-data': [
+    'ai-language-data',
+    (r) =>
+      table(
+        [
+          ['check', 'l', (c) => c.check],
+          ['measured', 'l', (c) => c.measured],
+          ['target (met)', 'l', (c) => [c.target, c.met].filter(Boolean).join(', ') || '–'],
+        ],
+        r.checks,
+      ),
+  ],
+};
+
+const MARKER = /<!-- bench:report (\S+) (begin|end) -->/g;
+
+/** bench/README.md with every generated block rewritten from the result files; throws on bad markers. */
+async function render(text) {
+  const seen = new Set();
+  const out = text.replace(
+    /(<!-- bench:report (\S+) begin -->)[\s\S]*?(<!-- bench:report \2 end -->)/g,
+    (_, begin, name, end) => {
+      const spec = TABLES[name];
+      if (!spec) throw new Error(`bench/README.md: no generated table is called "${name}"`);
+      seen.add(name);
+      const [file, generate] = spec;
+      const doc = result(file);
+      return `${begin}\n\n${provenance(file, doc)}\n\n${generate(doc)}\n\n${end}`;
+    },
+  );
+  const markers = [...text.matchAll(MARKER)].map((m) => m[1]);
+  for (const name of Object.keys(TABLES))
+    if (!seen.has(name))
+      throw new Error(
+        `bench/README.md: the markers of "${name}" are missing or unpaired (${markers.join(', ')})`,
+      );
+  const prettier = require('prettier');
+  const options = (await prettier.resolveConfig(README)) ?? {};
+  return prettier.format(out, { ...options, filepath: README });
+}
+
+/** The generated blocks of a README text, by name (to say which differ). */
+const blocks = (text) =>
+  Object.fromEntries(
+    [...text.matchAll(/<!-- bench:report (\S+) begin -->([\s\S]*?)<!-- bench:report \1 end -->/g)].map(
+      (m) => [m[1], m[2]],
+    ),
+  );
+
+async function main() {
+  const check = process.argv.includes('--check');
+  const file = process.argv.find((a) => a.startsWith('--readme='))?.slice('--readme='.length) ?? README;
+  const current = fs.readFileSync(file, 'utf8');
+  const generated = await render(current);
+  if (!check) {
+    if (generated !== current) fs.writeFileSync(file, generated);
+    console.log(
+      `bench/README.md: ${Object.keys(TABLES).length} tables ${generated === current ? 'already up to date' : 'rewritten'}`,
+    );
+    return;
+  }
+  if (generated === current)
+    return console.log('bench/README.md: every generated table matches bench/results');
+  const [was, now] = [blocks(current), blocks(generated)];
+  const differing = Object.keys(now).filter((name) => was[name] !== now[name]);
+  console.error(
+    `bench/README.md differs from what bench/results/*.json give${differing.length ? ` in: ${differing.join(', ')}` : ''}.\n` +
+      'The tables between the bench:report markers are generated: run `npm run bench:report` instead of editing them.',
+  );
+  process.exitCode = 1;
+}
+
+module.exports = { render, TABLES };
+
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err.message);
+    process.exitCode = 1;
+  });
