@@ -7,7 +7,7 @@
 // Needs `npm run build` and the local infrastructure (`npm run infra:up`) for part 2; `BENCH_HTTP=0`
 // skips it. BENCH_SECONDS (default 5) and BENCH_CONNECTIONS (default 8) tune the HTTP part.
 const path = require('node:path');
-const { freePort, percentile, startProcess } = require('./support');
+const { freePort, percentile, startProcess, writeResult } = require('./support');
 const autocannon = require('autocannon');
 const { createAccessTokens } = require('../libs/auth/dist');
 const { analyzeText } = require('../services/ai/dist/domain/analyze-text.use-case');
@@ -116,6 +116,16 @@ async function main() {
     }
   }
   console.table(rows);
+  await writeResult('ai-analyze-text', {
+    seconds: DURATION_S,
+    connections: CONNECTIONS,
+    scenarios: rows.map((r) => ({
+      scenario: r.scenario,
+      perS: r['ops/s'],
+      p50Ms: Number(r['p50 ms']),
+      p99Ms: Number(r['p99 ms']),
+    })),
+  });
 }
 
 main().catch((err) => {

@@ -12,7 +12,7 @@
 // Prints the ratio login/s ÷ ceiling hashes/s (target ≥ 0.85) and event-loop p99 (target < 20 ms).
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, startProcess } = require('./support');
+const { freePort, startProcess, writeResult } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -190,6 +190,22 @@ async function main() {
         `max ${max.toFixed(2)} ms (target p99 < 20 ms)`,
     );
     console.log(`ratio login/s ÷ bcrypt ceiling: ${(loginsPerSecond / ceiling).toFixed(3)} (target ≥ 0.85)`);
+    const round = (v, digits) => Math.round(v * 10 ** digits) / 10 ** digits;
+    await writeResult('identity-login', {
+      bcryptCost: COST,
+      rounds: ROUNDS,
+      seconds: DURATION_S,
+      ratio: round(loginsPerSecond / ceiling, 2),
+      ceilingComparesPerS: round(ceiling, 2),
+      loginsPerS: round(loginsPerSecond, 2),
+      logins,
+      failed: bad,
+      loopDelayMs: {
+        p99PerStorm: p99s.map((v) => round(v, 1)),
+        p50Worst: round(Math.max(...p50s), 1),
+        max: round(max, 1),
+      },
+    });
     await new Promise((r) => setTimeout(r, 3_000)); // let the last in-flight logins finish
   } finally {
     child.kill('SIGTERM');

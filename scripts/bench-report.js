@@ -194,6 +194,39 @@ const TABLES = {
         r.runs,
       ),
   ],
+  'identity-login': [
+    'identity-login',
+    (r) => {
+      const p99 = r.loopDelayMs.p99PerStorm;
+      return table(
+        [
+          ['measure', 'l', (row) => row[0]],
+          ['figure', 'l', (row) => row[1]],
+          ['target', 'l', (row) => row[2]],
+        ],
+        [
+          ['logins/s ÷ bcrypt ceiling', cell(r.ratio), '≥ 0.85'],
+          [`raw bcrypt ceiling (cost ${r.bcryptCost}), compares/s`, cell(r.ceilingComparesPerS), '–'],
+          ['logins/s through the service', cell(r.loginsPerS), '–'],
+          ['event-loop delay p99, per storm', `${Array.isArray(p99) ? p99.join(', ') : p99} ms`, '< 20 ms'],
+          ['event-loop delay p50, worst storm', cell(r.loopDelayMs.p50Worst, ' ms'), '–'],
+        ],
+      );
+    },
+  ],
+  'ai-analyze-text': [
+    'ai-analyze-text',
+    (r) =>
+      table(
+        [
+          ['scenario', 'l', (x) => x.scenario],
+          ['texts or requests/s', 'r', (x) => cell(x.perS)],
+          ['p50', 'r', (x) => cell(x.p50Ms, ' ms')],
+          ['p99', 'r', (x) => cell(x.p99Ms, ' ms')],
+        ],
+        r.scenarios,
+      ),
+  ],
   'ai-language-data': [
     'ai-language-data',
     (r) =>
