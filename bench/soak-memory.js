@@ -48,28 +48,8 @@ function soakMemory(samples, windowMs = 60_000) {
   return out;
 }
 
-const UNIT_KB = { Ki: 1, Mi: 1024, Gi: 1024 * 1024, K: 1000 / 1024, M: 1e6 / 1024, G: 1e9 / 1024 };
-
-/**
- * Each deployable's Kubernetes memory limit in kB, read from its one place,
- * deploy/k8s/services/<name>/resources.yaml (`limits:` then `memory: <n><unit>`; those files are ours
- * and keep that shape, the deployment contract test renders them).
- */
-function memoryLimits(root = require('node:path').join(__dirname, '..')) {
-  const fs = require('node:fs');
-  const path = require('node:path');
-  const dir = path.join(root, 'deploy/k8s/services');
-  const limits = {};
-  for (const name of fs.readdirSync(dir)) {
-    const file = path.join(dir, name, 'resources.yaml');
-    if (!fs.existsSync(file)) continue;
-    const m = /limits:\s*\n\s*memory:\s*(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?\b/.exec(
-      fs.readFileSync(file, 'utf8'),
-    );
-    if (m) limits[name] = Number(m[1]) * (m[2] ? UNIT_KB[m[2]] : 1 / 1024);
-  }
-  return limits;
-}
+// each deployable's limit, from its one place (deploy/k8s/services/<name>/resources.yaml)
+const { memoryLimits } = require('../deploy/local/container-memory');
 
 /**
  * Processes whose peak RSS passed `share` of their deployable's memory limit (a process labelled

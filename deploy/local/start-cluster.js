@@ -20,6 +20,7 @@ const { startMailSink } = require('./mail-sink');
 const { startPushSink } = require('./push-sink');
 const creds = require('./infra-credentials');
 const { redisHaProcesses } = require('./redis-ha');
+const { heapArgs } = require('./container-memory');
 
 const ROOT = path.resolve(__dirname, '../..');
 const bin = (name) => [`/usr/sbin/${name}`, `/usr/bin/${name}`].find((p) => fs.existsSync(p));
@@ -441,7 +442,8 @@ async function startCluster({
       plan.services[name].replicas.forEach((x, i) => {
         const SVC = name.toUpperCase();
         const label = `${name}-${i + 1}`;
-        define(label, process.execPath, ['dist/main.js'], {
+        // the heap its container would give it (deploy/local/container-memory.js)
+        define(label, process.execPath, [...heapArgs(name), 'dist/main.js'], {
           cwd: path.join(ROOT, dir),
           env: {
             ...base,
@@ -463,7 +465,7 @@ async function startCluster({
     );
     plan.gateways.forEach((g, i) => {
       const label = `gateway-${i + 1}`;
-      define(label, process.execPath, ['dist/main.js'], {
+      define(label, process.execPath, [...heapArgs('gateway'), 'dist/main.js'], {
         cwd: path.join(ROOT, 'gateway'),
         // only the ingress (nginx, through HAProxy on 127.0.0.1) may name the client
         env: {
