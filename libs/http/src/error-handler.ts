@@ -32,6 +32,13 @@ const OUTAGE_ERROR_NAMES = new Set([
   'MongoPoolClearedError',
 ]);
 const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+/**
+ * node-redis' Sentinel client throws plain Errors when it cannot find a primary (during a failover,
+ * once its rediscoveries are spent): only the message tells them apart. Seen as 500s on logout in
+ * the chaos suite's Redis primary kill.
+ */
+const OUTAGE_MESSAGES =
+  /^(no valid master node|none of the sentinels are available|couldn't connect to any sentinels?( node)?|master node not enumerated)$/i;
 
 export function isDependencyOutage(err: unknown): boolean {
   // the library's error may be wrapped (a cause chain); a few levels are enough
@@ -44,6 +51,7 @@ export function isDependencyOutage(err: unknown): boolean {
     if (OUTAGE_ERROR_NAMES.has(String(e.name)) || OUTAGE_ERROR_NAMES.has(e.constructor?.name ?? ''))
       return true;
     if (typeof e.code === 'string' && OUTAGE_CODES.has(e.code)) return true;
+    if (e.constructor === Error && OUTAGE_MESSAGES.test(String((e as Error).message))) return true;
     // mongoose queues operations while disconnected and then fails them with this message
     if (e.name === 'MongooseError' && /buffering timed out/i.test(String((e as Error).message))) return true;
     e = e.cause as typeof e;
