@@ -976,6 +976,8 @@ function redisPrimaryKill({ base, cluster }) {
     stats.requests = after.length;
     stats.probes = p.samples.filter((x) => x.end >= killedAt).length;
     stats.slowestMs = Math.max(0, ...after.map((x) => x.ms));
+    // a dependency outage is 503 (try again), never a 500 that reads as our bug
+    stats.internalErrors = after.filter((x) => x.status === 500).length;
 
     // after the failover: no logged-out token passes, the lock and the address limit still hold
     const out = leavers.filter((u) => u.loggedOutAt);
@@ -1341,7 +1343,8 @@ function report(phases, timings, r, rss) {
       `for ${(rd.outageMs / 1000).toFixed(1)} s (${rd.failedRequests} of ${rd.requests} requests failed, the last answered ${(rd.lastFailureMs / 1000).toFixed(1)} s after the kill, the slowest took ${(rd.slowestMs / 1000).toFixed(1)} s); ` +
       `${rd.loggedOut} logged-out tokens (${rd.loggedOutDuring} logged out during the failover), ` +
       `${rd.accepted} accepted after it; lockout survived: ${rd.lockedAfter === 423 ? 'yes' : `no (${rd.lockedAfter})`}; ` +
-      `login rate limit survived: ${rd.limitedAfter === 429 ? 'yes' : rd.sameMinute ? `no (${rd.limitedAfter})` : 'not checked (next minute)'}`,
+      `login rate limit survived: ${rd.limitedAfter === 429 ? 'yes' : rd.sameMinute ? `no (${rd.limitedAfter})` : 'not checked (next minute)'}; ` +
+      `answers of 500: ${rd.internalErrors}`,
   );
   const o = r.outage;
   if (o) {
@@ -1415,11 +1418,11 @@ function report(phases, timings, r, rss) {
     );
   if (rd.primary === rd.newPrimary) failures.push('no Redis failover happened');
   if (!rd.probes) failures.push('the Redis failover was not measured (no probe answered)');
-  // the target (issue 40): under 5 s. Not yet met on the shared 2-core machine (8-12 s there), so
-  // the short run in npm test only reports it; the full run fails on it
-  if (!SHORT && rd.outageMs >= 5000)
+  // the target (issue 40): under 5 s, in the short run as in the full one
+  if (rd.outageMs >= 5000)
     failures.push(`authenticated requests failed for ${rd.outageMs} ms after the Redis primary's kill`);
   if (rd.accepted) failures.push(`${rd.accepted} logged-out tokens accepted after the Redis failover`);
+  if (rd.internalErrors) failures.push(`${rd.internalErrors} answers of 500 during the Redis failover`);
   if (rd.loggedOut < REDIS_LOGOUT_USERS)
     failures.push(`only ${rd.loggedOut} of ${REDIS_LOGOUT_USERS} logouts answered`);
   if (rd.lockedBefore !== 423 || rd.lockedAfter !== 423)
