@@ -16,7 +16,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const os = require('node:os');
-const { percentile } = require('./support');
+const { percentile, writeJson } = require('./support');
 const { installedLanguageData } = require('../services/ai/dist/data-access/language-data');
 const { localProvider } = require('../services/ai/dist/domain/providers/local-provider');
 const { translateWord } = require('../services/ai/dist/domain/language/word-facts');
@@ -257,25 +257,17 @@ async function main() {
       console.log(`${pair} misses: ${r.misses.map((m) => `${m.word}→${m.got ?? '∅'}`).join(', ')}`);
   console.log(missed.length ? `MISSED: ${missed.join('; ')}` : 'all targets met');
   const out = path.join(__dirname, 'results', 'ai-quality.json');
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(
-    out,
-    `${JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        machine: { cpus: os.cpus().length, load1: os.loadavg()[0] },
-        targets: { share: TARGET, analysisP95Ms: P95_TARGET_MS },
-        languages: rows,
-        translation: pairs,
-        analysisP95Ms: Math.round(p95 * 10) / 10,
-        analysedSentences: latencies.length,
-        memory,
-        missed,
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  await writeJson(out, {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, load1: os.loadavg()[0] },
+    targets: { share: TARGET, analysisP95Ms: P95_TARGET_MS },
+    languages: rows,
+    translation: pairs,
+    analysisP95Ms: Math.round(p95 * 10) / 10,
+    analysedSentences: latencies.length,
+    memory,
+    missed,
+  });
   console.log(`written: ${path.relative(process.cwd(), out)}`);
   process.exit(missed.length && process.env.BENCH_STRICT !== '0' ? 1 : 0);
 }

@@ -14,6 +14,7 @@ const {
   devCallSigner,
   devTrustedCallers,
 } = require('../libs/grpc/dist');
+const { round, writeResult } = require('./support');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -149,8 +150,7 @@ async function main() {
   console.log(`CPU per operation, µs (median of 3 × ${N}):`);
   for (const [name, us] of Object.entries(cpu))
     console.log(`  ${name.padEnd(48)} ${us.toFixed(2).padStart(7)} µs`);
-  const round = (v, digits) => Math.round(v * 10 ** digits) / 10 ** digits;
-  await require('./support').writeResult('grpc-identity', {
+  await writeResult('grpc-identity', {
     inFlight: IN_FLIGHT,
     rounds: ROUNDS,
     seconds: SECONDS,

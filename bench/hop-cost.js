@@ -14,7 +14,15 @@ const net = require('node:net');
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { Pool } = require('undici');
-const { onCpuMsOf, openLoop, pidListeningOn, sleepsOf, startBenchServer, writeResult } = require('./support');
+const {
+  onCpuMsOf,
+  openLoop,
+  pidListeningOn,
+  round,
+  sleepsOf,
+  startBenchServer,
+  writeResult,
+} = require('./support');
 
 const RATES = (process.env.BENCH_HOP_RATES ?? '20,50,200,1000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -188,7 +196,6 @@ async function main() {
     console.log(
       `${r.name.padEnd(22)} ${`${r.idleMsPerS.toFixed(1)}, ${r.idleWakeupsPerS.toFixed(1)}`.padStart(22)} ${r.rates.map(cell).join('')} ${cell(r.saturated)}  (${Math.round(r.saturated.rate)})   ${r.rates.map((v) => `${(v.cpuUs / r.saturated.cpuUs).toFixed(1)}×`).join(', ')}`,
     );
-  const round = (v, digits) => Math.round(v * 10 ** digits) / 10 ** digits;
   const figures = (v) => ({ cpuUs: round(v.cpuUs, 0), wakeups: round(v.wakeups, 2) });
   await writeResult('hop-cost', {
     seconds: SECONDS,

@@ -12,7 +12,7 @@
 // Prints the ratio login/s ÷ ceiling hashes/s (target ≥ 0.85) and event-loop p99 (target < 20 ms).
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, startProcess, writeResult } = require('./support');
+const { freePort, round, startProcess, writeResult } = require('./support');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -190,7 +190,6 @@ async function main() {
         `max ${max.toFixed(2)} ms (target p99 < 20 ms)`,
     );
     console.log(`ratio login/s ÷ bcrypt ceiling: ${(loginsPerSecond / ceiling).toFixed(3)} (target ≥ 0.85)`);
-    const round = (v, digits) => Math.round(v * 10 ** digits) / 10 ** digits;
     await writeResult('identity-login', {
       bcryptCost: COST,
       rounds: ROUNDS,

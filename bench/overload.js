@@ -33,6 +33,7 @@ const {
   openLoop,
   percentile,
   pidListeningOn,
+  round,
   socketInodesOf,
   tcpSockets,
   writeResult,
@@ -720,7 +721,6 @@ async function main() {
   const runs = [];
   for (const [i, engine] of ENGINES.entries()) runs.push(await benchEngine(engine, i));
   printSummary(runs);
-  const round = (v, digits) => (typeof v === 'number' ? Math.round(v * 10 ** digits) / 10 ** digits : null);
   await writeResult('overload', {
     users: USERS,
     secondsPerPhase: SECONDS,

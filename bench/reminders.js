@@ -46,7 +46,7 @@ if (!process.features.typescript || !process.execArgv.includes('--no-warnings'))
   return;
 }
 
-const { cpuMsOf, freePortRun, localTime, pidsMatching, startProcess } = require('./support');
+const { cpuMsOf, freePortRun, localTime, pidsMatching, startProcess, writeJson } = require('./support');
 
 const N = Number(process.env.BENCH_USERS ?? 100_000);
 const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 300);
@@ -592,13 +592,7 @@ async function main() {
     timeline,
   };
   const runs = { ...kept, [N]: run };
-  // in the repository's style, so `npm run lint` (prettier --check) stays clean after a run
-  const prettier = require('prettier');
-  const text = await prettier.format(JSON.stringify({ bench: 'reminders', runs }), {
-    ...(await prettier.resolveConfig(RESULT)),
-    filepath: RESULT,
-  });
-  fs.writeFileSync(RESULT, text);
+  await writeJson(RESULT, { bench: 'reminders', runs });
   log(`figures written to ${path.relative(process.cwd(), RESULT)}`);
 }
 

@@ -337,13 +337,24 @@ const localTime = (at, zone) =>
     hourCycle: 'h23',
   }).format(at);
 
+/** `v` to `digits` decimals; null for a figure that was not measured (not a number). */
+const round = (v, digits) => (typeof v === 'number' ? Math.round(v * 10 ** digits) / 10 ** digits : null);
+
+/** Writes `doc` as JSON in the repository's style, so `npm run lint` (prettier --check) stays clean after a run. */
+async function writeJson(file, doc) {
+  const fs = require('node:fs');
+  const prettier = require('prettier');
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, await prettier.format(JSON.stringify(doc), { ...options, parser: 'json' }));
+}
+
 /**
  * Writes a bench's figures to bench/results/<name>.json (BENCH_RESULT: another file) with the date,
- * the commit and the machine, in the repository's JSON style; `npm run bench:report` renders the
- * tables of bench/README.md from these files, so a run's figures are written in one place.
+ * the commit and the machine; `npm run bench:report` renders the tables of bench/README.md from
+ * these files, so a run's figures are written in one place.
  */
 async function writeResult(name, figures) {
-  const fs = require('node:fs');
   const os = require('node:os');
   const file = process.env.BENCH_RESULT ?? path.join(__dirname, 'results', `${name}.json`);
   let commit;
@@ -354,21 +365,19 @@ async function writeResult(name, figures) {
   } catch {
     commit = undefined; // not a git checkout
   }
-  const doc = {
+  await writeJson(file, {
     bench: name,
     date: new Date().toISOString(),
     commit,
-    machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+    machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((l) => round(l, 2)) },
     ...figures,
-  };
-  const prettier = require('prettier');
-  const options = (await prettier.resolveConfig(file)) ?? {};
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, await prettier.format(JSON.stringify(doc), { ...options, parser: 'json' }));
+  });
   console.log(`figures written to ${path.relative(process.cwd(), file)} (npm run bench:report renders them)`);
 }
 
 module.exports = {
+  round,
+  writeJson,
   writeResult,
   freePort,
   localTime,

@@ -21,7 +21,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
-const { childPids, cpuMsOf, openLoop, pidListeningOn, sleepsOf } = require('../support');
+const { childPids, cpuMsOf, openLoop, pidListeningOn, sleepsOf, writeJson } = require('../support');
 const { startDatabase, startBenchStack, cpuMeter, cleanups, cleanUp } = require('../overload');
 const { ensureSeeded, pickUsers, dbNames, PASSWORD } = require('./seed');
 const { CALLS, P95_EXEMPT, pickCall, issue, setTokens } = require('./mix');
@@ -714,10 +714,7 @@ async function writeResults(results) {
     // first run
   }
   for (const r of results) file.sizes[r.size] = r.result;
-  // in the repository's style, so `npm run lint` (prettier --check) stays clean after a run
-  const prettier = require('prettier');
-  const options = (await prettier.resolveConfig(RESULT)) ?? {};
-  fs.writeFileSync(RESULT, await prettier.format(JSON.stringify(file), { ...options, parser: 'json' }));
+  await writeJson(RESULT, file);
   console.log(`\nthe figures: ${RESULT}`);
 }
 
