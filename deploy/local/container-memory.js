@@ -18,7 +18,9 @@ function memoryLimits(root = ROOT) {
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name, 'resources.yaml');
     if (!fs.existsSync(file)) continue;
-    const m = /limits:\s*\n\s*memory:\s*(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?\b/.exec(fs.readFileSync(file, 'utf8'));
+    const m = /limits:\s*\n\s*memory:\s*(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?\b/.exec(
+      fs.readFileSync(file, 'utf8'),
+    );
     if (m) limits[name] = Number(m[1]) * (m[2] ? UNIT_KB[m[2]] : 1 / 1024);
   }
   return limits;
