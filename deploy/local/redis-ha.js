@@ -39,6 +39,15 @@ const DOWN_AFTER_MS = 1000;
 const FAILOVER_TIMEOUT_MS = 5000;
 
 /**
+ * On every data node. The Sentinel that leads a failover announces the new primary only once the
+ * other replicas have re-synced from it (or failover-timeout passed), and clients asking that
+ * Sentinel wait for it. A replica that needs a full copy waits repl-diskless-sync-delay first (5 s
+ * by default, for more replicas to share the transfer): the failover then always ran into its
+ * timeout (about 7 s instead of 3). The two replicas connect at once anyway.
+ */
+const DATA_NODE_ARGS = ['--repl-diskless-sync-delay', '0'];
+
+/**
  * The processes of one set: `nodes[0]` starts as primary, the others as its replicas; every
  * Sentinel watches it under `masterName` (`quorum` of them must agree it is down). `users`: extra
  * `--user` argument lists (the services' ACL users); `passwords`: { replica, sentinel } on the data
@@ -72,6 +81,7 @@ function redisHaProcesses({
       // append-only file, as infra.sh's Redis: a node restarted faster than the Sentinels notice
       // comes back with its data instead of as an empty primary its replicas would copy
       ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'yes'],
+      ...DATA_NODE_ARGS,
       ...['--dir', dir, '--dbfilename', `dump-${port}.rdb`, '--appenddirname', `aof-${port}`],
       ...(i === 0 ? [] : ['--replicaof', '127.0.0.1', String(primary)]),
       ...acl,
@@ -251,6 +261,7 @@ function composeSentinelOverlay(coreComposeText) {
       ...['--user', REPLICA_USER, 'on', `>${replicaPw}`, '+psync', '+replconf', '+ping'],
       ...['--user', SENTINEL_USER, 'on', `>${sentinelUserPw}`, ...SENTINEL_RULES],
       ...['--masteruser', REPLICA_USER, '--masterauth', replicaPw],
+      ...DATA_NODE_ARGS,
       ...extra,
     ],
   });

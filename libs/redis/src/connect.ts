@@ -53,8 +53,9 @@ function createSentinelClient(target: Extract<RedisTarget, { mode: 'sentinel' }>
     // every command on the primary (read-your-writes; replicas are for failover, not reads)
     masterPoolSize: 1,
     replicaPoolSize: 0,
-    // a booting process gives up after a few rounds (untilAvailable retries the boot)
-    maxCommandRediscovers: 4,
+    // a command waits through a failover (about 3-5 s; the callers' deadlines bound it); a booting
+    // process gives up after these rounds, one a second (untilAvailable retries the boot)
+    maxCommandRediscovers: 10,
     // besides the Sentinels' announcements: a missed one is noticed within this
     scanInterval: 2_000,
   });
