@@ -8,6 +8,7 @@ import { achievementUnlockModel } from './data-access/achievement.model';
 import { achievementRepository } from './data-access/achievement.repository';
 import { CARDS_COLLECTION, cardModel } from './data-access/card.model';
 import { cardCounters } from './data-access/card-counters.repository';
+import { cardReadModels } from './data-access/card-read-models';
 import { cardRepository, dueIndexSource } from './data-access/card.repository';
 import { createDueIndex } from './data-access/due-index';
 import { exportQuota } from './data-access/export-quota.repository';
@@ -25,7 +26,10 @@ import { identityMiddleware } from './entry-points/http/identity.middleware';
 import { registerHttpRoutes } from './entry-points/http';
 import { flashcardsIndexes, flashcardsShardKeys } from './data-access/indexes';
 import { achievementDepsOver } from './domain/achievements/achievement-store';
-import { evaluateAchievements } from './domain/achievements/evaluate-achievements.use-case';
+import {
+  evaluateAchievements,
+  evaluateAchievementsInSteps,
+} from './domain/achievements/evaluate-achievements.use-case';
 import type { ReviewFaults } from './domain/review-card.use-case';
 
 export interface FlashcardsOptions {
@@ -103,6 +107,7 @@ export function flashcardsDeps(
       any: () => deps.outbox.kick(),
     },
     cards,
+    readModels: cardReadModels(counts, dueIndex),
     cardCounts: counts,
     sets,
     reviews,
@@ -115,6 +120,10 @@ export function flashcardsDeps(
     // an explicitly given hook (tests) wins over the achievement rules
     achievements: achievements ?? {
       onActivity: (userId, known) => evaluateAchievements(userId, achievementDeps, known),
+      inSteps: (userId) =>
+        evaluateAchievementsInSteps(userId, achievementDeps, (err) =>
+          deps.logger.warn({ err, userId }, 'achievement evaluation failed'),
+        ),
     },
     faults,
     async eraseUserExtras(userId) {

@@ -1,12 +1,13 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
-import { countsDelta, countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
+import { countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
 import type {
   Card,
   CardCounters,
   CardListFilter,
   CardRepository,
+  CardWrite,
   DueQuery,
   LastReview,
   NewCard,
@@ -14,6 +15,7 @@ import type {
   SetTallyRule,
 } from '../domain/ports';
 import { cardCounters } from './card-counters.repository';
+import { cardReadModels } from './card-read-models';
 import { type CardDoc, cardModel } from './card.model';
 import type { DueIndex, DueIndexSource } from './due-index';
 
@@ -61,11 +63,55 @@ export function cardRepository(
   counters: CardCounters = cardCounters(connection),
 ): CardRepository {
   const Cards = cardModel(connection);
+  const readModels = cardReadModels(counters, dueIndex);
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
   const invalidateDerived = async (userId: string) => {
     await counters.invalidate(userId);
     await dueIndex?.invalidate(userId);
   };
+
+  /**
+   * Persists a change to an active card of the user, or null when it does not exist (or belongs to
+   * someone else, or is archived). `where` makes it a compare-and-set, so two concurrent reviews
+   * cannot both apply to the same prior state. Events are staged in the same write. The card's prior
+   * state comes back from the write itself, so the read models get its exact change.
+   */
+  async function write(
+    userId: string,
+    id: string,
+    set: Partial<Omit<CardDoc, '_id' | 'userId'>>,
+    options: {
+      where?: Partial<Pick<CardDoc, 'timesReviewed' | 'isFavorite'>>;
+      events?: AnyDomainEvent[];
+      lastReview?: LastReview;
+    } = {},
+  ): Promise<CardWrite | null> {
+    const $set: Record<string, unknown> = { ...set };
+    if (set.word !== undefined) $set.wordKey = wordKeyOf(set.word);
+    const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
+    // hidden like the outbox: stored with the card, never part of it
+    const marks = options.lastReview ? { _lastReview: options.lastReview } : {};
+    // the native driver: the prior state including the staged events is wanted, which mongoose's
+    // projection of the hidden outbox fields would hide
+    const before = await Cards.collection.findOneAndUpdate(
+      {
+        ...active(userId, id),
+        ...options.where,
+      } as never,
+      (staged
+        ? { $set: { ...$set, ...marks, ...staged.$set }, $push: staged.$push, $inc: REV }
+        : { $set: { ...$set, ...marks }, $inc: REV }) as never,
+      { returnDocument: 'before' },
+    );
+    if (!before) return null;
+    const prior = toCard(before as unknown as CardDoc);
+    // what the write stored: the prior card with the $set applied (undefined values are not sent)
+    const card: Card = { ...prior };
+    for (const [k, v] of Object.entries($set))
+      if (v !== undefined) (card as unknown as Record<string, unknown>)[k] = v;
+    const revision = ((before as unknown as StoredCard)._rev ?? 0) + 1;
+    return { before: prior, card, revision };
+  }
 
   const listFilter = (userId: string, f: CardListFilter): QueryFilter<CardDoc> => {
     const q: QueryFilter<CardDoc> = { userId, isArchived: false };
@@ -226,48 +272,16 @@ export function cardRepository(
 
     /**
      * Applies a change to an active card of the user and returns it, or null when it does not exist
-     * (or belongs to someone else, or is archived). `where` makes it a compare-and-set, so two
-     * concurrent reviews cannot both apply to the same prior state. Events are staged in the same write.
-     * The card's prior state comes back from the write itself, so the counters get its exact change.
+     * (or belongs to someone else, or is archived): `write`, then the read models.
      */
-    async update(
-      userId: string,
-      id: string,
-      set: Partial<Omit<CardDoc, '_id' | 'userId'>>,
-      options: {
-        where?: Partial<Pick<CardDoc, 'timesReviewed' | 'isFavorite'>>;
-        events?: AnyDomainEvent[];
-        lastReview?: LastReview;
-      } = {},
-    ): Promise<Card | null> {
-      const $set: Record<string, unknown> = { ...set };
-      if (set.word !== undefined) $set.wordKey = wordKeyOf(set.word);
-      const staged = options.events?.length ? stageEvents(...options.events).update : undefined;
-      // hidden like the outbox: stored with the card, never part of it
-      const marks = options.lastReview ? { _lastReview: options.lastReview } : {};
-      // the native driver: the prior state including the staged events is wanted, which mongoose's
-      // projection of the hidden outbox fields would hide
-      const before = await Cards.collection.findOneAndUpdate(
-        {
-          ...active(userId, id),
-          ...options.where,
-        } as never,
-        (staged
-          ? { $set: { ...$set, ...marks, ...staged.$set }, $push: staged.$push, $inc: REV }
-          : { $set: { ...$set, ...marks }, $inc: REV }) as never,
-        { returnDocument: 'before' },
-      );
-      if (!before) return null;
-      const prior = toCard(before as unknown as CardDoc);
-      // what the write stored: the prior card with the $set applied (undefined values are not sent)
-      const card: Card = { ...prior };
-      for (const [k, v] of Object.entries($set))
-        if (v !== undefined) (card as unknown as Record<string, unknown>)[k] = v;
-      await counters.add(userId, countsDelta(prior, card));
-      const version = ((before as unknown as StoredCard)._rev ?? 0) + 1;
-      await dueIndex?.cardsWritten(userId, [{ card, version }]);
-      return card;
+    async update(userId, id, set, options) {
+      const written = await write(userId, id, set, options);
+      if (!written) return null;
+      await readModels.written(userId, [written]);
+      return written.card;
     },
+
+    write,
 
     async lastReview(userId: string, id: string): Promise<LastReview | null> {
       const doc = await Cards.collection.findOne({ _id: id, userId } as never, {

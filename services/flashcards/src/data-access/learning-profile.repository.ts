@@ -51,9 +51,16 @@ export function learningProfileRepository(connection: Connection): LearningProfi
       return get(userId);
     },
     /** Counts a study day towards the streak; a compare-and-set on lastStudyDay keeps it right under concurrency. Idempotent. */
-    async recordStudyDay(userId: string, reviewedAt: Date, now: Date, requestZone?: string) {
+    async recordStudyDay(
+      userId: string,
+      reviewedAt: Date,
+      now: Date,
+      requestZone?: string,
+      known?: LearningProfile,
+    ) {
       for (let attempt = 0; attempt < 5; attempt++) {
-        const profile = await get(userId);
+        // a lost compare-and-set reads again: the known profile is only good for the first attempt
+        const profile = attempt === 0 && known?.userId === userId ? known : await get(userId);
         const day = dayIn(reviewedAt, zoneOf(profile.timezone, requestZone));
         // the same day, or an earlier one (a review completed late, after a crash): already counted or
         // too late to change the streak, which only moves forward

@@ -213,6 +213,16 @@ export interface CardRepository {
       lastReview?: LastReview;
     },
   ): Promise<Card | null>;
+  /**
+   * `update` without the read models: persists the change to the card and nothing else, and returns
+   * what the read models need of it (CardReadModels.written), or null as `update` does.
+   */
+  write(
+    userId: string,
+    id: string,
+    set: Partial<Omit<Card, 'id' | 'userId'>>,
+    options?: Parameters<CardRepository['update']>[3],
+  ): Promise<CardWrite | null>;
   /** The last review written with the card (answers a retry of it), or null. */
   lastReview(userId: string, id: string): Promise<LastReview | null>;
   /** Whether the card exists for the user, archived or not. */
@@ -226,6 +236,23 @@ export interface CardRepository {
   tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]>;
   deleteSetCards(userId: string, setId: string): Promise<number>;
   deleteAllOfUser(userId: string): Promise<number>;
+}
+
+/** One card write as the database applied it: the card before and after, and the write's revision. */
+export interface CardWrite {
+  before: Card;
+  card: Card;
+  /** The card document's revision after this write (orders writes that reach a read model late). */
+  revision: number;
+}
+
+/**
+ * The read models kept from card writes (the owner's card counters, the due index), behind one
+ * port: a use case that persists a card with `CardRepository.write` tells them here, alongside its
+ * other writes. Each is self-repairing (a failure drops it to be rebuilt from the cards).
+ */
+export interface CardReadModels {
+  written(userId: string, writes: CardWrite[]): Promise<void>;
 }
 
 /** The last review of a card, kept in the card's own write: its id, the count it followed, its result. */
@@ -320,6 +347,8 @@ export interface LearningProfileRepository {
     reviewedAt: Date,
     now: Date,
     requestZone?: string,
+    /** The profile as the caller just read it: the first attempt does not read it again. */
+    known?: LearningProfile,
   ): Promise<{ currentStreak: number; longestStreak: number } | undefined>;
   /** Adds XP once per grant (a session's id): a repeated grant changes nothing. */
   addXp(userId: string, xp: number, now: Date, grantId: string): Promise<void>;

@@ -1,14 +1,19 @@
 import { createHash } from 'node:crypto';
 import { type DomainEvent, makeEvent } from '@lingua/contracts';
 import { AppError } from '@lingua/errors';
-import type { AchievementHook } from './achievement-hook';
+import type { AchievementHook, ReviewAchievements } from './achievement-hook';
 import { bestStreak } from './achievements/achievement-rules';
+import { dayIn, zoneOf } from './learning/calendar';
+import { nextStreak } from './learning/streak';
 import type { Grade } from './scheduling/grade';
 import { scheduleReview } from './scheduling/schedule-review';
 import type { Algorithm } from './scheduling/schedule-state';
 import type {
   Card,
+  CardReadModels,
   CardRepository,
+  CardWrite,
+  LearningProfile,
   LearningProfileRepository,
   OutboxKick,
   ReviewRecord,
@@ -21,7 +26,8 @@ export interface ReviewCardCommand {
   grade: Grade;
   /** As the client sent it: Group B confidence 0-2 or Group C rating 1-5. */
   rating: number;
-  algorithm: Algorithm;
+  /** Absent: the learner's own (the profile's). */
+  algorithm?: Algorithm | undefined;
   responseTimeMs?: number;
   mode?: string | null;
   sessionId?: string | null;
@@ -36,9 +42,11 @@ export interface ReviewCardCommand {
 }
 
 export interface ReviewCardDeps {
-  cards: Pick<CardRepository, 'findActive' | 'update' | 'lastReview'>;
+  cards: Pick<CardRepository, 'findActive' | 'write' | 'lastReview'>;
+  /** Told of the card's write alongside the review's other writes. */
+  readModels: CardReadModels;
   reviews: Pick<ReviewRepository, 'insert'>;
-  profiles: Pick<LearningProfileRepository, 'recordStudyDay'>;
+  profiles: Pick<LearningProfileRepository, 'get' | 'recordStudyDay'>;
   clock: { now(): Date };
   /** Told where card.reviewed was staged, so the relay reads that card instead of scanning. */
   outbox: Pick<OutboxKick, 'cardStaged'>;
@@ -75,28 +83,38 @@ export function reviewIdOf(card: Pick<Card, 'id' | 'timesReviewed' | 'lastReview
 /**
  * Records one answer. The card's write is the review: it reschedules the card (compare-and-set on the
  * review count, so concurrent answers never apply to the same prior state), remembers which review
- * it was, and stages card.reviewed carrying the whole review. The review log, the study day and the
- * achievements follow (completeReview); if the process dies before them, the card.reviewed consumer
- * completes them from the staged event (ADR 0023).
+ * it was, and stages card.reviewed carrying the whole review. The review log, the study day, the read
+ * models and the achievements follow (completeReview); if the process dies before them, the
+ * card.reviewed consumer completes them from the staged event (ADR 0023).
+ * Three round trips to the database and Redis (issue 39): the reads together, the card's write (with
+ * the achievement counts), the follow-ups together.
  */
 export async function reviewCard(
   cmd: ReviewCardCommand,
   deps: ReviewCardDeps,
-): Promise<{ card: Card; correct: boolean; achievements: string[] }> {
+): Promise<{ card: Card; correct: boolean; achievements: string[]; algorithm: Algorithm }> {
+  const steps = deps.achievements?.inSteps?.(cmd.userId);
+  const [found, profile] = await Promise.all([
+    deps.cards.findActive(cmd.userId, cmd.cardId),
+    deps.profiles.get(cmd.userId),
+    steps?.read(),
+  ]);
+  const algorithm = cmd.algorithm ?? profile.algorithm;
+  let card = found;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const card = await deps.cards.findActive(cmd.userId, cmd.cardId);
+    if (attempt > 0) card = await deps.cards.findActive(cmd.userId, cmd.cardId);
     if (!card) throw new AppError('NOT_FOUND', 'Flashcard not found');
     if (cmd.timesReviewed !== undefined && card.timesReviewed !== cmd.timesReviewed)
-      return replay(card, cmd.timesReviewed, deps);
+      return { ...(await replay(card, cmd.timesReviewed, deps)), algorithm };
     const now = deps.clock.now();
-    const outcome = scheduleReview(cmd.algorithm, card, cmd.grade, now);
+    const outcome = scheduleReview(algorithm, card, cmd.grade, now);
     const review: ReviewRecord = {
       id: reviewIdOf(card),
       userId: cmd.userId,
       cardId: card.id,
       setId: card.setId,
       sessionId: cmd.sessionId ?? null,
-      algorithm: cmd.algorithm,
+      algorithm,
       grade: cmd.grade,
       rating: cmd.rating,
       correct: outcome.correct,
@@ -108,21 +126,25 @@ export async function reviewCard(
       becameMastered: outcome.becameMastered,
       reviewedAt: now,
     };
-    const updated = await deps.cards.update(
-      cmd.userId,
-      card.id,
-      { ...outcome.state, updatedAt: now },
-      {
-        where: { timesReviewed: card.timesReviewed },
-        events: [reviewedEvent(review, outcome.state.nextReviewDate, cmd.zone)],
-        lastReview: { id: review.id, timesReviewed: card.timesReviewed, correct: review.correct },
-      },
-    );
-    if (!updated) continue; // another answer got there first: reschedule from the new state
+    const [written] = await Promise.all([
+      deps.cards.write(
+        cmd.userId,
+        card.id,
+        { ...outcome.state, updatedAt: now },
+        {
+          where: { timesReviewed: card.timesReviewed },
+          events: [reviewedEvent(review, outcome.state.nextReviewDate, cmd.zone)],
+          lastReview: { id: review.id, timesReviewed: card.timesReviewed, correct: review.correct },
+        },
+      ),
+      // counted without this review (its log entry is not written yet): it is added at the unlock
+      attempt === 0 ? steps?.count() : undefined,
+    ]);
+    if (!written) continue; // another answer got there first: reschedule from the new state
     await deps.faults?.afterCardWrite?.();
     try {
-      const achievements = await completeReview(review, deps, cmd.zone);
-      return { card: updated, correct: outcome.correct, achievements };
+      const achievements = await completeReview(review, written, deps, { zone: cmd.zone, profile, steps });
+      return { card: written.card, correct: outcome.correct, achievements, algorithm };
     } finally {
       // published once the follow-ups are done (or failed): the consumer then finds them done
       deps.outbox.cardStaged(card.id, card.userId);
@@ -213,23 +235,37 @@ export async function completeReviewFromEvent(
 }
 
 /**
- * The writes that follow a review's card write, each idempotent: the review log entry (by the review's
- * id), the study day (a day already counted, or older than the last one counted, changes nothing), the
- * achievements. The card.reviewed consumer repeats the first two (completeReviewFromEvent).
+ * The writes that follow a review's card write, all at once, each idempotent: the read models (the
+ * card's counters and due entry), the review log entry (by the review's id), the study day (a day
+ * already counted, or older than the last one counted, changes nothing), the achievements. The
+ * card.reviewed consumer repeats the log and the study day (completeReviewFromEvent).
  */
 async function completeReview(
   review: ReviewRecord,
-  deps: Pick<ReviewCardDeps, 'reviews' | 'profiles' | 'achievements' | 'logger'>,
-  zone?: string,
+  written: CardWrite,
+  deps: Pick<ReviewCardDeps, 'readModels' | 'reviews' | 'profiles' | 'achievements' | 'logger'>,
+  read: { zone: string | undefined; profile: LearningProfile; steps: ReviewAchievements | undefined },
 ): Promise<string[]> {
-  await deps.reviews.insert(review);
-  const streak = await deps.profiles.recordStudyDay(
-    review.userId,
-    review.reviewedAt,
-    review.reviewedAt,
-    zone,
-  );
+  const { zone, profile, steps } = read;
+  // the streak this review makes, known from the profile read with the card (what recordStudyDay writes)
+  const streakDays = bestStreak(streakAfter(profile, review.reviewedAt, zone));
+  const [, , streak, unlocked] = await Promise.all([
+    deps.readModels.written(review.userId, [written]),
+    deps.reviews.insert(review),
+    deps.profiles.recordStudyDay(review.userId, review.reviewedAt, review.reviewedAt, zone, profile),
+    steps?.unlock({ reviews: 1, cardsLearned: review.firstReview ? 1 : 0, streakDays }),
+  ]);
+  if (steps) return unlocked ?? [];
+  // a hook that cannot evaluate in steps: once the review is written
   return unlockAchievements(review.userId, deps, streak && { streakDays: bestStreak(streak) });
+}
+
+/** The streak once a review at `at` is counted (unchanged when its day is already counted or older). */
+function streakAfter(profile: LearningProfile, at: Date, requestZone: string | undefined) {
+  const day = dayIn(at, zoneOf(profile.timezone, requestZone));
+  if (profile.lastStudyDay !== null && day <= profile.lastStudyDay)
+    return { currentStreak: profile.currentStreak, longestStreak: profile.longestStreak };
+  return nextStreak(profile, day);
 }
 
 /** Achievements never fail the answer that earned them: the next activity re-evaluates the rules. */

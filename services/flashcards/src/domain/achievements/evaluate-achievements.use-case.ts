@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EVENT_NAMES, makeEvent } from '@lingua/contracts';
+import type { ReviewAchievements } from '../achievement-hook';
+import type { AchievementDefinition } from './achievement-catalogue';
 import type { AchievementDeps } from './achievement-store';
 import { type LearnerProgress, newlyEarned, progressNeeded } from './achievement-rules';
 
@@ -11,7 +13,8 @@ export function unlockEventId(userId: string, achievementId: string): string {
 
 /**
  * Checks the unlock rules against the learner's progress and unlocks what is newly earned.
- * Each unlock is its own conditional write with its `achievement.unlocked` event staged inside,
+ * Each unlock is its own conditional write with its `achievement.unlocked` event staged inside
+ * (all of them at once),
  * so an achievement is unlocked, and announced, exactly once however often this runs. It reads only
  * what can still unlock something (progressNeeded): nothing more once everything is unlocked.
  * `known`: numbers the caller has just written (the streak), not read again. Returns the ids
@@ -27,17 +30,78 @@ export async function evaluateAchievements(
   if (Object.keys(need).length === 0) return [];
   const progress = await deps.progressOf(userId, need, known);
   const earned = newlyEarned(progress, unlockedIds);
-  const unlocked: string[] = [];
-  for (const achievement of earned) {
-    const now = deps.now();
-    const event = makeEvent(
-      EVENT_NAMES.achievementUnlocked,
-      { userId, achievementId: achievement.id, name: achievement.name, xp: achievement.xp },
-      { id: unlockEventId(userId, achievement.id), now },
-    );
-    if (await deps.store.unlock(userId, achievement.id, achievement.xp, now, event))
-      unlocked.push(achievement.id);
-  }
+  return unlockEarned(userId, earned, deps);
+}
+
+/** One conditional write per earned achievement, all at once (each its own document). */
+async function unlockEarned(
+  userId: string,
+  earned: readonly AchievementDefinition[],
+  deps: AchievementDeps,
+): Promise<string[]> {
+  const now = deps.now();
+  const done = await Promise.all(
+    earned.map((achievement) =>
+      deps.store.unlock(
+        userId,
+        achievement.id,
+        achievement.xp,
+        now,
+        makeEvent(
+          EVENT_NAMES.achievementUnlocked,
+          { userId, achievementId: achievement.id, name: achievement.name, xp: achievement.xp },
+          { id: unlockEventId(userId, achievement.id), now },
+        ),
+      ),
+    ),
+  );
+  const unlocked = earned.filter((_, i) => done[i]).map((a) => a.id);
   if (unlocked.length > 0) deps.kickOutbox();
   return unlocked;
+}
+
+/**
+ * evaluateAchievements split around a review's writes (ReviewAchievements): the unlocked ids are read
+ * with the card, the counts (capped as ever) with the card's write, and the unlocks go with the
+ * review's other writes. The counts are taken before the review's log entry lands, so the review
+ * itself is added; a concurrent review of another card may be missed, and is counted at the next
+ * activity, as in any evaluation that loses a race. A failed read unlocks nothing (logged): the
+ * next activity evaluates again.
+ */
+export function evaluateAchievementsInSteps(
+  userId: string,
+  deps: AchievementDeps,
+  onError: (err: unknown) => void,
+): ReviewAchievements {
+  let unlockedIds: Promise<Set<string> | null> = Promise.resolve(null);
+  let progress: Promise<LearnerProgress | null> = Promise.resolve(null);
+  return {
+    async read() {
+      unlockedIds = deps.store.unlockedIds(userId).catch((err: unknown) => (onError(err), null));
+      await unlockedIds;
+    },
+    async count() {
+      progress = unlockedIds.then(async (ids) => {
+        if (!ids) return null;
+        const need = progressNeeded(ids);
+        if (Object.keys(need).length === 0) return null;
+        // the streak is the review's own (given to unlock), never read here
+        return deps.progressOf(userId, need, { streakDays: 0 }).catch((err: unknown) => (onError(err), null));
+      });
+      await progress;
+    },
+    async unlock(review) {
+      const [ids, before] = await Promise.all([unlockedIds, progress]);
+      if (!ids || !before) return [];
+      const earned = newlyEarned(
+        {
+          streakDays: review.streakDays ?? 0,
+          totalReviews: before.totalReviews + review.reviews,
+          cardsLearned: before.cardsLearned + review.cardsLearned,
+        },
+        ids,
+      );
+      return unlockEarned(userId, earned, deps).catch((err: unknown) => (onError(err), []));
+    },
+  };
 }

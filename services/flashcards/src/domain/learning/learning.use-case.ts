@@ -53,14 +53,13 @@ export async function reviewWithProfile(
   },
   deps: ReviewCardDeps & { profiles: LearningProfileRepository },
 ): Promise<Awaited<ReturnType<typeof reviewCard>> & { algorithm: LearningProfile['algorithm'] }> {
-  const profile = await deps.profiles.get(userId);
-  const reviewed = await reviewCard(
+  // the learner's own scheduler (reviewCard reads the profile with the card)
+  return reviewCard(
     {
       userId,
       cardId: answer.cardId,
       grade: gradeFromRating(answer.rating),
       rating: answer.rating,
-      algorithm: profile.algorithm,
       responseTimeMs: answer.responseTime ?? 0,
       mode: answer.mode ?? null,
       sessionId: answer.sessionId ?? null,
@@ -69,7 +68,6 @@ export async function reviewWithProfile(
     },
     deps,
   );
-  return { ...reviewed, algorithm: profile.algorithm };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AchievementDeps } from '../../domain/achievements/achievement-stor
 import type { ReviewFaults } from '../../domain/review-card.use-case';
 import type {
   CardCounters,
+  CardReadModels,
   CardRepository,
   ExportQuotaStore,
   LearningProfileRepository,
@@ -31,6 +32,8 @@ export interface FlashcardsDeps {
   /** After a write that staged events. */
   outbox: OutboxKick;
   cards: CardRepository;
+  /** The read models of card writes (counters, due index), for writes made with `cards.write`. */
+  readModels: CardReadModels;
   /** The per-user card counters the card repository keeps (read by GetCardStats, erased with the user). */
   cardCounts: CardCounters;
   sets: SetRepository;
