@@ -1,0 +1,169 @@
+import { RedisClient } from '@redis/client';
+import mongoose from 'mongoose';
+import { isolatedServiceEnv } from '@lingua/testing';
+import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
+import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
+
+// Issue 39 item 4: the hot calls of the journey, counted as the app makes them (through the gateway),
+// in sequential round trips to the database and Redis together: every command of every service of
+// the stack between the request and its answer, overlapping ones (a Promise.all) counted as one step.
+// Not on the path: the outbox relay's read of the events the call staged (kicked, never awaited).
+// Apart: the gateway's rate-limit admission, one Redis round trip before forwarding for a caller at a
+// human pace (a busy caller's requests are served from a lease, without it; rate-lease.ts).
+jest.setTimeout(120_000);
+
+interface Command {
+  name: string;
+  start: number;
+  end: number;
+}
+let recording: Command[] | undefined;
+const now = () => performance.timeOrigin + performance.now();
+/** Records the command from its sending to its reply (or failure). */
+function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const log = recording;
+  if (!log) return run();
+
+  const c: Command = { name, start: now(), end: Infinity };
+  log.push(c);
+  return run().finally(() => (c.end = now()));
+}
+
+// MongoDB: the driver's command monitoring, switched on for every client the stack connects
+const { MongoClient } = mongoose.mongo;
+const connect = MongoClient.prototype.connect;
+MongoClient.prototype.connect = function (this: InstanceType<typeof MongoClient>) {
+  (this.options as { monitorCommands: boolean }).monitorCommands = true;
+  const open = new Map<number, Command>();
+  this.on('commandStarted', (e) => {
+    if (!recording || isRelayRead(e.command)) return;
+    const target = (e.command as Record<string, unknown>)[e.commandName];
+    const c: Command = {
+      name: `mongo ${e.commandName}${typeof target === 'string' ? ` ${target}` : ''}`,
+      start: now(),
+      end: Infinity,
+    };
+    recording.push(c);
+    open.set(e.requestId, c);
+  });
+  const done = (e: { requestId: number }) => {
+    const c = open.get(e.requestId);
+    if (c) c.end = now();
+    open.delete(e.requestId);
+  };
+  this.on('commandSucceeded', done);
+  this.on('commandFailed', done);
+  return connect.call(this);
+} as typeof connect;
+
+// Redis: every command, pipeline and MULTI of node-redis' client (one write to the socket each)
+type Proto = Record<string, (...args: unknown[]) => Promise<unknown>>;
+const proto = RedisClient.prototype as unknown as Proto;
+for (const method of ['sendCommand', '_executeMulti', '_executePipeline'] as const) {
+  const original = proto[method]!;
+  proto[method] = function (this: unknown, ...args: unknown[]) {
+    const name = method === 'sendCommand' ? redisName(args[0] as unknown[]) : method.slice(8);
+    return timed(`redis ${name}`, () => original.apply(this, args));
+  };
+}
+
+/** The outbox relay reads what a call staged, with the `_outbox` field (libs/events/src/outbox.ts). */
+const isRelayRead = (command: Record<string, unknown>) =>
+  (command.projection as Record<string, unknown> | undefined)?._outbox === 1;
+
+/** The gateway's rate-limit admission: its Redis keys end in `-rl:<bucket>` (gateway/src/server.ts). */
+const isAdmission = (c: Command) => /^redis EVAL\S* \S*-rl:/.test(c.name);
+
+/** The command and its first key (a script's first key follows the script and the key count). */
+function redisName(args: unknown[]): string {
+  const command = String(args[0]);
+  const key = /^EVAL/i.test(command) ? args[3] : args[1];
+  return `${command} ${String(key ?? '').slice(0, 40)}`;
+}
+
+/** The critical path: commands that overlap in time (run together) are one step. */
+function steps(commands: Command[]): string[][] {
+  const sorted = [...commands].sort((a, b) => a.start - b.start);
+  const out: { end: number; names: string[] }[] = [];
+  for (const c of sorted) {
+    const last = out[out.length - 1];
+    if (last && c.start < last.end) {
+      last.names.push(c.name);
+      last.end = Math.max(last.end, c.end);
+    } else out.push({ end: c.end, names: [c.name] });
+  }
+  return out.map((s) => s.names);
+}
+
+let stack: InProcessStack;
+const call = gatewayCaller(() => stack.gateway.url);
+
+/** The round trips of one call, and its answer. */
+async function measured<R extends { status: number }>(run: () => Promise<R>) {
+  await quiet();
+  recording = [];
+  const res = await run();
+  const answered = now();
+  const commands = recording;
+  recording = undefined;
+  // what the answer did not wait for (the relay's publication, a background poll) is not on its path
+  const path = commands.filter((c) => c.end <= answered);
+  return { res, steps: steps(path), service: steps(path.filter((c) => !isAdmission(c))) };
+}
+
+/** Waits until the stack has sent no command for 200 ms: the previous call's after-work is over. */
+async function quiet(deadline = Date.now() + 10_000) {
+  for (;;) {
+    recording = [];
+    await new Promise((r) => setTimeout(r, 200));
+    const busy = recording.length > 0;
+    recording = undefined;
+    if (!busy || Date.now() > deadline) return;
+  }
+}
+
+beforeAll(async () => {
+  // the relay and reminders poll on their own: far apart, so a poll does not fall inside a call
+  stack = await startInProcessStack(
+    isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4', FLASHCARDS_REMINDERS: 'false' }),
+  );
+});
+afterAll(() => stopAndDrop(stack));
+
+describe('round trips of the hot calls through the gateway', () => {
+  it('When a learner reviews a card, Then the service answers in at most 3 sequential round trips to the database and Redis (4 with the gateway’s admission)', async () => {
+    const registered = await call('POST', '/api/v1/auth/register', { body: newCredentials('rt') });
+    expect(registered.status).toBe(201);
+    const token = registered.body.data.accessToken as string;
+
+    const created = await measured(() =>
+      call('POST', '/api/flashcards', {
+        token,
+        body: { word: 'kettle', translation: 'Wasserkocher', definition: 'a pot for boiling water' },
+      }),
+    );
+    expect(created.res.status).toBe(200);
+    const id = (created.res as { body: { data: { id: string } } }).body.data.id;
+
+    const due = await measured(() => call('GET', '/api/learning/due', { token }));
+    expect(due.res.status).toBe(200);
+
+    // warm: the first review of a user builds read models a later one finds ready
+    const warm = await call('POST', '/api/learning/review', { token, body: { cardId: id, rating: 3 } });
+    expect(warm.status).toBe(200);
+    const review = await measured(() =>
+      call('POST', '/api/learning/review', { token, body: { cardId: id, rating: 5 } }),
+    );
+    expect(review.res.status).toBe(200);
+
+    const report = Object.entries({ 'card creation': created, 'due list': due, review }).map(
+      ([call, m]) =>
+        `${call}: ${m.steps.length} steps (${m.service.length} behind the gateway)\n` +
+        m.steps.map((s) => `  ${s.join(' | ')}`).join('\n'),
+    );
+    process.stdout.write(`${report.join('\n')}\n`);
+    // the reads together, the card's write, the follow-ups together (review-card.use-case.ts)
+    expect(review.service.length).toBeLessThanOrEqual(3);
+    expect(review.steps.length).toBeLessThanOrEqual(4);
+  });
+});
