@@ -1,4 +1,4 @@
-import { countsDelta, isNoChange } from '../domain/cards/card-counts';
+import { addCounts, countsDelta, isNoChange } from '../domain/cards/card-counts';
 import type { CardCounters, CardReadModels, CardWrite } from '../domain/ports';
 import type { DueIndex } from './due-index';
 
@@ -11,13 +11,7 @@ export function cardReadModels(counters: CardCounters, dueIndex?: DueIndex): Car
   return {
     async written(userId: string, writes: CardWrite[]): Promise<void> {
       if (writes.length === 0) return;
-      const change = writes
-        .map((w) => countsDelta(w.before, w.card))
-        .reduce((a, b) => ({
-          total: a.total + b.total,
-          mastered: a.mastered + b.mastered,
-          favorite: a.favorite + b.favorite,
-        }));
+      const change = writes.map((w) => countsDelta(w.before, w.card)).reduce(addCounts);
       await Promise.all([
         isNoChange(change) ? undefined : counters.add(userId, change),
         dueIndex?.cardsWritten(

@@ -1,7 +1,7 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
-import { countsOf, negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
+import { negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
 import type {
   Card,
   CardCounters,
@@ -141,8 +141,7 @@ export function cardRepository(
       };
       await Cards.collection.insertOne(doc as never);
       const inserted = toCard({ ...(doc as unknown as CardDoc) });
-      await counters.add(inserted.userId, countsOf(inserted));
-      await dueIndex?.cardsWritten(inserted.userId, [{ card: inserted, version: 0 }]);
+      await readModels.written(inserted.userId, [{ before: null, card: inserted, revision: 0 }]);
       return inserted;
     },
 
@@ -159,10 +158,9 @@ export function cardRepository(
       }
       for (const userId of users) {
         const written = docs.filter((d) => d.userId === userId).map((d) => toCard(d));
-        await counters.add(userId, sumCounts(written));
-        await dueIndex?.cardsWritten(
+        await readModels.written(
           userId,
-          written.map((card) => ({ card, version: 0 })),
+          written.map((card) => ({ before: null, card, revision: 0 })),
         );
       }
     },

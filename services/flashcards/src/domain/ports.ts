@@ -240,7 +240,8 @@ export interface CardRepository {
 
 /** One card write as the database applied it: the card before and after, and the write's revision. */
 export interface CardWrite {
-  before: Card;
+  /** null: the write created the card. */
+  before: Card | null;
   card: Card;
   /** The card document's revision after this write (orders writes that reach a read model late). */
   revision: number;
