@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@lingua/bootstrap';
 import type { TestClock } from '@lingua/testing';
 import { cardModel } from '../src/data-access/card.model';
-import { cardRepository } from '../src/data-access/card.repository';
+import { cardRepository } from '../src/data-access/card-read-models';
 import { setRepository } from '../src/data-access/set.repository';
 import { newCard } from '../src/domain/cards/card-fields';
 import { flashcardsDeps } from '../src/start';

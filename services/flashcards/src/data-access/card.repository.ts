@@ -1,10 +1,8 @@
 import type { Connection, QueryFilter } from 'mongoose';
 import type { AnyDomainEvent } from '@lingua/contracts';
 import { stageEvents } from '@lingua/events';
-import { negateCounts, sumCounts, touchesCounts } from '../domain/cards/card-counts';
 import type {
   Card,
-  CardCounters,
   CardListFilter,
   CardRepository,
   CardWrite,
@@ -14,10 +12,8 @@ import type {
   SetTally,
   SetTallyRule,
 } from '../domain/ports';
-import { cardCounters } from './card-counters.repository';
-import { cardReadModels } from './card-read-models';
 import { type CardDoc, cardModel } from './card.model';
-import type { DueIndex, DueIndexSource } from './due-index';
+import type { DueIndexSource } from './due-index';
 
 export type { Card, CardListFilter, CardRepository, DueQuery, NewCard };
 
@@ -51,24 +47,41 @@ const toCard = (doc: CardDoc): Card => {
 export const CARD_REVISION_INC = { $inc: REV };
 
 /**
+ * The cards' persistence, and nothing else: the read models derived from card writes (counters, due
+ * index) are kept by card-read-models.ts around it. Where a write's effect matters to them, it is
+ * returned (the prior state, the revision, the written cards).
+ */
+export type CardStore = Omit<
+  CardRepository,
+  'update' | 'insertMany' | 'list' | 'contentChanged' | 'invalidateDerived' | 'deleteSetCards'
+> & {
+  insertMany(cards: NewCard[]): Promise<Card[]>;
+  /** `totalOfAll`: the total when the filter selects all the user's active cards (the counter). */
+  list(
+    userId: string,
+    filter: CardListFilter,
+    page: { skip: number; limit: number },
+    totalOfAll?: () => Promise<number>,
+  ): Promise<{ items: Card[]; total: number }>;
+  revisions(userId: string, ids: string[]): Promise<{ id: string; version: number }[]>;
+  deleteSetCards(
+    userId: string,
+    setId: string,
+  ): Promise<{
+    cards: { _id: string; isArchived: boolean; isFavorite: boolean; masteryLevel: number }[];
+    deleted: number;
+  }>;
+};
+
+/**
  * Data access for cards; every query is scoped to the owner, so another user's card is simply "not found".
  * Each card write is one atomic single-document update (libs/mongo/README.md, "Database guarantees we
  * rely on"), so it and the outbox relay's `$pull` of a published event never undo each other.
- * Every write also keeps the owner's card counters (card-counters.repository.ts): here is the one
- * place that knows each write's before and after.
+ * The read models of the cards are not kept here (card-read-models.ts, around this store).
  */
-export function cardRepository(
-  connection: Connection,
-  dueIndex?: DueIndex,
-  counters: CardCounters = cardCounters(connection),
-): CardRepository {
+export function cardStore(connection: Connection): CardStore {
   const Cards = cardModel(connection);
-  const readModels = cardReadModels(counters, dueIndex);
   const active = (userId: string, id: string) => ({ _id: id, userId, isArchived: false });
-  const invalidateDerived = async (userId: string) => {
-    await counters.invalidate(userId);
-    await dueIndex?.invalidate(userId);
-  };
 
   /**
    * Persists a change to an active card of the user, or null when it does not exist (or belongs to
@@ -140,37 +153,19 @@ export function cardRepository(
         ...(events.length > 0 && stageEvents(...events).fields),
       };
       await Cards.collection.insertOne(doc as never);
-      const inserted = toCard({ ...(doc as unknown as CardDoc) });
-      await readModels.written(inserted.userId, [{ before: null, card: inserted, revision: 0 }]);
-      return inserted;
+      return toCard({ ...(doc as unknown as CardDoc) });
     },
 
-    async insertMany(cards: NewCard[]): Promise<void> {
-      if (cards.length === 0) return;
+    async insertMany(cards: NewCard[]): Promise<Card[]> {
+      if (cards.length === 0) return [];
       const docs = cards.map(({ id, ...rest }) => ({ _id: id, ...rest, wordKey: wordKeyOf(rest.word) }));
-      const users = [...new Set(docs.map((d) => d.userId))];
-      try {
-        await Cards.collection.insertMany(docs as never[], { ordered: false });
-      } catch (err) {
-        // some of the cards may be in the database, some not: the next read rebuilds from the truth
-        for (const userId of users) await invalidateDerived(userId);
-        throw err;
-      }
-      for (const userId of users) {
-        const written = docs.filter((d) => d.userId === userId).map((d) => toCard(d));
-        await readModels.written(
-          userId,
-          written.map((card) => ({ before: null, card, revision: 0 })),
-        );
-      }
+      await Cards.collection.insertMany(docs as never[], { ordered: false });
+      return docs.map((d) => toCard(d));
     },
 
     async findActive(userId: string, id: string): Promise<Card | null> {
       const doc = await Cards.findOne(active(userId, id)).lean<CardDoc>();
-      if (doc) return toCard(doc);
-      // a 404: if the due read model still lists the card, it missed a write (repaired there)
-      await dueIndex?.notFound(userId, id);
-      return null;
+      return doc ? toCard(doc) : null;
     },
 
     async findActiveMany(userId: string, ids: string[]): Promise<Card[]> {
@@ -193,25 +188,20 @@ export function cardRepository(
       userId: string,
       filter: CardListFilter,
       page: { skip: number; limit: number },
+      totalOfAll?: () => Promise<number>,
     ): Promise<{ items: Card[]; total: number }> {
       const q = listFilter(userId, filter);
       // all the user's active cards: the total is the counter, not a count of every card (it grows with them)
       const unfiltered = Object.keys(q).length === 2;
       const [docs, total] = await Promise.all([
         Cards.find(q).sort({ createdAt: -1, _id: 1 }).skip(page.skip).limit(page.limit).lean<CardDoc[]>(),
-        unfiltered
-          ? counters.read(userId).then(async (c) => (c ?? (await counters.rebuild(userId))).total)
-          : Cards.countDocuments(q),
+        unfiltered && totalOfAll ? totalOfAll() : Cards.countDocuments(q),
       ]);
       return { items: docs.map(toCard), total };
     },
 
-    /** The due read model answers (see due-index.ts); MongoDB when it cannot, and for one set. */
+    /** From the due-date index (the due read model answers first: card-read-models.ts). */
     async due(userId: string, q: DueQuery): Promise<Card[]> {
-      if (dueIndex && !q.setId) {
-        const cards = await dueIndex.due(userId, q);
-        if (cards) return cards;
-      }
       const filter: QueryFilter<CardDoc> = {
         userId,
         isArchived: false,
@@ -228,10 +218,6 @@ export function cardRepository(
     },
 
     async countDue(userId: string, to: Date, setId?: string): Promise<number> {
-      if (dueIndex && !setId) {
-        const count = await dueIndex.countDue(userId, to);
-        if (count !== null) return count;
-      }
       return Cards.countDocuments({
         userId,
         isArchived: false,
@@ -268,17 +254,6 @@ export function cardRepository(
       return docs.map((d) => d.translation);
     },
 
-    /**
-     * Applies a change to an active card of the user and returns it, or null when it does not exist
-     * (or belongs to someone else, or is archived): `write`, then the read models.
-     */
-    async update(userId, id, set, options) {
-      const written = await write(userId, id, set, options);
-      if (!written) return null;
-      await readModels.written(userId, [written]);
-      return written.card;
-    },
-
     write,
 
     async lastReview(userId: string, id: string): Promise<LastReview | null> {
@@ -293,39 +268,20 @@ export function cardRepository(
     },
 
     async updateMany(userId: string, ids: string[], set: Partial<CardDoc>): Promise<number> {
-      try {
-        const r = await Cards.updateMany(
-          { _id: { $in: ids }, userId, isArchived: false },
-          { $set: set, $inc: REV },
-        );
-        return r.modifiedCount;
-      } finally {
-        // the prior and new states are not returned: the next reads rebuild from the truth
-        if (touchesCounts(set)) await counters.invalidate(userId);
-        await dueIndex?.invalidate(userId);
-      }
+      const r = await Cards.updateMany(
+        { _id: { $in: ids }, userId, isArchived: false },
+        { $set: set, $inc: REV },
+      );
+      return r.modifiedCount;
     },
 
-    /**
-     * After a bulk write elsewhere changed these cards' content (not their schedule or state); that
-     * write must `$inc` their `_rev` (`CARD_REVISION_INC`), whose new values are read back here.
-     */
-    async contentChanged(userId: string, ids: string[]): Promise<void> {
-      if (!dueIndex || ids.length === 0) return;
+    /** The cards' current revisions (`_rev`), for the read models after a bulk write elsewhere. */
+    async revisions(userId: string, ids: string[]): Promise<{ id: string; version: number }[]> {
       const docs = await Cards.collection
         .find({ _id: { $in: ids }, userId } as never, { projection: REV })
         .toArray();
-      await dueIndex.contentChanged(
-        userId,
-        docs.map((d) => ({ id: String(d._id), version: (d as { _rev?: number })._rev ?? 0 })),
-      );
+      return docs.map((d) => ({ id: String(d._id), version: (d as { _rev?: number })._rev ?? 0 }));
     },
-
-    /**
-     * After a bulk write elsewhere whose effect is not known card by card (e.g. a rolled-back import):
-     * the due index and the counters are rebuilt from the cards on their next read.
-     */
-    invalidateDerived,
 
     async tallySets(userId: string, setIds: string[], rule: SetTallyRule): Promise<SetTally[]> {
       if (setIds.length === 0) return [];
@@ -345,35 +301,17 @@ export function cardRepository(
       return groups.map(({ _id, ...tally }) => ({ setId: _id, ...tally }));
     },
 
-    async deleteSetCards(userId: string, setId: string): Promise<number> {
+    /** Deletes the set's cards; returns the counted fields of those read first, and how many went. */
+    async deleteSetCards(userId: string, setId: string) {
       const cards = await Cards.find({ userId, setId })
         .select({ _id: 1, isArchived: 1, isFavorite: 1, masteryLevel: 1 })
         .lean<{ _id: string; isArchived: boolean; isFavorite: boolean; masteryLevel: number }[]>();
-      let deleted: number;
-      try {
-        deleted = (await Cards.deleteMany({ userId, setId })).deletedCount;
-      } catch (err) {
-        await invalidateDerived(userId);
-        throw err;
-      }
-      // a card added to the set between the read and the delete is not in `cards`: rebuild from the truth
-      if (deleted !== cards.length) await invalidateDerived(userId);
-      else {
-        await counters.add(userId, negateCounts(sumCounts(cards)));
-        await dueIndex?.cardsDeleted(
-          userId,
-          cards.map((c) => c._id),
-        );
-      }
-      return cards.filter((c) => !c.isArchived).length;
+      const deleted = (await Cards.deleteMany({ userId, setId })).deletedCount;
+      return { cards, deleted };
     },
 
     async deleteAllOfUser(userId: string): Promise<number> {
-      try {
-        return (await Cards.deleteMany({ userId })).deletedCount;
-      } finally {
-        await dueIndex?.invalidate(userId);
-      }
+      return (await Cards.deleteMany({ userId })).deletedCount;
     },
   };
 }
