@@ -1,6 +1,6 @@
 import { RedisClient } from '@redis/client';
 import mongoose from 'mongoose';
-import { isolatedServiceEnv } from '@lingua/testing';
+import { isolatedServiceEnv, waitFor } from '@lingua/testing';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
@@ -111,15 +111,31 @@ async function measured<R extends { status: number }>(run: () => Promise<R>) {
   return { res, steps: steps(path), service: steps(path.filter((c) => !isAdmission(c))) };
 }
 
-/** Waits until the stack has sent no command for 200 ms: the previous call's after-work is over. */
-async function quiet(deadline = Date.now() + 10_000) {
-  for (;;) {
-    recording = [];
-    await new Promise((r) => setTimeout(r, 200));
-    const busy = recording.length > 0;
-    recording = undefined;
-    if (!busy || Date.now() > deadline) return;
-  }
+/**
+ * Waits until the previous call's after-work is over: every consumer of the bus has handled what it
+ * was sent (a positive signal), and the stack sent no database or Redis command between two checks
+ * (the relay's publication and other after-work not on the bus). Proceeds after 10 s regardless, as
+ * a busy stack can only add steps to a measurement, never remove them.
+ */
+async function quiet() {
+  const { nats, bus } = stack.services.identity.deps;
+  recording = [];
+  let opened = false;
+  await waitFor(
+    async () => {
+      const sent = recording?.length ?? 0;
+      recording = [];
+      if (!opened) {
+        opened = true; // the first check only opens the window the next one looks back on
+        throw new Error('window opened');
+      }
+      for await (const c of nats.jsm.consumers.list(bus.streamName))
+        expect(c.num_pending + c.num_ack_pending).toBe(0);
+      expect(sent).toBe(0);
+    },
+    { timeoutMs: 10_000, intervalMs: 200 },
+  ).catch(() => undefined);
+  recording = undefined;
 }
 
 beforeAll(async () => {
