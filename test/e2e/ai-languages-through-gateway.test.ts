@@ -1,4 +1,6 @@
 import { isolatedServiceEnv } from '@lingua/testing';
+import type { AiConfig } from '../../services/ai/src/config';
+import { readLanguageData } from '../../services/ai/test/support';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
@@ -19,6 +21,7 @@ beforeAll(async () => {
       AI_PROFILE_DEADLINE_MS: '10000',
     }),
   );
+  await readLanguageData(stack.services.ai.deps.config as AiConfig);
 });
 afterAll(() => stopAndDrop(stack));
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { isolatedServiceEnv, redisUrl } from '@lingua/testing';
+import type { AiConfig } from '../../services/ai/src/config';
+import { readLanguageData } from '../../services/ai/test/support';
 import { type InProcessStack, startInProcessStack } from '../platform/in-process-stack';
 import { gatewayCaller, newCredentials, stopAndDrop } from '../platform/gateway-caller';
 
@@ -34,6 +36,7 @@ beforeAll(async () => {
   // an interrupted earlier run may have left these sentences' analyses behind
   await forgetAnalyses(CASES.map(([language, sentence]) => JSON.stringify([language, sentence])));
   stack = await startInProcessStack(isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4' }));
+  await readLanguageData(stack.services.ai.deps.config as AiConfig);
   const reg = await call('POST', '/api/v1/auth/register', { body: newCredentials('ais') });
   expect(reg.status).toBe(201);
   token = reg.body.data.accessToken as string;

@@ -2,8 +2,16 @@ import type { AccessTokenInput } from '@lingua/auth';
 import { type RunningService, startService } from '@lingua/bootstrap';
 import { createGrpcServer, devTrustedCallers, type GrpcServer } from '@lingua/grpc';
 import { loadPackage } from '@lingua/proto';
-import { httpCall, isolatedServiceEnv, signTestCaller, silentLogger, TestClock } from '@lingua/testing';
+import {
+  httpCall,
+  isolatedServiceEnv,
+  signTestCaller,
+  silentLogger,
+  TestClock,
+  waitFor,
+} from '@lingua/testing';
 import { type AiConfig, loadServiceConfig } from '../src/config';
+import { installedLanguageData } from '../src/data-access/language-data';
 import { type AiOverrides, defineAiService } from '../src/start';
 
 /**
@@ -70,6 +78,28 @@ export async function startAi(
       await service.deps.mongo.connection.dropDatabase().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Reads all of the service's language data, as its warm-up does after boot in production
+ * (AI_PRELOAD_LANGUAGE_DATA, off in test stacks): a suite that asks for every language then meets
+ * what the apps meet, not a first use that reads a whole dictionary inside one request's deadline
+ * on a loaded machine. Resolves once the helper processes (lt-proc) have read theirs too.
+ */
+export async function readLanguageData(config: AiConfig): Promise<void> {
+  const data = installedLanguageData({
+    wordnetDir: config.ai.AI_WORDNET_DIR,
+    dictdDir: config.ai.AI_DICTD_DIR,
+    apertiumDir: config.ai.AI_APERTIUM_DIR,
+    hunspellDir: config.ai.AI_HUNSPELL_DIR,
+  });
+  for (const step of data.warmUpSteps()) while (!step()) await new Promise(setImmediate);
+  await waitFor(
+    () => {
+      if (data.readingInBackground()) throw new Error('the language helpers are still reading');
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
 }
 
 /** A caller through the gateway (token and ai's assertion) for a (new) user, at the service clock's time. */

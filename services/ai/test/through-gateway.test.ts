@@ -2,7 +2,14 @@ import { loadGatewayConfig } from '../../../gateway/src/config';
 import { type RunningGateway, startGateway } from '../../../gateway/src/server';
 import { TestClock } from '@lingua/testing';
 import { SUPPORTED_PAIRS } from '../src/domain/language/supported-languages';
-import { type AiUnderTest, call, startAi, startEntitlementsStandIn, tokenFor } from './support';
+import {
+  type AiUnderTest,
+  call,
+  readLanguageData,
+  startAi,
+  startEntitlementsStandIn,
+  tokenFor,
+} from './support';
 
 // The AI routes as the apps reach them: through the real gateway (edge auth, rate limits, proxy).
 let ai: AiUnderTest;
@@ -22,7 +29,8 @@ beforeAll(async () => {
     }),
     { logger: ai.service.deps.logger },
   );
-});
+  await readLanguageData(ai.config);
+}, 180_000);
 
 afterAll(async () => {
   await gateway?.stop();
@@ -191,21 +199,13 @@ describe('AI through the gateway', () => {
   ])(
     'When the Russian "%s" is looked up in English via the gateway, Then it is "%s"',
     async (word, translation) => {
-      // a new user per attempt: a look-up is charged to the free user's window of 5
-      const ask = () =>
-        call(gateway.url, 'POST', '/api/ai/lookup', {
-          headers: tokenFor(ai).headers,
-          body: { word, language: 'ru', targetLanguage: 'en' },
-        });
-      // until the warm-up has read them, the first look-up reads the English–Russian dictionaries
-      // backwards at once, which may outlast the gateway's AI deadline (504) on a loaded machine
-      const deadline = Date.now() + 100_000;
-      let res = await ask();
-      while (res.status === 504 && Date.now() < deadline) res = await ask();
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
+        headers: tokenFor(ai).headers,
+        body: { word, language: 'ru', targetLanguage: 'en' },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ translation });
     },
-    120_000,
   );
 
   it("When a French sentence with aujourd'hui is analysed via the gateway, Then the word is one token and no spelling is corrected", async () => {
