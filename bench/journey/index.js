@@ -38,6 +38,8 @@ const SIZE_NAMES = (process.env.BENCH_SIZES ?? 'S,L')
 const RATE = num('BENCH_RATE', 50);
 const SECONDS = num('BENCH_SECONDS', 30);
 const WARMUP_SECONDS = num('BENCH_WARMUP_SECONDS', 15);
+const IDLE_SECONDS = num('BENCH_IDLE_SECONDS', 10);
+const IDLE_WAKEUPS_TARGET = 10;
 const USERS = num('BENCH_USERS', 100);
 const STEP_SECONDS = num('BENCH_STEP_SECONDS', 10);
 const START_RATE = num('BENCH_START_RATE', 25);
@@ -609,6 +611,15 @@ async function benchSize(size, db) {
       `ceilings: Redis ${ceilings.redis.mixedPerS} commands/s (${JSON.stringify(ceilings.redis.commandsPerS)}); JetStream ${ceilings.nats.publishedPerS} publishes/s, ${ceilings.nats.serverCpuUsPerMessage} µs of NATS CPU each`,
     );
   }
+  // idle: the calls over and the stack back at its resting CPU, each Node service's wake-ups a second
+  // over IDLE_SECONDS (issue 39: fewer than IDLE_WAKEUPS_TARGET each)
+  await settle(stackPids, base.resting, 30);
+  const idleWoken = wakeMeter(groups);
+  await sleep(IDLE_SECONDS * 1000);
+  const idleWakeups = Object.fromEntries(
+    Object.entries(idleWoken()).map(([n, count]) => [n, Number((count / IDLE_SECONDS).toFixed(1))]),
+  );
+  console.log(`idle, wake-ups a second over ${IDLE_SECONDS} s: ${JSON.stringify(idleWakeups)}`);
   // the cards the mix created go again (through the API, so the due read model follows)
   const created = users.flatMap((u) => u.created.map((id) => [u, id]));
   for (const [u, id] of created)
@@ -633,6 +644,11 @@ async function benchSize(size, db) {
     signedInUsers: users.length,
     mixWeights: Object.fromEntries(Object.entries(CALLS).map(([n, c]) => [n, c.weight])),
     restCores: Object.fromEntries(Object.entries(base.restShare).map(([n, v]) => [n, Number(v.toFixed(3))])),
+    // the Node services' wake-ups a second 2 s after the warm-up (the rest the windows subtract), and idle
+    restWakeupsPerS: Object.fromEntries(
+      Object.entries(base.restWakeups).map(([n, v]) => [n, Number(v.toFixed(1))]),
+    ),
+    idleWakeupsPerS: idleWakeups,
     capacityPerS: capacity ?? null,
     // BENCH_CAPACITY_<size> gave it rather than the step search
     capacityGiven: process.env[`BENCH_CAPACITY_${size}`] !== undefined,
@@ -641,7 +657,7 @@ async function benchSize(size, db) {
     ceilings: ceilings ?? null,
     ...footprint,
   };
-  return { size, spec, seeded, fixed, cpuPerCall, abovePerCall, capacity, half, plans, result };
+  return { size, spec, seeded, fixed, cpuPerCall, abovePerCall, capacity, half, plans, idleWakeups, result };
 }
 
 /** The calls over a p95 limit, worst first: the three worst by name, then how many more. */
@@ -692,6 +708,12 @@ function printSummary(results) {
     const worst = Math.max(...p95Rows(r.half.rows).map((x) => x.p95 ?? 0));
     console.log(
       `target: ${r.size} every non-login p95 < ${HALF_P95_TARGET_MS} ms at half capacity: worst ${fmt(worst, 1)} ms ${verdict(worst < HALF_P95_TARGET_MS)}`,
+    );
+  }
+  for (const r of results) {
+    const [busiest, most] = Object.entries(r.idleWakeups).sort((a, b) => b[1] - a[1])[0] ?? ['none', 0];
+    console.log(
+      `target: ${r.size} every Node service wakes < ${IDLE_WAKEUPS_TARGET} times a second idle: most ${busiest} ${fmt(most, 1)} ${verdict(most < IDLE_WAKEUPS_TARGET)}`,
     );
   }
   for (const r of results.filter((x) => x.plans)) {
