@@ -42,8 +42,100 @@ function provenance(name, doc) {
   return `From [results/${name}.json](results/${name}.json): ${run}${machine.length ? `; ${machine.join(', ')}` : ''}.`;
 }
 
-/** The generated tables: marker name → [result file, result → markdown]. */
+/** The journey's sizes in the file, S before L; its run dates and machine stand in for a run's. */
+const journeySizes = (r) =>
+  Object.entries(r.sizes)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .reverse();
+const journeyRuns = (r) => {
+  const sizes = journeySizes(r);
+  const load = sizes.map(
+    ([n, s]) => `${n} load average at start ${(s.machine?.loadAverageAtStart ?? []).join(', ')}`,
+  );
+  return {
+    date: sizes.map(([n, s]) => `${n} ${s.date}`).join(', '),
+    machine: { cpus: sizes[0]?.[1].machine?.cpus, note: load.join('; ') },
+  };
+};
+/** The stack's CPU per answered call in a window, all processes. */
+const stackCpu = (w, key) => Object.values(w[key] ?? {}).reduce((a, b) => a + b, 0);
+const NODE_SERVICES = ['gateway', 'identity', 'flashcards', 'subscriptions', 'ai', 'notifications'];
+
+/** The generated tables: marker name → [result file, result → markdown, provenance stand-in]. */
 const TABLES = {
+  journey: [
+    'journey',
+    (r) =>
+      table(
+        [
+          ['size', 'l', ([n]) => n],
+          ['users / cards', 'l', ([, s]) => `${thousands(s.data.users)} / ${thousands(s.data.cards)}`],
+          [
+            'CPU ms per call at the fixed rate (above rest)',
+            'r',
+            ([, s]) =>
+              `${fixed(stackCpu(s.windows[0], 'cpuMsPerCall'), 2)} (${fixed(stackCpu(s.windows[0], 'cpuMsPerCallAboveRest'), 2)}) at ${s.windows[0].offeredPerS}/s`,
+          ],
+          ['capacity', 'r', ([, s]) => cell(s.capacityPerS, ' / s')],
+          [
+            'worst non-login p95 at half capacity',
+            'l',
+            ([, s]) => {
+              const half = s.windows.find((w) => w.label === 'half the capacity');
+              if (!half) return '–';
+              const [call, p95] = Object.entries(half.p95Ms)
+                .filter(([name]) => name !== 'all' && name !== 'login')
+                .sort((a, b) => b[1] - a[1])[0];
+              return `${fixed(p95, 1)} ms (${call})`;
+            },
+          ],
+        ],
+        journeySizes(r),
+      ),
+    journeyRuns,
+  ],
+  'journey-processes': [
+    'journey',
+    (r) => {
+      const sizes = journeySizes(r);
+      const names = Object.keys(sizes[0]?.[1].windows[0].cpuMsPerCall ?? {});
+      return table(
+        [
+          ['process', 'l', (n) => n],
+          ...sizes.map(([size, s]) => [
+            `${size}: CPU ms per call (above rest)`,
+            'r',
+            (n) =>
+              `${fixed(s.windows[0].cpuMsPerCall[n], 2)} (${fixed(s.windows[0].cpuMsPerCallAboveRest?.[n], 2)})`,
+          ]),
+          ...sizes.map(([size, s]) => [
+            `${size}: RSS MB after (peak)`,
+            'r',
+            (n) => (s.memoryMb?.[n] ? `${s.memoryMb[n].rssMb} (${s.memoryMb[n].peakRssMb})` : '–'),
+          ]),
+        ],
+        names,
+      );
+    },
+    journeyRuns,
+  ],
+  'journey-wakeups': [
+    'journey',
+    (r) => {
+      const sizes = journeySizes(r);
+      return table(
+        [
+          ['Node service', 'l', (n) => n],
+          ...sizes.flatMap(([size, s]) => [
+            [`${size}: 2 s after the warm-up`, 'r', (n) => fixed(s.restWakeupsPerS?.[n], 1)],
+            [`${size}: idle`, 'r', (n) => fixed(s.idleWakeupsPerS?.[n], 1)],
+          ]),
+        ],
+        NODE_SERVICES,
+      );
+    },
+    journeyRuns,
+  ],
   gateway: [
     'gateway',
     (r) =>
@@ -252,9 +344,9 @@ async function render(text) {
       const spec = TABLES[name];
       if (!spec) throw new Error(`bench/README.md: no generated table is called "${name}"`);
       seen.add(name);
-      const [file, generate] = spec;
+      const [file, generate, runs] = spec;
       const doc = result(file);
-      return `${begin}\n\n${provenance(file, doc)}\n\n${generate(doc)}\n\n${end}`;
+      return `${begin}\n\n${provenance(file, runs ? runs(doc) : doc)}\n\n${generate(doc)}\n\n${end}`;
     },
   );
   const markers = [...text.matchAll(MARKER)].map((m) => m[1]);
