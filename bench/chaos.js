@@ -41,7 +41,7 @@ const { Webhook } = require('standardwebhooks');
 const { startCluster } = require('../deploy/local/start-cluster');
 const { startPushSink } = require('../deploy/local/push-sink');
 const { soakMemory, memoryLimits, overLimits } = require('./soak-memory');
-const { localTime } = require('./support');
+const { localTime, writeResult } = require('./support');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { connect: natsConnect } = require('@nats-io/transport-node');
 const { jetstreamManager } = require('@nats-io/jetstream');
@@ -1175,7 +1175,7 @@ async function main() {
     await reminders.close();
     await redisKill.close();
   }
-  report(phases, timings, reconciled, rss, receiver);
+  await report(phases, timings, reconciled, rss, receiver);
 }
 
 /** Runs `work` over the items, 16 at a time (each user's own connection pool takes its share). */
@@ -1280,7 +1280,7 @@ async function reconcile(receiver) {
   };
 }
 
-function report(phases, timings, r, rss) {
+async function report(phases, timings, r, rss) {
   const rows = [];
   for (const [name] of phases) {
     const rs = records.filter((x) => x.phase === name);
@@ -1454,6 +1454,63 @@ function report(phases, timings, r, rss) {
   const idempotentKilled = kill['failed (5xx/network)'] - kill['of them non-idempotent'];
   if (idempotentKilled > 0)
     failures.push(`${idempotentKilled} idempotent requests failed in the SIGKILL phase`);
+  // the full run's figures are the ones bench/README.md shows (npm run bench:report); the short run
+  // inside npm test writes none
+  if (!SHORT || process.env.BENCH_RESULT)
+    await writeResult('chaos', {
+      settings: {
+        users: USERS,
+        phaseSeconds: PHASE_MS / 1000,
+        soakSeconds: SOAK_MS / 1000,
+        databaseDownSeconds: DB_DOWN_MS / 1000,
+        killRounds: KILL_ROUNDS,
+      },
+      phases: rows,
+      reconciliation: {
+        cards: cards.length,
+        cardsLost: r.lost,
+        reviews: acknowledgedReviews,
+        cardsMissingReviews: r.reviewsLost,
+        imported,
+        importsLost: r.importsLost,
+        subscriptions: purchased,
+        subscriptionsNotActive: r.subscriptionsLost,
+        deletes: cards.filter((c) => c.archived === true).length,
+        deletesUndone: r.archivedBack,
+      },
+      webhooks: e,
+      storeNotifications: { sent: st.sent, killed: st.killed.length, unapplied: st.unapplied },
+      reminders: { users: rm.users, pushedOnce: rm.once, duplicated: rm.duplicated, missed: rm.missed },
+      redisFailover: {
+        outageMs: rd.outageMs,
+        failedRequests: rd.failedRequests,
+        requests: rd.requests,
+        lastFailureMs: rd.lastFailureMs,
+        slowestMs: rd.slowestMs,
+        loggedOutTokensAccepted: rd.accepted,
+        internalErrors: rd.internalErrors,
+      },
+      databaseOutage: o
+        ? {
+            lostEvents: o.deadLettered.length + o.unhandled,
+            accountsDeleted: o.deleted,
+            notErased: o.notErased,
+          }
+        : null,
+      rss: rss
+        ? Object.entries(rss).map(([label, m]) => ({
+            process: label,
+            ratio: m.ratio === undefined ? null : +m.ratio.toFixed(2),
+            peakMb: m.peak === undefined ? null : Math.round(m.peak / 1024),
+            limitMb: (() => {
+              const kb = memoryLimits()[label.replace(/-\d+$/, '')];
+              return kb === undefined ? null : Math.round(kb / 1024);
+            })(),
+          }))
+        : null,
+      failures,
+      verdict: failures.length ? 'failed' : 'passed',
+    });
   if (failures.length) {
     console.error(`chaos: FAILED: ${failures.join('; ')}`);
     process.exitCode = 1;
