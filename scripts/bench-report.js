@@ -319,6 +319,67 @@ const TABLES = {
         r.scenarios,
       ),
   ],
+  chaos: [
+    'chaos',
+    (r) =>
+      table(
+        [
+          ['phase', 'l', (x) => x.phase],
+          ['seconds', 'r', (x) => thousands(x.seconds)],
+          ['requests', 'r', (x) => thousands(x.requests)],
+          ['failed', 'r', (x) => thousands(x['failed (5xx/network)'])],
+          ['of them non-idempotent', 'r', (x) => thousands(x['of them non-idempotent'])],
+          ['p50 ms', 'r', (x) => cell(x.p50)],
+          ['p95 ms', 'r', (x) => cell(x.p95)],
+          ['p99 ms', 'r', (x) => cell(x.p99)],
+        ],
+        r.phases,
+      ),
+  ],
+  'chaos-checks': [
+    'chaos',
+    (r) => {
+      const c = r.reconciliation;
+      const w = r.webhooks;
+      const f = r.redisFailover;
+      const rows = [
+        ['settings', `${r.settings.users} users, ${r.settings.phaseSeconds} s phases, soak ${r.settings.soakSeconds} s, database down ${r.settings.databaseDownSeconds} s`],
+        ['cards / reviews acknowledged, lost', `${thousands(c.cards)} / ${thousands(c.reviews)}; ${c.cardsLost} cards lost, ${c.cardsMissingReviews} missing reviews`],
+        ['imported words, subscriptions, deletes', `${c.imported} (${c.importsLost} lost), ${c.subscriptions} (${c.subscriptionsNotActive} not active), ${thousands(c.deletes)} (${c.deletesUndone} undone)`],
+        ['webhooks', `${w.expected} expected, ${w.delivered} delivered, ${w.missing} missing, ${w.doubled} applied twice, ${w.badSignatures} bad signatures`],
+        ['store notifications', `${r.storeNotifications.sent} sent, ${r.storeNotifications.killed} claims SIGKILLed, ${r.storeNotifications.unapplied} unapplied`],
+        ['study reminders', `${r.reminders.users} due: ${r.reminders.pushedOnce} pushed once, ${r.reminders.duplicated} twice, ${r.reminders.missed} missed`],
+        ['database outage', r.databaseOutage ? `${r.databaseOutage.lostEvents} lost events, ${r.databaseOutage.accountsDeleted} accounts deleted, ${r.databaseOutage.notErased} not erased` : '–'],
+        ['Redis primary SIGKILLed', `requests failed for ${fixed(f.outageMs / 1000, 1)} s (target < 5 s; ${f.failedRequests} of ${f.requests}, the last answered ${fixed(f.lastFailureMs / 1000, 1)} s after the kill); ${f.loggedOutTokensAccepted} logged-out tokens accepted; ${f.internalErrors} answers of 500`],
+        ['verdict', r.verdict === 'passed' ? 'passed' : `failed: ${r.failures.join('; ')}`],
+      ]; // prettier-ignore
+      return table(
+        [
+          ['check', 'l', ([k]) => k],
+          ['measured', 'l', ([, v]) => v],
+        ],
+        rows,
+      );
+    },
+  ],
+  'chaos-rss': [
+    'chaos',
+    (r) =>
+      table(
+        [
+          ['process', 'l', (x) => x.process],
+          ['soak trend (end / start)', 'r', (x) => fixed(x.ratio, 2)],
+          ['peak MB', 'r', (x) => cell(x.peakMb)],
+          ['Kubernetes limit MB', 'r', (x) => cell(x.limitMb)],
+          [
+            'peak / limit',
+            'r',
+            (x) => (x.peakMb && x.limitMb ? `${Math.round((100 * x.peakMb) / x.limitMb)} %` : '–'),
+          ],
+        ],
+        r.rss ?? [],
+      ),
+  ],
   'ai-language-data': [
     'ai-language-data',
     (r) =>

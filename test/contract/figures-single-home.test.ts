@@ -16,7 +16,8 @@ import path from 'node:path';
 //   setting: 12, 15, 16, 24, 32, 40, 64, 128, 256, 512): timeouts, schedules, windows and size limits
 //   (retries after 30 s, 2 h, 5 h; a 10 MB upload limit) repeat wherever they matter, and measured
 //   durations and sizes carry decimals, ranges or other digits;
-// - zero, HTTP statuses in the plural ("503s"), and the explicit allow-list below.
+// - zero, HTTP statuses in the plural ("503s"), and the explicit allow-list below;
+// - blocks generated from a result file (between bench:report or capacity markers): that file is their home.
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -64,6 +65,10 @@ function handWrittenMarkdown(): string[] {
 /** Measured figures of a markdown text, normalised ("1,234.5 ms" → "1234.5ms"). */
 function figuresOf(markdown: string): Set<string> {
   const prose = markdown
+    // blocks a script writes from a result file (npm run bench:report, npm run capacity -- --write):
+    // their figures live in that file, and their small round percentages match prose by chance
+    .replace(/<!-- bench:report (\S+) begin -->[\s\S]*?<!-- bench:report \1 end -->/g, '')
+    .replace(/<!-- capacity:begin[^>]*-->[\s\S]*?<!-- capacity:end -->/g, '')
     .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '') // fenced code
     .replace(/<!--[\s\S]*?-->/g, '') // comments
     .replace(/`[^`\n]*`/g, '`…`') // inline code
@@ -99,6 +104,8 @@ describe('one home for every figure', () => {
       'a.md': 'The gateway uses 78 µs of CPU per request; p95 < 20 ms; `BENCH_SECONDS` 5 s.',
       'b.md': 'About 78 µs a request (see a.md), every 20 ms, 99.9 % of requests.',
       'c.md': '```sh\nsleep 78µs\n```\n99.9 % non-5xx',
+      'd.md': '<!-- bench:report gateway begin -->\n| 78 µs |\n<!-- bench:report gateway end -->',
+      'e.md': '<!-- capacity:begin (generated) -->\n78 µs\n<!-- capacity:end -->',
     });
     expect([...found]).toEqual([['78µs', ['a.md', 'b.md']]]);
   });
