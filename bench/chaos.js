@@ -1367,10 +1367,11 @@ async function report(phases, timings, r, rss) {
       Object.fromEntries(r.unreadable),
     );
   const failures = [];
+  let rssTable;
   if (rss) {
     const mb = (kb) => (kb === undefined ? null : Math.round(kb / 1024));
     const limits = memoryLimits();
-    const table = Object.entries(rss).map(([label, m]) => ({
+    rssTable = Object.entries(rss).map(([label, m]) => ({
       process: label,
       'line at start (MB)': mb(m.trend?.start),
       'line at end (MB)': mb(m.trend?.end),
@@ -1383,11 +1384,11 @@ async function report(phases, timings, r, rss) {
     console.log(
       'RSS in the soak (readings every 10 s; the verdict is the ratio of the line through the medians of its halves):',
     );
-    console.table(table);
-    const grown = table.filter((t) => t.ratio !== null && t.ratio > 1.2);
+    console.table(rssTable);
+    const grown = rssTable.filter((t) => t.ratio !== null && t.ratio > 1.2);
     if (grown.length)
       failures.push(`RSS grew more than 20 % in the soak: ${grown.map((t) => t.process).join(', ')}`);
-    const gone = table.filter((t) => t.ratio === null);
+    const gone = rssTable.filter((t) => t.ratio === null);
     if (gone.length) failures.push(`not running through the soak: ${gone.map((t) => t.process).join(', ')}`);
     const over = overLimits(rss, limits);
     if (over.length)
@@ -1499,17 +1500,13 @@ async function report(phases, timings, r, rss) {
             notErased: o.notErased,
           }
         : null,
-      rss: rss
-        ? Object.entries(rss).map(([label, m]) => ({
-            process: label,
-            ratio: m.ratio === undefined ? null : +m.ratio.toFixed(2),
-            peakMb: m.peak === undefined ? null : Math.round(m.peak / 1024),
-            limitMb: (() => {
-              const kb = memoryLimits()[label.replace(/-\d+$/, '')];
-              return kb === undefined ? null : Math.round(kb / 1024);
-            })(),
-          }))
-        : null,
+      rss:
+        rssTable?.map((t) => ({
+          process: t.process,
+          ratio: t.ratio,
+          peakMb: t['peak (MB)'],
+          limitMb: t['k8s limit (MB)'],
+        })) ?? null,
       failures,
       verdict: failures.length ? 'failed' : 'passed',
     });

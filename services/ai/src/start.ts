@@ -35,7 +35,8 @@ export interface AiOverrides {
   profiles?: ProfileLanguagesSource;
 }
 
-const languageDataOf = (config: AiConfig) =>
+/** The installed language data of this configuration (one reading per process and directories). */
+export const languageDataOf = (config: AiConfig) =>
   installedLanguageData({
     wordnetDir: config.ai.AI_WORDNET_DIR,
     dictdDir: config.ai.AI_DICTD_DIR,

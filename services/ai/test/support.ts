@@ -11,8 +11,7 @@ import {
   waitFor,
 } from '@lingua/testing';
 import { type AiConfig, loadServiceConfig } from '../src/config';
-import { installedLanguageData } from '../src/data-access/language-data';
-import { type AiOverrides, defineAiService } from '../src/start';
+import { type AiOverrides, defineAiService, languageDataOf } from '../src/start';
 
 /**
  * A stand-in for the subscriptions service's EntitlementsService on loopback: users in `premium`
@@ -87,12 +86,7 @@ export async function startAi(
  * on a loaded machine. Resolves once the helper processes (lt-proc) have read theirs too.
  */
 export async function readLanguageData(config: AiConfig): Promise<void> {
-  const data = installedLanguageData({
-    wordnetDir: config.ai.AI_WORDNET_DIR,
-    dictdDir: config.ai.AI_DICTD_DIR,
-    apertiumDir: config.ai.AI_APERTIUM_DIR,
-    hunspellDir: config.ai.AI_HUNSPELL_DIR,
-  });
+  const data = languageDataOf(config);
   for (const step of data.warmUpSteps()) while (!step()) await new Promise(setImmediate);
   await waitFor(
     () => {
