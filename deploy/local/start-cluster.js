@@ -52,7 +52,7 @@ function portPlan(base) {
   let next = base;
   const at = (fixed) => (base === undefined ? fixed : next++);
   const http = [3001, 3002, 3003, 3004, 3005];
-  const grpc = [50051, 50052, 50053, 50054];
+  const grpc = [15051, 15052, 15053, 15054];
   const metrics = [9401, 9402, 9403, 9404, 9405];
   const services = {};
   SERVICES.forEach(([name, , hasGrpc], i) => {

@@ -3,7 +3,7 @@ import { grpcCallersEnv, grpcSigningKeyEnv, serviceEnv } from '@lingua/bootstrap
 import { env, loadConfig } from '@lingua/config';
 
 /** ai: every variable it reads (see .env.example); defaults run locally with no setup. */
-export const aiEnv = serviceEnv('ai', { http: 3004, grpc: 50054 });
+export const aiEnv = serviceEnv('ai', { http: 3004, grpc: 15054 });
 /** gRPC call identity: ai signs its calls (subscriptions' entitlements) and verifies its callers'. */
 export const aiGrpcEnv = grpcSigningKeyEnv('ai');
 export const aiGrpcCallersEnv = grpcCallersEnv('ai');
@@ -21,9 +21,9 @@ export const aiFeatureEnv = z
     AI_PROVIDER_TIMEOUT_MS: env.int(20_000, 100, 120_000),
     /** Retries on 429 / 5xx / connection errors, with the client's exponential back-off. */
     AI_PROVIDER_MAX_RETRIES: env.int(2, 0, 5),
-    SUBSCRIPTIONS_ADDR: env.addr('127.0.0.1:50053'),
+    SUBSCRIPTIONS_ADDR: env.addr('127.0.0.1:15053'),
     /** identity's gRPC: the languages on a user's profile (the defaults of a request naming none). */
-    IDENTITY_ADDR: env.addr('127.0.0.1:50051'),
+    IDENTITY_ADDR: env.addr('127.0.0.1:15051'),
     /** How long one replica reuses a user's profile languages before asking identity again. */
     AI_PROFILE_CACHE_MS: env.int(60_000, 0, 3_600_000),
     /** How long a request waits for identity's answer before going on without the profile's languages. */

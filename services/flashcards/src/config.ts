@@ -3,7 +3,7 @@ import { grpcCallersEnv, serviceEnv } from '@lingua/bootstrap';
 import { env, loadConfig, parseConfig } from '@lingua/config';
 
 /** flashcards: every variable it reads (see README and .env.example); defaults run locally with no setup. */
-export const flashcardsEnv = serviceEnv('flashcards', { http: 3002, grpc: 50052 });
+export const flashcardsEnv = serviceEnv('flashcards', { http: 3002, grpc: 15052 });
 /** gRPC call identity: the public keys of the callers flashcards verifies. */
 export const flashcardsGrpcCallersEnv = grpcCallersEnv('flashcards');
 

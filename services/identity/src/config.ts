@@ -10,7 +10,7 @@ import {
 import { env, loadConfig, productionGuard } from '@lingua/config';
 
 /** identity: every variable it reads (see README); defaults run locally with no setup. */
-export const identityEnv = serviceEnv('identity', { http: 3001, grpc: 50051 });
+export const identityEnv = serviceEnv('identity', { http: 3001, grpc: 15051 });
 /** gRPC call identity: identity signs its calls (flashcards' counts) and verifies its callers'. */
 export const identityGrpcEnv = grpcSigningKeyEnv('identity');
 export const identityGrpcCallersEnv = grpcCallersEnv('identity');
@@ -110,7 +110,7 @@ export const identityFeatureEnv = z.object({
   /** Refuse Google ID tokens sent without the nonce the app passed to Google (the token's nonce). */
   GOOGLE_NONCE_REQUIRED: env.bool(false),
   /** gRPC address of the flashcards service (profile stats). */
-  FLASHCARDS_ADDR: env.addr('127.0.0.1:50052'),
+  FLASHCARDS_ADDR: env.addr('127.0.0.1:15052'),
   FLASHCARDS_STATS_DEADLINE_MS: env.int(300, 10, 10_000),
 });
 export type IdentityFeatureConfig = z.infer<typeof identityFeatureEnv> & { emailLinkKey: Buffer };

@@ -25,7 +25,7 @@ export const notificationsFeatureEnv = z.object({
   WEBHOOK_DISABLE_AFTER_MS: env.int(5 * 24 * 3_600_000, 60_000),
   WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: env.int(10, 1, 1_000),
   /** Identity's gRPC address: a scope-all endpoint's owner must still be an admin when events go out. */
-  IDENTITY_ADDR: env.addr('127.0.0.1:50051'),
+  IDENTITY_ADDR: env.addr('127.0.0.1:15051'),
   /** How long an owner's role is remembered: a demoted admin's scope-all endpoints stop within it. */
   WEBHOOK_OWNER_ROLE_CACHE_MS: env.int(30_000, 0, 600_000),
   /** In-app notifications are deleted this long after they were created (TTL index), read or not. */

@@ -5,7 +5,7 @@ import { env, loadConfig } from '@lingua/config';
 import type { SandboxPurchasePolicy } from './domain/store-environment';
 
 /** subscriptions: every variable it reads (see README); defaults run locally with no setup. */
-export const subscriptionsEnv = serviceEnv('subscriptions', { http: 3003, grpc: 50053 });
+export const subscriptionsEnv = serviceEnv('subscriptions', { http: 3003, grpc: 15053 });
 /** gRPC call identity: the public keys of the callers subscriptions verifies. */
 export const subscriptionsGrpcCallersEnv = grpcCallersEnv('subscriptions');
 
