@@ -61,7 +61,7 @@ export function providerFor(config: AiConfig): AiProvider {
  * Reads the language data in slices between requests (each ~10–50 ms), so the first look-up does not
  * wait and health checks are answered meanwhile.
  */
-function backgroundWarmUp(steps: Array<() => boolean>) {
+function backgroundWarmUp(steps: Array<() => boolean>, readingInBackground: () => boolean) {
   let timer: NodeJS.Immediate | undefined;
   const next = () => {
     const step = steps[0];
@@ -71,6 +71,8 @@ function backgroundWarmUp(steps: Array<() => boolean>) {
   };
   timer = setImmediate(next);
   return {
+    /** Every step ran and the helper processes have read their dictionaries. */
+    done: () => steps.length === 0 && !readingInBackground(),
     async stop() {
       steps.length = 0;
       if (timer) clearImmediate(timer);
@@ -78,9 +80,14 @@ function backgroundWarmUp(steps: Array<() => boolean>) {
   };
 }
 
+const warmUpOf = (data: ReturnType<typeof languageDataOf>) =>
+  backgroundWarmUp(data.warmUpSteps(), () => data.readingInBackground());
+
 /** Wiring of the AI service: /api/ai routes over HTTP, LanguageService over gRPC. */
 export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): ServiceDefinition<AiConfig> {
   const clock = overrides.clock ?? systemClock;
+  const preload = config.ai.AI_PROVIDER === 'local' && config.ai.AI_PRELOAD_LANGUAGE_DATA;
+  let warmUp: ReturnType<typeof backgroundWarmUp> | undefined;
   let entitlements: EntitlementsSource | undefined;
   let profiles: ProfileLanguagesSource | undefined;
   const aiDeps = (deps: Parameters<NonNullable<ServiceDefinition<AiConfig>['http']>>[1]): AiDeps => {
@@ -144,6 +151,15 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
           'local provider language data',
         );
         for (const s of missing) deps.logger.warn({ part: s.name }, s.message);
+        // not ready until the data is read: a request routed here before would read whole
+        // dictionaries itself, seconds past its deadline (the rollout waits instead)
+        if (preload)
+          deps.health.register({
+            name: 'language_data_loaded',
+            check: async () => {
+              if (!warmUp?.done()) throw new Error('still reading the language data');
+            },
+          });
         for (const s of statuses)
           deps.health.register({
             name: `language_data:${s.name}`,
@@ -156,9 +172,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
       registerHttp(app, deps, aiDeps(deps));
     },
     workers: () => [
-      ...(config.ai.AI_PROVIDER === 'local' && config.ai.AI_PRELOAD_LANGUAGE_DATA
-        ? [backgroundWarmUp(languageDataOf(config).warmUpSteps())]
-        : []),
+      ...(preload ? [(warmUp = warmUpOf(languageDataOf(config)))] : []),
       // the gRPC channel to identity ends with the service (a test starts many in one process)
       { stop: async () => (overrides.profiles ? undefined : profiles?.close()) },
     ],
