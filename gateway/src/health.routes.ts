@@ -207,9 +207,11 @@ export function healthRoutes(deps: {
   router.get('/health/live', (_req, res) => void res.json({ status: 'ok' } satisfies GatewayLiveness));
   router.get('/health/ready', async (_req, res) => {
     if (deps.stopping?.()) return void res.status(503).json({ ready: false, status: 'shutting down' });
+    // Redis is reported, not required: every gateway shares it, and admission already answers 503
+    // for what needs it (docs/adr/0034)
     const up = await redisReady();
-    const body: GatewayReadiness = { ready: up, checks: { redis: { status: up ? 'up' : 'down' } } };
-    res.status(up ? 200 : 503).json(body);
+    const body: GatewayReadiness = { ready: true, checks: { redis: { status: up ? 'up' : 'down' } } };
+    res.json(body);
   });
   return router;
 }
@@ -250,7 +252,8 @@ function documentHealth(docs: ApiDocs) {
     path: '/health/ready',
     operationId: 'health.ready',
     summary: 'Readiness of the gateway (its Redis)',
-    description: 'Readiness: 200 when the gateway can serve, 503 (same body, ready false) otherwise. Public.',
+    description:
+      'Readiness: 200 while the gateway serves (Redis is reported in `checks`, not required), 503 (same body, ready false) once it is shutting down. Public.',
     tags: ['health'],
     auth: 'none',
     response: GatewayReadiness,

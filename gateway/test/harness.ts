@@ -115,3 +115,15 @@ export async function blacklistOf(): Promise<{ redis: RedisHandle; revoke(jti: s
     revoke: (jti: string) => list.revoke(jti, Math.floor(Date.now() / 1000) + 3600),
   };
 }
+
+/** The gateway's readiness as a probe sees it: status and body. */
+export async function readiness(url: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${url}/health/ready`);
+  return { status: res.status, body: await res.json() };
+}
+
+/** Readiness with Redis reported `status`: still ready either way (Redis is shared, ADR 0034). */
+export const redisIs = (status: 'up' | 'down') => ({
+  status: 200,
+  body: { ready: true, checks: { redis: { status } } },
+});

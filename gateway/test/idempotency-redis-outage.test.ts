@@ -1,6 +1,6 @@
 import { startPrivateRedis, waitFor } from '@lingua/testing';
 import type { RunningGateway } from '../src/server';
-import { bearer, gatewayWith, Stubs, stubServices } from './harness';
+import { bearer, gatewayWith, readiness, redisIs, Stubs, stubServices } from './harness';
 
 // Idempotency-Key records live in Redis (docs/adr/0024). Without Redis the gateway cannot promise a
 // keyed request runs once, so it refuses it (503, Retry-After: the client retries with the same key)
@@ -44,7 +44,7 @@ describe('Idempotency-Key while Redis is away', () => {
     expect(stubs.seen.length).toBe(reached);
 
     await redis.stop();
-    await waitFor(async () => expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(503));
+    await waitFor(async () => expect(await readiness(gateway.url)).toEqual(redisIs('down')));
     const refused = await post('k-2');
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('5');
@@ -54,7 +54,7 @@ describe('Idempotency-Key while Redis is away', () => {
     expect(stubs.seen.length).toBe(reached + 1);
 
     await redis.start();
-    await waitFor(async () => expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200), {
+    await waitFor(async () => expect(await readiness(gateway.url)).toEqual(redisIs('up')), {
       timeoutMs: 20_000,
     });
     expect((await post('k-2')).status).toBe(200);

@@ -27,7 +27,7 @@ const get = async (url: string) => {
 };
 
 describe('readiness', () => {
-  it('When the database goes away, Then readiness and /api/health/detailed say so; When it returns, Then they recover', async () => {
+  it('When the database goes away, Then readiness reports it without leaving rotation and /api/health/detailed says so; When it returns, Then they recover', async () => {
     expect((await get(`${services.flashcards!.httpUrl}/health/ready`)).status).toBe(200);
     expect((await get(`${gateway.url}/api/health/detailed`)).body).toMatchObject({
       Status: 'Healthy',
@@ -36,12 +36,20 @@ describe('readiness', () => {
     });
 
     await db.stop();
+    // the database is shared by every replica: reported, and the replica stays in rotation, answering
+    // each request that needs it with a 503 envelope (ADR 0034)
     const down = await get(`${services.flashcards!.httpUrl}/health/ready`);
-    expect(down.status).toBe(503);
+    expect(down.status).toBe(200);
     expect(down.body).toMatchObject({
-      ready: false,
+      ready: true,
+      status: 'degraded',
       checks: { database: { status: 'down' }, nats: { status: 'up' } },
     });
+    const { token } = signTestToken(DEV_JWT_SECRET);
+    const cards = await fetch(`${gateway.url}/api/flashcards`, { headers: { authorization: `Bearer ${token}` } });
+    expect([503, 504]).toContain(cards.status);
+    // Group B's envelope (the spec's): the error as a message
+    expect(await cards.json()).toMatchObject({ success: false, error: expect.stringMatching(/unavailable/) });
     const detailed = await get(`${gateway.url}/api/health/detailed`);
     expect(detailed.status).toBe(200);
     expect(detailed.body).toMatchObject({ Status: 'Unhealthy', Database: 'Unhealthy', Cache: 'Healthy' });
@@ -54,7 +62,11 @@ describe('readiness', () => {
 
     await db.start();
     await waitFor(
-      async () => expect((await get(`${services.flashcards!.httpUrl}/health/ready`)).status).toBe(200),
+      async () =>
+        expect((await get(`${services.flashcards!.httpUrl}/health/ready`)).body).toMatchObject({
+          status: 'ok',
+          checks: { database: { status: 'up' } },
+        }),
       { timeoutMs: 30_000, intervalMs: 250 },
     );
     await waitFor(

@@ -235,10 +235,13 @@ export async function startService<C extends ServiceEnv>(
           if (stopping) throw new Error('shutting down');
         },
       })
-      .register({ name: 'database', check: () => mongoHandle.ping() })
       .register({ name: 'indexes', check: () => indexes.check() })
-      .register({ name: 'nats', check: () => nats.ping() });
-    if (redis) health.register({ name: 'redis', check: () => redis.ping() });
+      // Shared by every replica: reported (status "degraded"), never a reason to leave rotation. All
+      // replicas would leave at once, the Service answers without an envelope, and they come back
+      // only after the probes pass again, seconds after the dependency did (docs/adr/0034).
+      .register({ name: 'database', optional: true, check: () => mongoHandle.ping() })
+      .register({ name: 'nats', optional: true, check: () => nats.ping() });
+    if (redis) health.register({ name: 'redis', optional: true, check: () => redis.ping() });
 
     const deps = {
       config,
