@@ -158,6 +158,7 @@ async function call(user, method, path, body, { form } = {}) {
     ms: performance.now() - started,
     end: Date.now(),
     idempotent: IDEMPOTENT.has(method),
+    code: json?.error?.code,
   });
   if (failed(status))
     failedRequests.push({
@@ -973,6 +974,14 @@ function redisPrimaryKill({ base, cluster }) {
     stats.outageMs = bad.length ? Math.max(...sent) - Math.min(...sent) : 0;
     stats.lastFailureMs = bad.length ? Math.max(...bad.map((x) => x.end)) - killedAt : 0;
     stats.failedRequests = bad.length;
+    // what each failure was, by when it was sent (ms after the kill): which part gave up, and when
+    stats.failures = bad.map((x) => ({
+      sentMs: Math.round(Math.max(killedAt, x.end - x.ms) - killedAt),
+      ms: Math.round(x.ms),
+      request: `${x.method} ${x.path}`,
+      status: x.status,
+      code: x.code,
+    }));
     stats.requests = after.length;
     stats.probes = p.samples.filter((x) => x.end >= killedAt).length;
     stats.slowestMs = Math.max(0, ...after.map((x) => x.ms));
@@ -1346,6 +1355,7 @@ async function report(phases, timings, r, rss) {
       `login rate limit survived: ${rd.limitedAfter === 429 ? 'yes' : rd.sameMinute ? `no (${rd.limitedAfter})` : 'not checked (next minute)'}; ` +
       `answers of 500: ${rd.internalErrors}`,
   );
+  if (rd.failures?.length) console.table(rd.failures.slice(0, 40));
   const o = r.outage;
   if (o) {
     const outageRow = rows.find((x) => x.phase.startsWith('database down'));
@@ -1490,6 +1500,12 @@ async function report(phases, timings, r, rss) {
         requests: rd.requests,
         lastFailureMs: rd.lastFailureMs,
         slowestMs: rd.slowestMs,
+        // how the failed requests were answered (status and error code: count)
+        failedAs: Object.fromEntries(
+          Object.entries(
+            Object.groupBy(rd.failures ?? [], (f) => `${f.status}${f.code ? ` ${f.code}` : ''}`),
+          ).map(([k, v]) => [k, v.length]),
+        ),
         loggedOutTokensAccepted: rd.accepted,
         internalErrors: rd.internalErrors,
       },
