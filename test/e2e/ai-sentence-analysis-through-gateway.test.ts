@@ -147,6 +147,25 @@ describe('POST /api/ai/analyze-sentence in every language, through the gateway',
     expect(res.body.data.highValueWords).toContainEqual(expect.objectContaining({ lemma: 'castle' }));
   });
 
+  it('When a French sentence with grammar errors is analysed, Then Grammalecte corrects them, one fix per error', async () => {
+    const res = await analyse('fr', 'Elle sont parti tôt et il a manger une pomme.');
+    expect(res.status).toBe(200);
+    const data = res.body.data as {
+      corrected: string;
+      corrections: Correction[];
+      tokens: Token[];
+      unavailable: string[];
+    };
+    // "Elle sont": "est" or "Elles" (one rule, two fixes): the checker's first, never both
+    expect(data.corrected).toBe('Elle est parti tôt et il a mangé une pomme.');
+    expect(data.corrections).toEqual([
+      expect.objectContaining({ type: 'agreement', original: 'sont', suggestion: 'est' }),
+      expect.objectContaining({ type: 'tense', original: 'manger', suggestion: 'mangé' }),
+    ]);
+    expect(data.unavailable).not.toContain('grammar');
+    expect(data.tokens).toContainEqual(expect.objectContaining({ text: 'mangé', lemma: 'manger' }));
+  });
+
   it('When hostile sentences are sent (at the length limit, punctuation only, mixed scripts), Then each is 200 or a 400 envelope, never a 500', async () => {
     let seed = 41;
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;

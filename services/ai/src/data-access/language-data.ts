@@ -3,6 +3,7 @@ import path from 'node:path';
 import type {
   BilingualDictionary,
   DataStatus,
+  GrammarChecker,
   LanguageData,
   Lexicon,
   Morphology,
@@ -12,6 +13,7 @@ import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
 import { apertiumAnalyser } from './apertium.analyser';
 import { apertiumBilingual } from './apertium.bilingual';
 import { hunspellStemmer } from './hunspell.stemmer';
+import { grammalecteChecker } from './grammalecte.checker';
 import { hunspellSpeller } from './hunspell.speller';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
 import { type DictdDictionary, freedictDictionary, invertedDictionary } from './freedict.dictionary';
@@ -241,10 +243,13 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
   statuses.push(...morphology.statuses);
   const spelling = spellers(options);
   statuses.push(...spelling.statuses);
+  const grammar = grammarCheckers(options);
+  statuses.push(...grammar.statuses);
   return {
     lexicon: (): Lexicon | undefined => (wordnetInstalled ? wordnet : undefined),
     morphology: (language) => morphology.analysers.get(language),
     speller: (language) => spelling.spellers.get(language),
+    grammar: (language) => grammar.checkers.get(language),
     dictionary: (from, to): BilingualDictionary | undefined => combined.get(pairName(from, to)),
     status: () => statuses,
     readingInBackground: () => [...bilinguals.values()].some((b) => !b.loaded()),
@@ -256,6 +261,7 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
       // reads the small reverse dictionaries whole, building their backwards maps
       ...backwardsMaps.map((b) => () => b.build.step()),
       ...morphology.warmUpSteps,
+      ...grammar.warmUpSteps,
     ],
   };
 }
@@ -421,6 +427,42 @@ function spellers(options: LanguageDataOptions) {
     });
   }
   return { spellers: found, statuses };
+}
+
+/** Where Debian's python3-grammalecte puts the library, and the python3 that reads it. */
+const GRAMMALECTE = {
+  module: '/usr/lib/python3/dist-packages/grammalecte/__init__.py',
+  python: '/usr/bin/python3',
+};
+
+/**
+ * The grammar checkers outside English (whose rules are in the domain): Grammalecte for French where
+ * Debian's python3-grammalecte is installed. One status line.
+ */
+function grammarCheckers(options: LanguageDataOptions) {
+  const checkers = new Map<string, GrammarChecker>();
+  const installed = existsSync(GRAMMALECTE.module) && existsSync(GRAMMALECTE.python);
+  const warmUpSteps: Array<() => boolean> = [];
+  if (installed) {
+    const checker = grammalecteChecker({
+      python: GRAMMALECTE.python,
+      ...(options.onError && { onError: options.onError }),
+    });
+    checkers.set('fr', checker);
+    // starts the process and loads its rules (~1 s) in the background, before the first sentence
+    warmUpSteps.push(() => (void checker.check('Bonjour.'), true));
+  }
+  const statuses: DataStatus[] = [
+    {
+      name: 'grammar-fr',
+      available: installed,
+      source: installed ? GRAMMALECTE.module : '',
+      message: installed
+        ? 'Grammalecte (python3-grammalecte)'
+        : 'no French grammar checking: install python3-grammalecte',
+    },
+  ];
+  return { checkers, statuses, warmUpSteps };
 }
 
 /**

@@ -105,6 +105,25 @@ export interface Speller {
   suggest(words: string[]): Promise<Map<string, string[]> | undefined>;
 }
 
+/** One error a grammar checker found: where it is in the sentence (UTF-16 offsets), what to write. */
+export interface GrammarError {
+  start: number;
+  end: number;
+  /** the checker's rule, and its kind ("conj", "gn", "typo"…): alternatives of one error share `rule` */
+  rule: string;
+  kind: string;
+  /** best first; may be empty (the checker only flags it) */
+  suggestions: string[];
+  message: string;
+}
+
+/** A grammar checker of one language (Grammalecte's for French). It may run in another process. */
+export interface GrammarChecker {
+  readonly language: string;
+  /** the errors in the sentence, in the checker's order; undefined when it could not answer */
+  check(sentence: string): Promise<GrammarError[] | undefined>;
+}
+
 /**
  * Morphology of one language: what dictionary forms an inflected word may have ("spielten" →
  * spielen, "comieron" → comer). Asynchronous: an analyser may run in another process.
@@ -123,6 +142,8 @@ export interface LanguageData {
   dictionary(from: string, to: string): BilingualDictionary | undefined;
   /** the spelling dictionary of a language, when one is installed */
   speller?(language: string): Speller | undefined;
+  /** the grammar checker of a language, when one is installed */
+  grammar?(language: string): GrammarChecker | undefined;
   /** one line per part: WordNet and each language pair */
   status(): DataStatus[];
 }

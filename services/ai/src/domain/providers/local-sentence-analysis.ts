@@ -1,4 +1,5 @@
 import { type Correction, checkGrammar } from '../language/grammar-check';
+import { applyGrammarErrors } from '../language/grammar-errors';
 import type { LanguageData, Reading } from '../language/language-data';
 import { CONTENT_POS, partOfSpeech, type PartOfSpeech, tokenize } from '../language/nlp';
 import { LANGUAGE_NAMES, unsupportedLanguage } from '../language/supported-languages';
@@ -86,7 +87,7 @@ function bestSuggestion(language: string, suggestions: string[], known: (word: s
 
 /**
  * The offline analysis of one sentence in any of the eight languages: spelling by Hunspell, grammar
- * by the English rules (English only), tokens with lemma and part of speech (compromise for English,
+ * by the English rules and by Grammalecte for French, tokens with lemma and part of speech (compromise for English,
  * Apertium's analysers, Hunspell's affix rules for German), high-value words by frequency lists.
  * A part whose data is missing is named in `unavailable`, never an error.
  */
@@ -185,7 +186,17 @@ export async function analyseSentenceLocally(
       ...(transient && { transient }),
     };
   }
-  unavailable.add('grammar');
+  // grammar where a real checker is installed (Grammalecte for French), on the spelling's result
+  const grammarChecker = data.grammar?.(language);
+  const grammarErrors = grammarChecker ? await grammarChecker.check(corrected) : undefined;
+  if (grammarErrors) {
+    const grammar = applyGrammarErrors(corrected, grammarErrors);
+    corrected = grammar.corrected;
+    corrections.push(...grammar.corrections);
+  } else {
+    unavailable.add('grammar');
+    if (grammarChecker) transient = true;
+  }
   if (!hasFrequencyList(language)) unavailable.add('highValueWords');
 
   // tokens of the corrected sentence: the corrected words are analysed too

@@ -88,7 +88,11 @@ export const SentenceAnalysisResponse = z.object({
     .describe('the sentence with every correction applied (spelling: the suggestion shown)'),
   corrections: z.array(
     z.object({
-      type: z.string().describe('`spelling` (Hunspell, every language), or a grammar rule (English)'),
+      type: z
+        .string()
+        .describe(
+          '`spelling` (Hunspell, every language), or the kind of grammar error (English rules, Grammalecte for French): `agreement`, `tense`, `article`, `capitalization`, `punctuation`, `spacing`, `repetition`, `word-order`, `other`',
+        ),
       original: z.string(),
       suggestion: z.string(),
       suggestions: z
