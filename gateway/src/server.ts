@@ -12,7 +12,7 @@ import {
   tracingMiddleware,
 } from '@lingua/http';
 import { createLogger, type Logger } from '@lingua/logger';
-import { instrumentHttp, registerShedder, startMetricsServer } from '@lingua/metrics';
+import { admittedOnCredit, instrumentHttp, registerShedder, startMetricsServer } from '@lingua/metrics';
 import { createApiDocs } from '@lingua/openapi';
 import { connectRedis } from '@lingua/redis';
 import type { GatewayConfig } from './config';
@@ -97,7 +97,8 @@ export async function startGateway(
     },
     config.RATE_LIMIT_PREFIX,
     { ...DEFAULT_LEASE_POLICY, max: config.RATE_LIMIT_LEASE_MAX },
-    (err) => logger.warn({ err }, 'rate limit: leased points not returned'),
+    (err) => logger.warn({ err }, 'rate limit: Redis did not take or return leased points'),
+    () => admittedOnCredit.inc(),
   );
   let stopping = false;
   const docs = createApiDocs('gateway');

@@ -14,6 +14,7 @@ const storedKey = {
 import { cleanMarkup, jsonDepth, stripMarkup } from '../src/domain/json-input';
 import { addressKey, bucketFor } from '../src/domain/rate-plans';
 import {
+  canAdmitOnCredit,
   canServeLocally,
   grantedPoints,
   type Lease,
@@ -188,6 +189,14 @@ describe('rate-limit leases (slow start)', () => {
   it('When little of the budget is left, Then leases shrink to a share of it, down to one point', () => {
     expect(nextLeaseSize(lease({ size: 64, remainingAfter: 320 }), 1_000, policy)).toBe(20);
     expect(nextLeaseSize(lease({ size: 64, remainingAfter: 20 }), 1_000, policy)).toBe(1);
+  });
+
+  it('When this replica last saw at least 16 points left in the same window, Then a request may be admitted on credit', () => {
+    expect(canAdmitOnCredit({ remainingAfter: 16, resetAt: 2_000 }, 1_000, policy)).toBe(true);
+    expect(canAdmitOnCredit({ remainingAfter: 15, resetAt: 2_000 }, 1_000, policy)).toBe(false); // near the limit
+    expect(canAdmitOnCredit({ remainingAfter: 500, resetAt: 1_000 }, 1_000, policy)).toBe(false); // another window
+    expect(canAdmitOnCredit(undefined, 1_000, policy)).toBe(false); // never asked Redis about this caller
+    expect(canAdmitOnCredit({ remainingAfter: 500, resetAt: 2_000 }, 1_000, { ...policy, max: 1 })).toBe(false);
   });
 
   it('When the window has ended or leasing is off, Then one point', () => {

@@ -7,6 +7,10 @@
  * near the limit every replica is exact again). Points unused when a lease expires go back to Redis.
  * A busy lease is topped up ahead of need (at a quarter left), so its caller's requests do not
  * wait for the Redis round trip each time a lease runs out.
+ * A caller at a human pace, whose lease has expired between requests, is admitted on credit when
+ * this replica last saw plenty of its budget left in the same window: the point is taken from Redis
+ * behind the request instead of before it. Overshoot is bounded: one request per replica, and only
+ * while at least `remainingShareDivisor` points were left (near the limit every request waits).
  */
 export interface LeasePolicy {
   /** Most points taken at once; 1 turns leasing off (every request asks Redis). */
@@ -18,6 +22,19 @@ export interface LeasePolicy {
 }
 
 export const DEFAULT_LEASE_POLICY: LeasePolicy = { max: 100, lifetimeMs: 1_000, remainingShareDivisor: 16 };
+
+/** What a replica last learned of a caller's budget from Redis: the window's end and what was left. */
+export interface KnownBudget {
+  remainingAfter: number;
+  resetAt: number;
+}
+
+/** True when a request may be admitted before Redis answers (see above): same window, plenty left. */
+export const canAdmitOnCredit = (known: KnownBudget | undefined, now: number, policy: LeasePolicy): boolean =>
+  policy.max > 1 &&
+  known !== undefined &&
+  now < known.resetAt &&
+  known.remainingAfter >= policy.remainingShareDivisor;
 
 /** What a replica holds of one caller's budget. */
 export interface Lease {

@@ -2,9 +2,11 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import { AppError } from '@lingua/errors';
 import type { RedisClient } from '@lingua/redis';
 import {
+  canAdmitOnCredit,
   canServeLocally,
   DEFAULT_LEASE_POLICY,
   grantedPoints,
+  type KnownBudget,
   type Lease,
   type LeasePolicy,
   nextLeaseSize,
@@ -32,6 +34,8 @@ export type RateDecision = RateState & { exceeded: boolean };
  * against abuse of the public auth operations, which fail closed (the outage is a 503).
  */
 const FAIL_CLOSED = new Set<BucketName>(['login', 'signup', 'recovery']);
+/** Callers whose last known budget a replica keeps for admission on credit (~100 bytes each). */
+const KNOWN_MAX = 50_000;
 
 export function createRateLimiters(
   redis: RedisClient,
@@ -39,6 +43,7 @@ export function createRateLimiters(
   prefix: string,
   policy: LeasePolicy = DEFAULT_LEASE_POLICY,
   onError: (err: unknown) => void = () => undefined,
+  onCredited: () => void = () => undefined,
 ) {
   const specs = bucketSpecs(limits);
   const limiters = Object.fromEntries(
@@ -66,6 +71,13 @@ export function createRateLimiters(
 
   const leases = new Map<string, Lease>();
   const pending = new Map<string, Promise<unknown>>();
+  // what Redis last said of each caller's budget (for admission on credit): the newest KNOWN_MAX
+  const known = new Map<string, KnownBudget>();
+  const remember = (id: string, lease: Lease) => {
+    known.delete(id);
+    known.set(id, { remainingAfter: lease.remainingAfter, resetAt: lease.resetAt });
+    if (known.size > KNOWN_MAX) known.delete(known.keys().next().value!);
+  };
   const leaseKey = (bucket: BucketName, key: string) => `${bucket} ${key}`;
   let returning = 0; // give-backs Redis has not answered yet
 
@@ -115,6 +127,7 @@ export function createRateLimiters(
     const res = await take(bucket, key, size);
     const granted = grantedPoints(size, res.consumedPoints, limit);
     const lease = leaseOf(granted - 1, size, res, limit, Date.now());
+    remember(id, lease);
     if (granted === 0) return { limit, remaining: 0, resetAt: new Date(lease.resetAt), exceeded: true };
     leases.set(id, lease);
     return { limit, remaining: remainingReported(lease), resetAt: new Date(lease.resetAt), exceeded: false };
@@ -132,6 +145,7 @@ export function createRateLimiters(
     const granted = grantedPoints(size, res.consumedPoints, limit);
     if (granted === 0) return;
     const lease = leaseOf(granted, size, res, limit, Date.now());
+    remember(id, lease);
     // the points still held count only if the lease is still there (not swept: its points went back)
     // and in the same window (not when Redis started a new one, e.g. after losing the key)
     const sameWindow = Math.abs(lease.resetAt - current.resetAt) <= policy.lifetimeMs;
@@ -139,12 +153,34 @@ export function createRateLimiters(
     leases.set(id, lease);
   }
 
-  /** One point from the caller's lease, when it holds one; undefined when Redis must be asked. */
+  /**
+   * A request admitted before Redis answers (rate-lease.ts): the lease that takes its point is
+   * taken behind it, as one taken before it would be. The budgets against abuse never give credit.
+   */
+  function onCredit(bucket: BucketName, key: string, id: string, now: number): RateDecision | undefined {
+    const budget = known.get(id);
+    if (FAIL_CLOSED.has(bucket) || pending.has(id) || !canAdmitOnCredit(budget, now, policy))
+      return undefined;
+    budget!.remainingAfter--;
+    const taking = takeLease(bucket, key, id)
+      .catch(onError) // the next request asks Redis, which reports the outage
+      .finally(() => pending.delete(id));
+    pending.set(id, taking);
+    onCredited();
+    return {
+      limit: specs[bucket].points,
+      remaining: budget!.remainingAfter,
+      resetAt: new Date(budget!.resetAt),
+      exceeded: false,
+    };
+  }
+
+  /** One point from the caller's lease, or on credit; undefined when Redis must be asked first. */
   function consumeLocally(bucket: BucketName, key: string): RateDecision | undefined {
     const id = leaseKey(bucket, key);
     const lease = leases.get(id);
     const now = Date.now();
-    if (!canServeLocally(lease, now)) return undefined;
+    if (!canServeLocally(lease, now)) return onCredit(bucket, key, id, now);
     lease.points--;
     if (shouldTopUp(lease, now, policy) && !pending.has(id)) {
       lease.toppingUp = true;

@@ -95,6 +95,11 @@ export const rateLimited = new Counter({
   labelNames: ['plan'] as const,
   registers,
 });
+export const admittedOnCredit = new Counter({
+  name: 'lingua_gateway_admitted_on_credit_total',
+  help: 'Requests admitted before Redis counted them (the caller had plenty of budget left; the point is taken behind the request).',
+  registers,
+});
 export const authFailures = new Counter({
   name: 'lingua_gateway_auth_failures_total',
   help: 'Requests refused at the edge by authentication or authorisation, by error code.',
