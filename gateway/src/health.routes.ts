@@ -127,11 +127,13 @@ export function healthRoutes(deps: {
       );
     }
   });
+  // reported, not required (ADR 0034): answered within the optional checks' short timeout
   const own = new HealthRegistry(deps.timeoutMs ?? 2_000).register({
     name: 'redis',
+    optional: true,
     check: () => deps.redis.ping(),
   });
-  const redisReady = async () => (await own.report()).ready;
+  const redisReady = async () => (await own.report()).checks.redis?.status === 'up';
   const cacheMs = deps.cacheMs ?? 1_000;
   let cached: { at: number; value: Promise<Snapshot> } | undefined;
   /** One aggregate per cacheMs, shared by every caller in between (and by concurrent ones). */

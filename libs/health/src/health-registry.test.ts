@@ -1,4 +1,4 @@
-import { HealthRegistry } from './health-registry';
+import { HealthRegistry, OPTIONAL_TIMEOUT_MS } from './health-registry';
 
 describe('HealthRegistry', () => {
   it('When every check passes, Then status ok and ready', async () => {
@@ -27,5 +27,17 @@ describe('HealthRegistry', () => {
       .register({ name: 'external_apis', optional: true, check: async () => Promise.reject(new Error('x')) })
       .report();
     expect(report).toMatchObject({ status: 'degraded', ready: true });
+  });
+
+  it('When an optional check hangs (Redis waiting through a failover), Then it is reported down after the short timeout, not the required one', async () => {
+    const report = await new HealthRegistry(60_000)
+      .register({ name: 'database', check: async () => undefined })
+      .register({ name: 'redis', optional: true, check: () => new Promise(() => undefined) })
+      .report();
+    expect(report).toMatchObject({ status: 'degraded', ready: true });
+    expect(report.checks.redis).toMatchObject({
+      status: 'down',
+      error: `timed out after ${OPTIONAL_TIMEOUT_MS} ms`,
+    });
   });
 });

@@ -20,6 +20,9 @@ export interface HealthReport {
   checks: Record<string, CheckResult>;
 }
 
+/** How long an optional check may take before it is reported down. */
+export const OPTIONAL_TIMEOUT_MS = 500;
+
 /**
  * Liveness says the process runs; readiness says every required dependency answers now.
  * Checks run in parallel, each bounded by a timeout, so a hung dependency cannot hang the probe.
@@ -44,12 +47,15 @@ export class HealthRegistry {
 
   private async run(check: HealthCheck): Promise<CheckResult> {
     const started = performance.now();
+    // an optional check only informs: a dependency waiting through a failover must not hold the
+    // probe's answer until a load balancer's check timeout takes the replica out anyway (ADR 0034)
+    const limit = check.optional ? Math.min(this.timeoutMs, OPTIONAL_TIMEOUT_MS) : this.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
         check.check(),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(() => reject(new Error(`timed out after ${limit} ms`)), limit);
         }),
       ]);
       return { status: 'up', latencyMs: Math.round(performance.now() - started) };
