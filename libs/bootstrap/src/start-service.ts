@@ -236,10 +236,12 @@ export async function startService<C extends ServiceEnv>(
         },
       })
       .register({ name: 'indexes', check: () => indexes.check() })
-      // Shared by every replica: reported (status "degraded"), never a reason to leave rotation. All
-      // replicas would leave at once, the Service answers without an envelope, and they come back
-      // only after the probes pass again, seconds after the dependency did (docs/adr/0034).
-      .register({ name: 'database', optional: true, check: () => mongoHandle.ping() })
+      // without its database a replica answers nothing: out of rotation, callers are refused at once
+      // instead of waiting for the driver until their deadline (docs/adr/0034)
+      .register({ name: 'database', check: () => mongoHandle.ping() })
+      // Shared by every replica and not needed by every request: reported (status "degraded"), never
+      // a reason to leave rotation. All replicas would leave at once and come back only after the
+      // probes passed again, seconds after the dependency did (docs/adr/0034).
       .register({ name: 'nats', optional: true, check: () => nats.ping() });
     if (redis) health.register({ name: 'redis', optional: true, check: () => redis.ping() });
 
