@@ -253,7 +253,7 @@ function documentHealth(docs: ApiDocs) {
     method: 'get',
     path: '/health/ready',
     operationId: 'health.ready',
-    summary: 'Readiness of the gateway (its Redis)',
+    summary: 'Readiness of the gateway',
     description:
       'Readiness: 200 while the gateway serves (Redis is reported in `checks`, not required), 503 (same body, ready false) once it is shutting down. Public.',
     tags: ['health'],

@@ -59,8 +59,19 @@ function call(
   });
 }
 
-/** Values that differ between any two responses (clock, generated ids, the gateway's own port). */
-const VARYING = new Set(['date', 'x-request-id', 'x-correlation-id', 'etag', 'ratelimit-reset']);
+/**
+ * Values that differ between any two responses (clock, generated ids, the gateway's own port), and
+ * the remaining budget: each gateway reports it from what Redis last told it (a request admitted on
+ * credit is counted behind it, ADR 0006), so two gateways in turn may each be a request behind.
+ */
+const VARYING = new Set([
+  'date',
+  'x-request-id',
+  'x-correlation-id',
+  'etag',
+  'ratelimit-reset',
+  'ratelimit-remaining',
+]);
 const comparable = (headers: http.IncomingHttpHeaders) =>
   Object.fromEntries(
     Object.entries(headers)
@@ -125,6 +136,9 @@ describe('gateway fast path', () => {
       if (body) expect(seen.body).toBe(body);
       expect(a.status).toBe(b.status);
       expect(comparable(a.headers)).toEqual(comparable(b.headers));
+      expect(a.headers['ratelimit-remaining'] === undefined).toBe(
+        b.headers['ratelimit-remaining'] === undefined,
+      );
       const encoded = a.headers['content-encoding'] !== undefined;
       expect(withoutIds(a.body, encoded)).toEqual(withoutIds(b.body, encoded));
       expect(a.headers['x-request-id']).toBeTruthy();

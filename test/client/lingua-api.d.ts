@@ -64,7 +64,8 @@ export interface paths {
          *     | --- | --- | --- | --- | --- |
          *     | en | Hunspell en_US | rules (agreement, articles, capitals, repetition, punctuation, spacing) | compromise + WordNet | SUBTLEX-US frequency |
          *     | de | Hunspell de_DE | – | Hunspell affix rules (partOfSpeech: nouns only, else null) | subtitle frequency, 10 000 forms |
-         *     | fr, es, it, pt, nl, ru | Hunspell | – | Apertium analyser (no tagger: an ambiguous word gets the reading its neighbours favour) | subtitle frequency, 10 000 forms |
+         *     | fr | Hunspell fr | Grammalecte (grammar rules; typography off) | Apertium analyser (no tagger: an ambiguous word gets the reading its neighbours favour) | subtitle frequency, 10 000 forms |
+         *     | es, it, pt, nl, ru | Hunspell | – | Apertium analyser (no tagger: an ambiguous word gets the reading its neighbours favour) | subtitle frequency, 10 000 forms |
          *
          *     Levels are estimates from frequency ranks (outside English a known word beyond the 10 000 listed
          *     forms is given as C1). The `openai` provider answers no tokens (`unavailable: ["tokens"]`).
@@ -1824,8 +1825,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness of the gateway (its Redis)
-         * @description Readiness: 200 when the gateway can serve, 503 (same body, ready false) otherwise. Public.
+         * Readiness of the gateway
+         * @description Readiness: 200 while the gateway serves (Redis is reported in `checks`, not required), 503 (same body, ready false) once it is shutting down. Public.
          */
         get: operations["health.ready"];
         put?: never;
@@ -2647,7 +2648,7 @@ export interface operations {
                             /** @description the sentence with every correction applied (spelling: the suggestion shown) */
                             corrected: string;
                             corrections: {
-                                /** @description `spelling` (Hunspell, every language), or a grammar rule (English) */
+                                /** @description `spelling` (Hunspell, every language), or the kind of grammar error (English rules, Grammalecte for French): `agreement`, `tense`, `article`, `capitalization`, `punctuation`, `spacing`, `repetition`, `word-order`, `other` */
                                 type: string;
                                 original: string;
                                 suggestion: string;
