@@ -196,7 +196,9 @@ describe('rate-limit leases (slow start)', () => {
     expect(canAdmitOnCredit({ remainingAfter: 15, resetAt: 2_000 }, 1_000, policy)).toBe(false); // near the limit
     expect(canAdmitOnCredit({ remainingAfter: 500, resetAt: 1_000 }, 1_000, policy)).toBe(false); // another window
     expect(canAdmitOnCredit(undefined, 1_000, policy)).toBe(false); // never asked Redis about this caller
-    expect(canAdmitOnCredit({ remainingAfter: 500, resetAt: 2_000 }, 1_000, { ...policy, max: 1 })).toBe(false);
+    expect(canAdmitOnCredit({ remainingAfter: 500, resetAt: 2_000 }, 1_000, { ...policy, max: 1 })).toBe(
+      false,
+    );
   });
 
   it('When the window has ended or leasing is off, Then one point', () => {

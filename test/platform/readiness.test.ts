@@ -44,7 +44,9 @@ describe('readiness', () => {
       checks: { database: { status: 'down' }, nats: { status: 'up' } },
     });
     const { token } = signTestToken(DEV_JWT_SECRET);
-    const cards = await fetch(`${gateway.url}/api/flashcards`, { headers: { authorization: `Bearer ${token}` } });
+    const cards = await fetch(`${gateway.url}/api/flashcards`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect([503, 504]).toContain(cards.status);
     // Group B's envelope (the spec's): the error as a message
     expect(await cards.json()).toMatchObject({ success: false, error: expect.stringMatching(/unavailable/) });
