@@ -110,6 +110,14 @@ const CASES: Array<[string, string, [string, string], Record<string, string>]> =
   ],
 ];
 
+/** The part of the answer these tests read. */
+interface Analysis {
+  corrected: string;
+  corrections: Correction[];
+  tokens: Token[];
+  unavailable: string[];
+}
+
 const analyse = (language: string, sentence: string) => {
   sent.add(JSON.stringify([language, sentence]));
   return call('POST', '/api/ai/analyze-sentence', { token, body: { sentence, language } });
@@ -121,12 +129,7 @@ describe('POST /api/ai/analyze-sentence in every language, through the gateway',
     async (language, sentence, [typo, meant], lemmas) => {
       const res = await analyse(language, sentence);
       expect(res.status).toBe(200);
-      const data = res.body.data as {
-        corrected: string;
-        corrections: Correction[];
-        tokens: Token[];
-        unavailable: string[];
-      };
+      const data = res.body.data as Analysis;
       // exactly the one misspelled word, with the right word among the dictionary's suggestions
       const spelling = data.corrections.filter((c) => c.type === 'spelling');
       expect(spelling).toEqual([expect.objectContaining({ original: typo })]);
@@ -150,12 +153,7 @@ describe('POST /api/ai/analyze-sentence in every language, through the gateway',
   it('When a French sentence with grammar errors is analysed, Then Grammalecte corrects them, one fix per error', async () => {
     const res = await analyse('fr', 'Elle sont parti tôt et il a manger une pomme.');
     expect(res.status).toBe(200);
-    const data = res.body.data as {
-      corrected: string;
-      corrections: Correction[];
-      tokens: Token[];
-      unavailable: string[];
-    };
+    const data = res.body.data as Analysis;
     // "Elle sont": "est" or "Elles" (one rule, two fixes): the checker's first, never both
     expect(data.corrected).toBe('Elle est parti tôt et il a mangé une pomme.');
     expect(data.corrections).toEqual([
