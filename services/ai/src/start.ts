@@ -61,7 +61,8 @@ export function providerFor(config: AiConfig): AiProvider {
  * Reads the language data in slices between requests (each ~10–50 ms), so the first look-up does not
  * wait and health checks are answered meanwhile.
  */
-function backgroundWarmUp(steps: Array<() => boolean>, readingInBackground: () => boolean) {
+function backgroundWarmUp(data: ReturnType<typeof languageDataOf>) {
+  const steps = data.warmUpSteps();
   let timer: NodeJS.Immediate | undefined;
   const next = () => {
     const step = steps[0];
@@ -72,16 +73,13 @@ function backgroundWarmUp(steps: Array<() => boolean>, readingInBackground: () =
   timer = setImmediate(next);
   return {
     /** Every step ran and the helper processes have read their dictionaries. */
-    done: () => steps.length === 0 && !readingInBackground(),
+    done: () => steps.length === 0 && !data.readingInBackground(),
     async stop() {
       steps.length = 0;
       if (timer) clearImmediate(timer);
     },
   };
 }
-
-const warmUpOf = (data: ReturnType<typeof languageDataOf>) =>
-  backgroundWarmUp(data.warmUpSteps(), () => data.readingInBackground());
 
 /** Wiring of the AI service: /api/ai routes over HTTP, LanguageService over gRPC. */
 export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): ServiceDefinition<AiConfig> {
@@ -172,7 +170,7 @@ export function defineAiService(config: AiConfig, overrides: AiOverrides = {}): 
       registerHttp(app, deps, aiDeps(deps));
     },
     workers: () => [
-      ...(preload ? [(warmUp = warmUpOf(languageDataOf(config)))] : []),
+      ...(preload ? [(warmUp = backgroundWarmUp(languageDataOf(config)))] : []),
       // the gRPC channel to identity ends with the service (a test starts many in one process)
       { stop: async () => (overrides.profiles ? undefined : profiles?.close()) },
     ],

@@ -87,8 +87,9 @@ function bestSuggestion(language: string, suggestions: string[], known: (word: s
 
 /**
  * The offline analysis of one sentence in any of the eight languages: spelling by Hunspell, grammar
- * by the English rules and by Grammalecte for French, tokens with lemma and part of speech (compromise for English,
- * Apertium's analysers, Hunspell's affix rules for German), high-value words by frequency lists.
+ * by the English rules and by Grammalecte for French, tokens with lemma and part of speech
+ * (compromise for English, Apertium's analysers, Hunspell's affix rules for German), high-value
+ * words by frequency lists.
  * A part whose data is missing is named in `unavailable`, never an error.
  */
 export async function analyseSentenceLocally(
