@@ -1,7 +1,10 @@
-import { existsSync } from 'node:fs';
-import { hunspellSpeller, parseIspell } from './hunspell.speller';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { hunspellSpeller, parseIspell, withoutNgramSuggestions } from './hunspell.speller';
 
 const FR = '/usr/share/hunspell/fr';
+const EN = '/usr/share/hunspell/en_US';
 const installed = existsSync(`${FR}.dic`) && existsSync('/usr/bin/hunspell');
 
 describe('Hunspell spelling', () => {
@@ -32,6 +35,42 @@ describe('Hunspell spelling', () => {
         expect(again).toEqual(new Set(['cuisinne']));
         const suggestions = await speller.suggest(['mangaient']);
         expect(suggestions?.get('mangaient')).toContain('mangeaient');
+      } finally {
+        speller.stop();
+      }
+    },
+  );
+
+  it('When the dictionary already sets MAXNGRAMSUGS, Then the copy sets it once, to 0, and removing it leaves nothing', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hunspell-test-'));
+    try {
+      writeFileSync(path.join(dir, 'xx.aff'), 'SET UTF-8\nMAXNGRAMSUGS 4\nTRY abc\n');
+      writeFileSync(path.join(dir, 'xx.dic'), '1\nabc\n');
+      const copy = withoutNgramSuggestions(path.join(dir, 'xx'), dir);
+      expect(path.dirname(copy.dictionary)).not.toBe(dir);
+      const affix = readFileSync(`${copy.dictionary}.aff`, 'utf8');
+      expect(affix.match(/^MAXNGRAMSUGS.*$/gm)).toEqual(['MAXNGRAMSUGS 0']);
+      expect(affix).toContain('TRY abc');
+      expect(readFileSync(`${copy.dictionary}.dic`, 'utf8')).toBe('1\nabc\n');
+      copy.remove();
+      expect(existsSync(path.dirname(copy.dictionary))).toBe(false);
+      // a dictionary that cannot be copied is used as it is
+      expect(withoutNgramSuggestions(path.join(dir, 'missing'), dir).dictionary).toBe(
+        path.join(dir, 'missing'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  (existsSync(`${EN}.dic`) && installed ? it : it.skip)(
+    'When a typo is one slip, Then its suggestion comes from the edit-based pass alone ("pakage": "package", not the n-gram "page")',
+    async () => {
+      const speller = hunspellSpeller({ language: 'en', dictionary: EN, timeoutMs: 10_000 });
+      try {
+        const suggestions = await speller.suggest(['pakage', 'goverment']);
+        expect(suggestions?.get('pakage')).toEqual(['package']);
+        expect(suggestions?.get('goverment')).toEqual(['government']);
       } finally {
         speller.stop();
       }

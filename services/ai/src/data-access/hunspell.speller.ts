@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Speller } from '../domain/language/language-data';
 import { lineProcess } from './line-process';
 
@@ -61,6 +64,32 @@ function answerEnd(buffer: string, count: number): number {
   return at;
 }
 
+/**
+ * The installed dictionary with Hunspell's n-gram suggestions turned off (`MAXNGRAMSUGS 0`): a copy
+ * of its `.aff` beside a link to its `.dic`, in a folder of its own under `dir`. The n-gram pass
+ * scores the whole dictionary for each word and comes after the edit-based suggestions (one letter
+ * missing, extra, swapped or replaced, the dictionary's REP table), which are the ones a typo needs;
+ * without it a word's suggestions take a few milliseconds instead of tens
+ * (bench/results/ai-quality.json). A dictionary that already sets the option has it replaced, since
+ * Hunspell refuses an `.aff` that sets it twice. Where the copy cannot be made, the installed
+ * dictionary as it is.
+ */
+export function withoutNgramSuggestions(
+  dictionary: string,
+  dir = tmpdir(),
+): { dictionary: string; remove(): void } {
+  try {
+    const folder = mkdtempSync(path.join(dir, 'lingua-hunspell-'));
+    const copy = path.join(folder, path.basename(dictionary));
+    const affix = readFileSync(`${dictionary}.aff`, 'utf8').replace(/^MAXNGRAMSUGS\b.*$/gm, '');
+    writeFileSync(`${copy}.aff`, `${affix}\nMAXNGRAMSUGS 0\n`);
+    symlinkSync(path.resolve(`${dictionary}.dic`), `${copy}.dic`);
+    return { dictionary: copy, remove: () => rmSync(folder, { recursive: true, force: true }) };
+  } catch {
+    return { dictionary, remove: () => {} };
+  }
+}
+
 /** A word no dictionary has: it closes each batch of `hunspell -l`, which prints misspelled words only. */
 const SENTINEL = 'qqxlinguaendqqx';
 
@@ -69,8 +98,8 @@ const SENTINEL = 'qqxlinguaendqqx';
  * started on first use, never one process per word, each with the queue, timeout and restart of
  * lineProcess: `hunspell -l` finds the misspelled words of a batch (cheap; line-buffered by stdbuf,
  * closed by a sentinel word), `hunspell -a` (the ispell pipe protocol, each word behind `^` so none is
- * read as a command) suggests, only for the words asked (suggestions cost up to ~100 ms a word).
- * A checker that cannot run answers undefined: the analysis goes on without spelling.
+ * read as a command) suggests, only for the words asked, from the dictionary without n-gram
+ * suggestions (withoutNgramSuggestions). A checker that cannot run answers undefined: the analysis goes on without spelling.
  */
 export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { stop(): void } {
   const shared = {
@@ -90,9 +119,10 @@ export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { st
     },
     ...shared,
   });
+  const suggesting = withoutNgramSuggestions(options.dictionary);
   const suggester = lineProcess({
     command: hunspell,
-    args: ['-a', '-i', 'utf-8', '-d', options.dictionary],
+    args: ['-a', '-i', 'utf-8', '-d', suggesting.dictionary],
     encode: (input) => `${input}\n`,
     answerEnd: (buffer, input) => answerEnd(buffer, input.split('\n').length),
     ...shared,
@@ -121,6 +151,7 @@ export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { st
     stop() {
       lister.stop();
       suggester.stop();
+      suggesting.remove();
     },
   };
 }

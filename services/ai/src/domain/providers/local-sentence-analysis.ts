@@ -136,7 +136,7 @@ export async function analyseSentenceLocally(
         }),
     ),
   ];
-  // suggestions cost Hunspell up to ~100 ms a word: the first few misspelled words get them
+  // suggestions are the costly part of spelling: the first few misspelled words get them
   const asked = wrong.slice(0, MAX_SUGGESTED);
   const answered = speller && asked.length ? await speller.suggest(asked) : new Map<string, string[]>();
   if (!answered) {
