@@ -92,6 +92,12 @@ describe('AI in the user’s languages, through the gateway', () => {
       body: { word: 'dog', targetLanguage: 'de' },
     });
     expect(german.body.data).toMatchObject({ lemma: 'dog', translation: 'Hund' });
+    // the everyday word, not the rare compound the dictionary lists first ("Sichtfenster")
+    const window = await call('POST', '/api/ai/lookup', {
+      token,
+      body: { word: 'window', targetLanguage: 'de' },
+    });
+    expect(window.body.data).toMatchObject({ lemma: 'window', translation: 'Fenster' });
   });
 
   it('When the profile names a native language no dictionary offers from English, Then no translation, and a note says why', async () => {

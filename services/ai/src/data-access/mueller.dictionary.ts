@@ -154,6 +154,8 @@ export function parseMuellerEntry(text: string): DictionaryEntry[] {
       translations,
       examples,
       labels: [...b.labels],
+      // numbered senses, the main one first: "fish" is "рыба" before the colloquial "тип"
+      sensesInOrder: true,
     };
   });
 }

@@ -61,6 +61,11 @@ export interface DictionaryEntry {
    * preferred over a FreeDict entry of the same class.
    */
   primary?: boolean;
+  /**
+   * Set when the translations are the entry's senses in order of importance (Mueller's numbered
+   * senses): the first is the translation, however common a later one is (mostCommonFirst).
+   */
+  sensesInOrder?: boolean;
 }
 
 /** A bilingual dictionary from one language to another. */

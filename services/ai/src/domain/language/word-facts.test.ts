@@ -1,5 +1,6 @@
 import type { BilingualDictionary, DictionaryEntry } from './language-data';
-import { bestEntry, cardExample, translateWord } from './word-facts';
+import { bestEntry, cardExample, mostCommonFirst, translateWord } from './word-facts';
+import { commonnessIn } from './word-frequency';
 
 const entry = (over: Partial<DictionaryEntry>): DictionaryEntry => ({
   headword: 'mother',
@@ -40,6 +41,45 @@ describe('bestEntry', () => {
     const plain = entry({ translations: ['Mutter'], labels: ['soc.'] });
     expect(bestEntry([figurative, plain], 'noun')).toBe(figurative);
     expect(bestEntry([figurative, plain], 'noun', (t) => t === 'Mutter')).toBe(plain);
+  });
+});
+
+describe('commonness in the target language', () => {
+  const commonness = commonnessIn('de');
+
+  it('When a German entry names a rare compound before the everyday word, Then the everyday word is the translation', () => {
+    expect(commonness('Fenster')).toBe(2);
+    expect(commonness('Sichtfenster')).toBe(0);
+    const window = entry({
+      headword: 'window',
+      translations: ['Sichtfenster', 'Fenster', 'Bildschirmfenster'],
+    });
+    expect(mostCommonFirst(window, commonness)).toEqual(['Fenster', 'Sichtfenster', 'Bildschirmfenster']);
+    const found = translateWord(
+      dictionary('en', 'de', { window: [window] }),
+      'window',
+      'noun',
+      undefined,
+      undefined,
+      commonness,
+    );
+    expect(found?.translation).toBe('Fenster');
+    expect(found?.alternatives).toEqual(['Sichtfenster', 'Bildschirmfenster']);
+  });
+
+  it('When two entries tie on everything else, Then the one whose translation is common wins; senses in order keep their order', () => {
+    const rare = entry({ translations: ['Trinkmilch'] });
+    const common = entry({ translations: ['Milch'] });
+    expect(bestEntry([rare, common], 'noun', undefined, commonness)).toBe(common);
+    expect(bestEntry([rare, common], 'noun')).toBe(rare);
+    // Mueller's numbered senses: the main one stays first however common a later one is
+    const ordered = entry({ translations: ['Trinkmilch', 'Milch'], sensesInOrder: true });
+    expect(mostCommonFirst(ordered, commonness)).toEqual(['Trinkmilch', 'Milch']);
+    // equally common: the dictionary's order
+    expect(mostCommonFirst(entry({ translations: ['Haus', 'Mutter'] }), commonness)).toEqual([
+      'Haus',
+      'Mutter',
+    ]);
   });
 });
 

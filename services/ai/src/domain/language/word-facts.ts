@@ -68,7 +68,8 @@ export function bestEntry(
       // reviewed bilingual data first: outweighs a FreeDict entry's examples, never the class asked
       if (e.primary) score += 4;
       score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
-      if (commonness) score += commonness(e.translations[0]!);
+      // the translation shown is the entry's most common (mostCommonFirst): its commonness counts
+      if (commonness) score += commonness(mostCommonFirst(e, commonness)[0]!);
       return { e, score, order };
     })
     .sort((a, b) => b.score - a.score || a.order - b.order);
@@ -92,6 +93,26 @@ export interface TranslationFacts {
   example: DictionaryExample | undefined;
   /** the entry chosen */
   entry: DictionaryEntry;
+}
+
+/** How many of an entry's translations are weighed against each other: later ones are rarer senses. */
+const WEIGHED_TRANSLATIONS = 4;
+
+/**
+ * An entry's translations with the first of its most common ones first, when that is more common
+ * than the entry's first ("window": Sichtfenster, Fenster → Fenster); otherwise, and always for an
+ * entry whose senses are in order, in the dictionary's order.
+ */
+export function mostCommonFirst(
+  entry: DictionaryEntry,
+  commonness: (translation: string) => number,
+): string[] {
+  const { translations } = entry;
+  if (entry.sensesInOrder) return translations;
+  const weighed = translations.slice(0, WEIGHED_TRANSLATIONS).map(commonness);
+  const best = weighed.indexOf(Math.max(...weighed));
+  if (best <= 0) return translations;
+  return [translations[best]!, ...translations.filter((_, i) => i !== best)];
 }
 
 /**
@@ -132,10 +153,11 @@ export function translateWord(
       const entry = bestEntry(lookup(headword), pos, backTranslates, commonness);
       if (!entry) continue;
       const example = cardExample(entry.examples, headword);
+      const translations = commonness ? mostCommonFirst(entry, commonness) : entry.translations;
       return {
         headword,
-        translation: entry.translations[0]!,
-        alternatives: entry.translations.slice(1, 4),
+        translation: translations[0]!,
+        alternatives: translations.slice(1, 4),
         example,
         entry,
       };

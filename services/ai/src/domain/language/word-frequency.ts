@@ -110,6 +110,20 @@ export function frequencyRankIn(language: string, word: string): number | undefi
 }
 
 /**
+ * How common a translation is in its language, as a bonus when choosing among a dictionary's entries
+ * and among an entry's translations: a common word is the likelier translation ("huis" → "house",
+ * not "domesticated"; "window" → "Fenster", not "Sichtfenster"). 2 for the 3 000 most frequent
+ * words, 1 up to 12 000 (the other languages' lists end at 10 000), else 0, multi-word translations
+ * included. Coarse on purpose: finer ranks would overrule the dictionary's order of senses.
+ */
+export const commonnessIn =
+  (language: string) =>
+  (translation: string): number => {
+    const rank = frequencyRankIn(language, translation);
+    return rank === undefined ? 0 : rank <= 3_000 ? 2 : rank <= 12_000 ? 1 : 0;
+  };
+
+/**
  * The estimated level of a word of a language by its rank. The other languages' lists stop at
  * 10 000 forms: a known word beyond them is at least C1 (given as C1).
  */

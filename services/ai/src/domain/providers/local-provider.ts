@@ -14,6 +14,7 @@ import { classOfEntry, englishSense, translateWord, wordClassOf } from '../langu
 import {
   type CefrLevel,
   cefrFromRank,
+  commonnessIn,
   type Difficulty,
   difficultyOfLevel,
   frequencyRank,
@@ -37,11 +38,7 @@ export const NO_LANGUAGE_DATA: LanguageData = {
   status: () => [],
 };
 
-/** Into English, a common word is the likelier translation ("huis" → "house", not "domesticated"). */
-const commonness = (english: string) => {
-  const rank = frequencyRank(english);
-  return rank === undefined ? 0 : rank <= 3_000 ? 2 : rank <= 12_000 ? 1 : 0;
-};
+const commonness = commonnessIn('en');
 
 const wordCount = (s: string | null | undefined) => (s ? s.split(/\s+/).filter(Boolean).length : 0);
 const name = (code: string) => LANGUAGE_NAMES[code] ?? code;
@@ -240,7 +237,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
       const dictionary = data.dictionary(req.sourceLanguage, target);
       const reverse = data.dictionary(target, req.sourceLanguage);
       const found = dictionary
-        ? translateWord(dictionary, c.word, cls, lexicon, reverse, target === 'en' ? commonness : undefined)
+        ? translateWord(dictionary, c.word, cls, lexicon, reverse, commonnessIn(target))
         : undefined;
       if (found) {
         translation = found.translation;
