@@ -6,7 +6,9 @@
 //   2. spelling: the sample's misspelled sentences; precision = corrections that name an annotated
 //      error and suggest its annotated correction / all corrections made (recall printed too);
 //   3. translation precision per pair on bench/data/ai-translation-heldout.json (30 concepts no code
-//      was tuned on), translated as a card of that part of speech is (translateWord);
+//      was tuned on, until the commonness weighting was designed on its misses) and on
+//      ai-translation-heldout-2.json (30 more, written after that change), translated as a card of
+//      that part of speech is (translateWord);
 //   4. analysis latency in process: each sample sentence analysed once, first time (p95 < 20 ms);
 //   5. memory with all data loaded: this process's RSS plus its helper processes' (Hunspell, lt-proc).
 // Targets >= 90 % each. Prints the per-language table, writes bench/results/ai-quality.json, exits 1
@@ -20,11 +22,13 @@ const { percentile, writeJson } = require('./support');
 const { installedLanguageData } = require('../services/ai/dist/data-access/language-data');
 const { localProvider } = require('../services/ai/dist/domain/providers/local-provider');
 const { translateWord } = require('../services/ai/dist/domain/language/word-facts');
-const { frequencyRank } = require('../services/ai/dist/domain/language/word-frequency');
+const { commonnessIn } = require('../services/ai/dist/domain/language/word-frequency');
 const { warmUpLanguageData } = require('../services/ai/dist/domain/analyze-text.use-case');
 
 const sample = require('./data/ai-language-sample.json');
 const heldOut = require('./data/ai-translation-heldout.json');
+// written after the commonness weighting was designed on the first list's misses: unseen by any change
+const heldOut2 = require('./data/ai-translation-heldout-2.json');
 const TARGET = 0.9;
 const P95_TARGET_MS = 20;
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'ru'];
@@ -155,63 +159,66 @@ async function main() {
 
   // 3. translation, per pair
   const lexicon = data.lexicon();
-  const commonness = (english) => {
-    const rank = frequencyRank(english);
-    return rank === undefined ? 0 : rank <= 3_000 ? 2 : rank <= 12_000 ? 1 : 0;
-  };
   const clean = (t) =>
     norm(t)
       .replace(/\([^)]*\)/g, ' ')
       .replace(/^to\s+/, '')
       .replace(/\s+/g, ' ')
       .trim();
-  const pairs = {};
-  for (const other of LANGUAGES.filter((l) => l !== 'en'))
-    for (const [from, to] of [
-      ['en', other],
-      [other, 'en'],
-    ]) {
-      const dictionary = data.dictionary(from, to);
-      const misses = [];
-      let right = 0;
-      for (const c of heldOut.concepts) {
-        const word = c[from].split('|')[0];
-        const accepted = new Set(
-          (to === 'en' ? (heldOut.extraEnglishAcceptable[`${from}:${word}`] ?? c.en) : c[to])
-            .split('|')
-            .map(norm),
-        );
-        let found;
-        if (dictionary) {
-          const bases =
-            from === 'en'
-              ? []
-              : [...((await data.morphology?.(from)?.analyse([word]))?.get(word) ?? [])].map((r) => r.lemma);
-          found = translateWord(
-            dictionary,
-            from === 'en' ? word : word.toLowerCase(),
-            c.pos,
-            from === 'en' ? lexicon : undefined,
-            data.dictionary(to, from),
-            to === 'en' ? commonness : undefined,
-            bases,
+  const precisionOn = async (heldOut) => {
+    const pairs = {};
+    for (const other of LANGUAGES.filter((l) => l !== 'en'))
+      for (const [from, to] of [
+        ['en', other],
+        [other, 'en'],
+      ]) {
+        const dictionary = data.dictionary(from, to);
+        const misses = [];
+        let right = 0;
+        for (const c of heldOut.concepts) {
+          const word = c[from].split('|')[0];
+          const accepted = new Set(
+            (to === 'en' ? (heldOut.extraEnglishAcceptable[`${from}:${word}`] ?? c.en) : c[to])
+              .split('|')
+              .map(norm),
           );
+          let found;
+          if (dictionary) {
+            const bases =
+              from === 'en'
+                ? []
+                : [...((await data.morphology?.(from)?.analyse([word]))?.get(word) ?? [])].map(
+                    (r) => r.lemma,
+                  );
+            found = translateWord(
+              dictionary,
+              from === 'en' ? word : word.toLowerCase(),
+              c.pos,
+              from === 'en' ? lexicon : undefined,
+              data.dictionary(to, from),
+              commonnessIn(to),
+              bases,
+            );
+          }
+          if (found && accepted.has(clean(found.translation))) right++;
+          else
+            misses.push({
+              word,
+              pos: c.pos,
+              got: found?.translation ?? null,
+              accepted: [...accepted].join('|'),
+            });
         }
-        if (found && accepted.has(clean(found.translation))) right++;
-        else
-          misses.push({
-            word,
-            pos: c.pos,
-            got: found?.translation ?? null,
-            accepted: [...accepted].join('|'),
-          });
+        pairs[`${from}-${to}`] = {
+          precision: right / heldOut.concepts.length,
+          words: heldOut.concepts.length,
+          misses,
+        };
       }
-      pairs[`${from}-${to}`] = {
-        precision: right / heldOut.concepts.length,
-        words: heldOut.concepts.length,
-        misses,
-      };
-    }
+    return pairs;
+  };
+  const pairs = await precisionOn(heldOut);
+  const pairs2 = await precisionOn(heldOut2);
 
   const p95 = percentile(
     [...latencies].sort((a, b) => a - b),
@@ -224,6 +231,8 @@ async function main() {
     'spelling recall': pct(rows[l].spellingRecall),
     'en → l': l === 'en' ? '' : pct(pairs[`en-${l}`].precision),
     'l → en': l === 'en' ? '' : pct(pairs[`${l}-en`].precision),
+    'en → l (list 2)': l === 'en' ? '' : pct(pairs2[`en-${l}`].precision),
+    'l → en (list 2)': l === 'en' ? '' : pct(pairs2[`${l}-en`].precision),
   }));
   console.table(table);
   console.log(
@@ -238,8 +247,12 @@ async function main() {
     if (!(rows[l].spellingPrecision >= TARGET))
       missed.push(`${l} spelling precision ${pct(rows[l].spellingPrecision)}`);
   }
-  for (const [pair, r] of Object.entries(pairs))
-    if (!(r.precision >= TARGET)) missed.push(`${pair} translation precision ${pct(r.precision)}`);
+  for (const [list, ps] of [
+    ['', pairs],
+    [' (list 2)', pairs2],
+  ])
+    for (const [pair, r] of Object.entries(ps))
+      if (!(r.precision >= TARGET)) missed.push(`${pair} translation precision${list} ${pct(r.precision)}`);
   if (!(p95 < P95_TARGET_MS)) missed.push(`analysis p95 ${p95.toFixed(1)} ms`);
   for (const l of LANGUAGES) {
     const errors = rows[l].lemmaErrors;
@@ -252,9 +265,13 @@ async function main() {
         `${l} spelling: ${rows[l].spellingErrors.map((e) => `${e.original}→${e.suggestion} (want ${e.expected ?? 'no correction'})`).join(', ')}`,
       );
   }
-  for (const [pair, r] of Object.entries(pairs))
-    if (r.misses.length)
-      console.log(`${pair} misses: ${r.misses.map((m) => `${m.word}→${m.got ?? '∅'}`).join(', ')}`);
+  for (const [list, ps] of [
+    ['', pairs],
+    [' (list 2)', pairs2],
+  ])
+    for (const [pair, r] of Object.entries(ps))
+      if (r.misses.length)
+        console.log(`${pair} misses${list}: ${r.misses.map((m) => `${m.word}→${m.got ?? '∅'}`).join(', ')}`);
   console.log(missed.length ? `MISSED: ${missed.join('; ')}` : 'all targets met');
   const out = path.join(__dirname, 'results', 'ai-quality.json');
   await writeJson(out, {
@@ -263,6 +280,7 @@ async function main() {
     targets: { share: TARGET, analysisP95Ms: P95_TARGET_MS },
     languages: rows,
     translation: pairs,
+    translationList2: pairs2,
     analysisP95Ms: Math.round(p95 * 10) / 10,
     analysedSentences: latencies.length,
     memory,
