@@ -81,8 +81,9 @@ export function withoutNgramSuggestions(
   try {
     const folder = mkdtempSync(path.join(dir, 'lingua-hunspell-'));
     const copy = path.join(folder, path.basename(dictionary));
-    const affix = readFileSync(`${dictionary}.aff`, 'utf8').replace(/^MAXNGRAMSUGS\b.*$/gm, '');
-    writeFileSync(`${copy}.aff`, `${affix}\nMAXNGRAMSUGS 0\n`);
+    // byte for byte (latin1 maps each byte to one character): an .aff may be in any SET encoding
+    const affix = readFileSync(`${dictionary}.aff`, 'latin1').replace(/^MAXNGRAMSUGS\b.*$/gm, '');
+    writeFileSync(`${copy}.aff`, `${affix}\nMAXNGRAMSUGS 0\n`, 'latin1');
     symlinkSync(path.resolve(`${dictionary}.dic`), `${copy}.dic`);
     return { dictionary: copy, remove: () => rmSync(folder, { recursive: true, force: true }) };
   } catch {
