@@ -22,7 +22,6 @@ const { percentile, writeJson } = require('./support');
 const { installedLanguageData } = require('../services/ai/dist/data-access/language-data');
 const { localProvider } = require('../services/ai/dist/domain/providers/local-provider');
 const { translateWord } = require('../services/ai/dist/domain/language/word-facts');
-const { commonnessIn } = require('../services/ai/dist/domain/language/word-frequency');
 const { warmUpLanguageData } = require('../services/ai/dist/domain/analyze-text.use-case');
 
 const sample = require('./data/ai-language-sample.json');
@@ -196,7 +195,6 @@ async function main() {
               c.pos,
               from === 'en' ? lexicon : undefined,
               data.dictionary(to, from),
-              commonnessIn(to),
               bases,
             );
           }

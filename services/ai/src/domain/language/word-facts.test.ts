@@ -61,7 +61,6 @@ describe('commonness in the target language', () => {
       'noun',
       undefined,
       undefined,
-      commonness,
     );
     expect(found?.translation).toBe('Fenster');
     expect(found?.alternatives).toEqual(['Sichtfenster', 'Bildschirmfenster']);

@@ -7,6 +7,7 @@ import type {
   WordClass,
 } from './language-data';
 import type { PartOfSpeech } from './nlp';
+import { commonnessIn } from './word-frequency';
 
 /** The dictionary's part-of-speech marks, as word classes. */
 const CLASS_OF_MARK: Record<string, WordClass> = {
@@ -125,11 +126,11 @@ export function translateWord(
   pos: WordClass | undefined,
   lexicon: Lexicon | undefined,
   reverse?: BilingualDictionary,
-  /** into English: a bonus for common translations (from a frequency list), 0–2 */
-  commonness?: (translation: string) => number,
   /** dictionary forms of the word from a morphological analyser, asked before the word itself */
   bases: string[] = [],
 ): TranslationFacts | undefined {
+  // common words of the target language first, whatever the pair (commonnessIn)
+  const commonness = commonnessIn(dictionary.to);
   const candidates = [...new Set([...bases, word])];
   if (dictionary.from === 'en' && lexicon)
     for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
@@ -153,7 +154,7 @@ export function translateWord(
       const entry = bestEntry(lookup(headword), pos, backTranslates, commonness);
       if (!entry) continue;
       const example = cardExample(entry.examples, headword);
-      const translations = commonness ? mostCommonFirst(entry, commonness) : entry.translations;
+      const translations = mostCommonFirst(entry, commonness);
       return {
         headword,
         translation: translations[0]!,

@@ -14,7 +14,6 @@ import { classOfEntry, englishSense, translateWord, wordClassOf } from '../langu
 import {
   type CefrLevel,
   cefrFromRank,
-  commonnessIn,
   type Difficulty,
   difficultyOfLevel,
   frequencyRank,
@@ -37,8 +36,6 @@ export const NO_LANGUAGE_DATA: LanguageData = {
   dictionary: () => undefined,
   status: () => [],
 };
-
-const commonness = commonnessIn('en');
 
 const wordCount = (s: string | null | undefined) => (s ? s.split(/\s+/).filter(Boolean).length : 0);
 const name = (code: string) => LANGUAGE_NAMES[code] ?? code;
@@ -165,7 +162,6 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           undefined,
           undefined,
           data.dictionary('en', from),
-          commonness,
           bases.get(m[0]) ?? [],
         )?.entry;
         const cls = entry?.partOfSpeech;
@@ -236,9 +232,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     else if (target) {
       const dictionary = data.dictionary(req.sourceLanguage, target);
       const reverse = data.dictionary(target, req.sourceLanguage);
-      const found = dictionary
-        ? translateWord(dictionary, c.word, cls, lexicon, reverse, commonnessIn(target))
-        : undefined;
+      const found = dictionary ? translateWord(dictionary, c.word, cls, lexicon, reverse) : undefined;
       if (found) {
         translation = found.translation;
         dictExample = found.example;
@@ -423,15 +417,8 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         if (!data.morphology?.(language))
           notes.push(`No ${name(language)} analyser is installed: inflected words are looked up as written.`);
         const entry = dictionary
-          ? translateWord(
-              dictionary,
-              normal,
-              undefined,
-              undefined,
-              data.dictionary('en', language),
-              commonness,
-              bases,
-            )?.entry
+          ? translateWord(dictionary, normal, undefined, undefined, data.dictionary('en', language), bases)
+              ?.entry
           : undefined;
         if (!dictionary) notes.push(`No ${name(language)}–English dictionary is installed.`);
         const mark = entry?.partOfSpeech;
