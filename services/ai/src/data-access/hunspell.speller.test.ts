@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hunspellSpeller, parseIspell, withoutNgramSuggestions } from './hunspell.speller';
@@ -41,7 +41,7 @@ describe('Hunspell spelling', () => {
     },
   );
 
-  it('When the dictionary already sets MAXNGRAMSUGS, Then the copy sets it once, to 0, and removing it leaves nothing', () => {
+  it('When the dictionary already sets MAXNGRAMSUGS, Then the copy sets it once, to 0, byte for byte, in one folder every process reuses', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hunspell-test-'));
     try {
       // an ISO-8859-1 dictionary: its "é" is the byte 0xE9, which must survive the copy as it is
@@ -51,19 +51,20 @@ describe('Hunspell spelling', () => {
       );
       writeFileSync(path.join(dir, 'xx.dic'), '1\nabc\n');
       const copy = withoutNgramSuggestions(path.join(dir, 'xx'), dir);
-      expect(path.dirname(copy.dictionary)).not.toBe(dir);
-      const affix = readFileSync(`${copy.dictionary}.aff`, 'latin1');
+      expect(path.dirname(copy)).not.toBe(dir);
+      const affix = readFileSync(`${copy}.aff`, 'latin1');
       expect(affix.match(/^MAXNGRAMSUGS.*$/gm)).toEqual(['MAXNGRAMSUGS 0']);
-      expect(readFileSync(`${copy.dictionary}.aff`).includes(Buffer.from('TRY abc\xe9\n', 'latin1'))).toBe(
-        true,
-      );
-      expect(readFileSync(`${copy.dictionary}.dic`, 'utf8')).toBe('1\nabc\n');
-      copy.remove();
-      expect(existsSync(path.dirname(copy.dictionary))).toBe(false);
-      // a dictionary that cannot be copied is used as it is
-      expect(withoutNgramSuggestions(path.join(dir, 'missing'), dir).dictionary).toBe(
+      expect(readFileSync(`${copy}.aff`).includes(Buffer.from('TRY abc\xe9\n', 'latin1'))).toBe(true);
+      expect(readFileSync(`${copy}.dic`, 'utf8')).toBe('1\nabc\n');
+      // a second process (or a restart) finds the same copy: nothing piles up
+      expect(withoutNgramSuggestions(path.join(dir, 'xx'), dir)).toBe(copy);
+      expect(readdirSync(path.dirname(copy))).toEqual(['xx.aff', 'xx.dic']);
+      // a dictionary that cannot be copied is used as it is, and the reason is reported
+      const errors: Error[] = [];
+      expect(withoutNgramSuggestions(path.join(dir, 'missing'), dir, (e) => errors.push(e))).toBe(
         path.join(dir, 'missing'),
       );
+      expect(errors).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

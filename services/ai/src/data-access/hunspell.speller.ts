@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Speller } from '../domain/language/language-data';
@@ -66,28 +67,44 @@ function answerEnd(buffer: string, count: number): number {
 
 /**
  * The installed dictionary with Hunspell's n-gram suggestions turned off (`MAXNGRAMSUGS 0`): a copy
- * of its `.aff` beside a link to its `.dic`, in a folder of its own under `dir`. The n-gram pass
- * scores the whole dictionary for each word and comes after the edit-based suggestions (one letter
- * missing, extra, swapped or replaced, the dictionary's REP table), which are the ones a typo needs;
- * without it a word's suggestions take a few milliseconds instead of tens
- * (bench/results/ai-quality.json). A dictionary that already sets the option has it replaced, since
- * Hunspell refuses an `.aff` that sets it twice. Where the copy cannot be made, the installed
- * dictionary as it is.
+ * of its `.aff` beside a link to its `.dic`. The n-gram pass scores the whole dictionary for each
+ * word and comes after the edit-based suggestions (one letter missing, extra, swapped or replaced,
+ * the dictionary's REP table), which are the ones a typo needs; without it a word's suggestions take
+ * a few milliseconds instead of tens (bench/results/ai-quality.json). A dictionary that already sets
+ * the option has it replaced, since Hunspell refuses an `.aff` that sets it twice.
+ * The copy's folder is named by the `.aff`'s content, so every process and restart reuses it and
+ * nothing piles up in the temporary folder (an emptyDir with a size limit in Kubernetes); it is
+ * written under a temporary name and renamed, so a process never reads half a file. Where the copy
+ * cannot be made, the installed dictionary as it is, and `onError` says why.
  */
 export function withoutNgramSuggestions(
   dictionary: string,
   dir = tmpdir(),
-): { dictionary: string; remove(): void } {
+  onError?: (err: Error) => void,
+): string {
   try {
-    const folder = mkdtempSync(path.join(dir, 'lingua-hunspell-'));
-    const copy = path.join(folder, path.basename(dictionary));
     // byte for byte (latin1 maps each byte to one character): an .aff may be in any SET encoding
-    const affix = readFileSync(`${dictionary}.aff`, 'latin1').replace(/^MAXNGRAMSUGS\b.*$/gm, '');
-    writeFileSync(`${copy}.aff`, `${affix}\nMAXNGRAMSUGS 0\n`, 'latin1');
-    symlinkSync(path.resolve(`${dictionary}.dic`), `${copy}.dic`);
-    return { dictionary: copy, remove: () => rmSync(folder, { recursive: true, force: true }) };
-  } catch {
-    return { dictionary, remove: () => {} };
+    const original = readFileSync(`${dictionary}.aff`, 'latin1');
+    const affix = `${original.replace(/^MAXNGRAMSUGS\b.*$/gm, '')}\nMAXNGRAMSUGS 0\n`;
+    const digest = createHash('sha1').update(affix, 'latin1').digest('hex').slice(0, 16);
+    const folder = path.join(
+      dir,
+      `lingua-hunspell-${process.getuid?.() ?? 0}`,
+      `${path.basename(dictionary)}-${digest}`,
+    );
+    const copy = path.join(folder, path.basename(dictionary));
+    if (existsSync(`${copy}.aff`) && existsSync(`${copy}.dic`)) return copy;
+    mkdirSync(folder, { recursive: true });
+    const temporary = `${copy}.${process.pid}`;
+    writeFileSync(`${temporary}.aff`, affix, 'latin1');
+    renameSync(`${temporary}.aff`, `${copy}.aff`);
+    rmSync(`${temporary}.dic`, { force: true });
+    symlinkSync(path.resolve(`${dictionary}.dic`), `${temporary}.dic`);
+    renameSync(`${temporary}.dic`, `${copy}.dic`);
+    return copy;
+  } catch (err) {
+    onError?.(err as Error);
+    return dictionary;
   }
 }
 
@@ -120,10 +137,9 @@ export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { st
     },
     ...shared,
   });
-  const suggesting = withoutNgramSuggestions(options.dictionary);
   const suggester = lineProcess({
     command: hunspell,
-    args: ['-a', '-i', 'utf-8', '-d', suggesting.dictionary],
+    args: ['-a', '-i', 'utf-8', '-d', withoutNgramSuggestions(options.dictionary, tmpdir(), options.onError)],
     encode: (input) => `${input}\n`,
     answerEnd: (buffer, input) => answerEnd(buffer, input.split('\n').length),
     ...shared,
@@ -152,7 +168,6 @@ export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { st
     stop() {
       lister.stop();
       suggester.stop();
-      suggesting.remove();
     },
   };
 }
