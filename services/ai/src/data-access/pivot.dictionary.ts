@@ -77,6 +77,8 @@ export function pivotDictionary(from: string, to: string, pivots: Pivot[]): Bili
         examples: [],
         labels: [],
         via: [...best.via.keys()],
+        // ranked by how many pivots and paths agree: that order stands against word frequency
+        sensesInOrder: true,
       };
       return [entry];
     },

@@ -62,8 +62,8 @@ export interface DictionaryEntry {
    */
   primary?: boolean;
   /**
-   * Set when the translations are the entry's senses in order of importance (Mueller's numbered
-   * senses): the first is the translation, however common a later one is (mostCommonFirst).
+   * Set when the translations are in an order that means something (Mueller's numbered senses, the
+   * pivots' agreement): the first is the translation, however common a later one is (mostCommonFirst).
    */
   sensesInOrder?: boolean;
 }

@@ -69,9 +69,10 @@ export function bestEntry(
       // reviewed bilingual data first: outweighs a FreeDict entry's examples, never the class asked
       if (e.primary) score += 4;
       score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
-      // the translation shown is the entry's most common (mostCommonFirst): its commonness counts
-      if (commonness) score += commonness(mostCommonFirst(e, commonness)[0]!);
-      return { e, score, order };
+      // the translation shown is the entry's most common (mostCommonFirst): it is the one weighed
+      const shown = commonness ? mostCommonFirst(e, commonness)[0]! : e.translations[0]!;
+      if (commonness) score += commonness(shown);
+      return { e, score, order, shown };
     })
     .sort((a, b) => b.score - a.score || a.order - b.order);
   // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
@@ -79,7 +80,7 @@ export function bestEntry(
   const top = scored[0]?.score ?? 0;
   if (backTranslates && scored.length > 1)
     for (const c of scored.slice(0, 3).filter((x) => x.score + 4 >= top))
-      if (backTranslates(c.e.translations[0]!)) c.score += 4;
+      if (backTranslates(c.shown)) c.score += 4;
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
   return scored[0]?.e;
 }

@@ -156,18 +156,19 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           continue;
         }
         counted.set(normal, null);
-        const entry = translateWord(
+        const found = translateWord(
           dictionary,
           normal,
           undefined,
           undefined,
           data.dictionary('en', from),
           bases.get(m[0]) ?? [],
-        )?.entry;
+        );
+        const entry = found?.entry;
         const cls = entry?.partOfSpeech;
         // function words are not worth a card: marked as such, or translated by an English one ("het" → "the")
         if (!entry || (cls && !['n', 'v', 'vt', 'vi', 'adj', 'adv'].includes(cls))) continue;
-        if (!CONTENT_POS.has(partOfSpeech(tagsOfWord(entry.translations[0]!)))) continue;
+        if (!CONTENT_POS.has(partOfSpeech(tagsOfWord(found.translation)))) continue;
         const lemma = (entry.headword || m[0]).toLowerCase();
         counted.set(normal, lemma);
         const seen = byWord.get(lemma);
@@ -416,10 +417,10 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         const bases = readings.map((r) => r.lemma);
         if (!data.morphology?.(language))
           notes.push(`No ${name(language)} analyser is installed: inflected words are looked up as written.`);
-        const entry = dictionary
+        const found = dictionary
           ? translateWord(dictionary, normal, undefined, undefined, data.dictionary('en', language), bases)
-              ?.entry
           : undefined;
+        const entry = found?.entry;
         if (!dictionary) notes.push(`No ${name(language)}–English dictionary is installed.`);
         const mark = entry?.partOfSpeech;
         const pos =
@@ -436,7 +437,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           frequencyRank: null,
           forms: [normal],
           definition: null,
-          translation: entry?.translations[0] ?? null,
+          translation: found?.translation ?? null,
           examples: [...(context ? [context] : []), ...(entry?.examples.map((e) => e.source) ?? [])].slice(
             0,
             5,
