@@ -218,6 +218,10 @@ async function main() {
   };
   const pairs = await precisionOn(heldOut);
   const pairs2 = await precisionOn(heldOut2);
+  const lists = [
+    ['', pairs],
+    [' (list 2)', pairs2],
+  ];
 
   const p95 = percentile(
     [...latencies].sort((a, b) => a - b),
@@ -246,10 +250,7 @@ async function main() {
     if (!(rows[l].spellingPrecision >= TARGET))
       missed.push(`${l} spelling precision ${pct(rows[l].spellingPrecision)}`);
   }
-  for (const [list, ps] of [
-    ['', pairs],
-    [' (list 2)', pairs2],
-  ])
+  for (const [list, ps] of lists)
     for (const [pair, r] of Object.entries(ps))
       if (!(r.precision >= TARGET)) missed.push(`${pair} translation precision${list} ${pct(r.precision)}`);
   if (!(p95 < P95_TARGET_MS)) missed.push(`analysis p95 ${p95.toFixed(1)} ms`);
@@ -264,10 +265,7 @@ async function main() {
         `${l} spelling: ${rows[l].spellingErrors.map((e) => `${e.original}→${e.suggestion} (want ${e.expected ?? 'no correction'})`).join(', ')}`,
       );
   }
-  for (const [list, ps] of [
-    ['', pairs],
-    [' (list 2)', pairs2],
-  ])
+  for (const [list, ps] of lists)
     for (const [pair, r] of Object.entries(ps))
       if (r.misses.length)
         console.log(`${pair} misses${list}: ${r.misses.map((m) => `${m.word}→${m.got ?? '∅'}`).join(', ')}`);

@@ -117,7 +117,8 @@ const SENTINEL = 'qqxlinguaendqqx';
  * lineProcess: `hunspell -l` finds the misspelled words of a batch (cheap; line-buffered by stdbuf,
  * closed by a sentinel word), `hunspell -a` (the ispell pipe protocol, each word behind `^` so none is
  * read as a command) suggests, only for the words asked, from the dictionary without n-gram
- * suggestions (withoutNgramSuggestions). A checker that cannot run answers undefined: the analysis goes on without spelling.
+ * suggestions (withoutNgramSuggestions). A checker that cannot run answers undefined: the analysis
+ * goes on without spelling.
  */
 export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { stop(): void } {
   const shared = {
