@@ -12,7 +12,7 @@ import type { Logger } from '@lingua/logger';
 import { carriesIdempotencyKey } from './domain/idempotency';
 import { checkConventions, defaultCacheControl } from './middleware/conventions';
 import { type Admit, admitThen } from './middleware/edge-auth';
-import type { ForwardRequest } from './middleware/lean-proxy';
+import type { ForwardRequest } from './middleware/forwarder';
 import { matchesPrefix, type ServiceName, serviceFor } from './routes';
 
 /** Bodies the edge must read (JSON: limit, depth, markup) or size-check (uploads): the express path does. */
@@ -56,7 +56,7 @@ function staticHeadersOf(middleware: RequestHandler): [string, string | number |
  * non-JSON bodies) take a lean path on plain node:http that runs the same steps in the same order
  * as the express stack, through the same modules: trace span and request ids (@lingua/http), access
  * log, helmet's headers, compression when asked for, conventions, admission (edge auth, gates, rate
- * limits: createAdmission), then a plain `http.request` over the keep-alive agent. Errors are
+ * limits: createAdmission), then the forwarder both paths share (middleware/forwarder.ts). Errors are
  * rendered by the same express error handler. Everything else (the gateway's own routes, health,
  * docs, JSON and multipart bodies, requests with an Idempotency-Key, CORS requests when origins are
  * configured, 404s) goes to express.

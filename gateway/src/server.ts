@@ -34,8 +34,8 @@ import {
 } from './middleware/conventions';
 import { createAdmission, edgeAuth } from './middleware/edge-auth';
 import { idempotency } from './middleware/idempotency';
-import { leanForwarder } from './middleware/lean-proxy';
-import { proxyRoutes, upstreamAgent } from './middleware/proxy';
+import { createForwarder } from './middleware/forwarder';
+import { proxyRoutes } from './middleware/proxy';
 import { createRateLimiters } from './middleware/rate-limit';
 import type { Caller } from './domain/caller';
 import { DEFAULT_LEASE_POLICY } from './domain/rate-lease';
@@ -192,10 +192,11 @@ export async function startGateway(
     ),
   );
   const upstream = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, deadlines: config.deadlines, logger };
-  app.use(proxyRoutes(services, upstream));
+  // one forwarder for both paths (docs/adr/0035)
+  const forwarder = createForwarder(services, upstream);
+  app.use(proxyRoutes(forwarder));
   finishApp(app, logger);
 
-  const forwarder = leanForwarder(services, upstream);
   const listener = config.GATEWAY_FAST_PATH
     ? fastPathListener({
         app,
@@ -252,7 +253,6 @@ export async function startGateway(
         // after the API port: the last scrape sees the drain
         () => metrics.close(),
         () => unregisterShedder(),
-        () => upstreamAgent.destroy(),
         () => forwarder.close(),
         () => limiters.release(),
         () => blacklist.stop(),

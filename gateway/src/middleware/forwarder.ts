@@ -22,6 +22,11 @@ export type ForwardRequest = (
   service: ServiceName,
   /** Called before the response head is written, the service's or a 503/504 (Cache-Control default…). */
   beforeHead: (res: http.ServerResponse) => void,
+  /**
+   * The body as the edge read it (JSON, cleaned; a keyed request's whole body), sent in place of
+   * the client's stream: with its own length, and again on a retry.
+   */
+  body?: Buffer,
 ) => void;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): never forwarded; undici frames the upstream request itself. */
@@ -37,14 +42,15 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * The fast path's proxy: one undici `Pool` per service (keep-alive connections, llhttp parsing,
- * no per-request ClientRequest/IncomingMessage objects), which measured about 30 % less CPU per
- * proxied request than `http.request` over a keep-alive agent. It does what http-proxy-middleware
- * (httpxy) does for our options and nothing else: X-Forwarded-* set when absent (xfwd), a
- * Content-Length of 0 on body-less DELETE/OPTIONS, the trace context injected, the body streamed
- * both ways with back-pressure, the upstream timeout, and the same 503/504 envelopes.
+ * The gateway's one proxy, for both request paths (the fast path and express: docs/adr/0035): one
+ * undici `Pool` per service (keep-alive connections, llhttp parsing, no per-request
+ * ClientRequest/IncomingMessage objects), which measured about 30 % less CPU per proxied request
+ * than `http.request` over a keep-alive agent. X-Forwarded-* set when absent, a Content-Length of 0
+ * on body-less DELETE/OPTIONS, hop-by-hop headers dropped both ways, the trace context injected,
+ * the body streamed both ways with back-pressure (or the edge's buffered body), the deadline,
+ * retries on a new connection, and the 503/504 envelopes.
  */
-export function leanForwarder(
+export function createForwarder(
   services: Record<ServiceName, string>,
   options: UpstreamOptions,
 ): ForwardRequest & { close(): Promise<void> } {
@@ -56,7 +62,7 @@ export function leanForwarder(
     }),
   ) as Record<ServiceName, { pool: Pool; host: string; origin: string }>;
 
-  const forward: ForwardRequest = (req, res, service, beforeHead) => {
+  const forward: ForwardRequest = (req, res, service, beforeHead, body) => {
     const incoming = req.headers;
     const host = incoming.host;
     const url = req.url ?? '/';
@@ -68,8 +74,16 @@ export function leanForwarder(
       incoming['x-forwarded-port'] = /:(\d+)$/.exec(host ?? '')?.[1] ?? '80';
     if (incoming['x-forwarded-proto'] === undefined) incoming['x-forwarded-proto'] = 'http';
     incoming['x-forwarded-host'] = incoming['x-forwarded-host'] || host || '';
-    const streamed = incoming['content-length'] !== undefined || incoming['transfer-encoding'] !== undefined;
-    if ((req.method === 'DELETE' || req.method === 'OPTIONS') && !streamed) incoming['content-length'] = '0';
+    if (body !== undefined) {
+      // the body the edge read: its own length, whatever framing the client used
+      incoming['content-length'] = String(body.length);
+      delete incoming['transfer-encoding'];
+    }
+    const streamed =
+      body === undefined &&
+      (incoming['content-length'] !== undefined || incoming['transfer-encoding'] !== undefined);
+    if ((req.method === 'DELETE' || req.method === 'OPTIONS') && !streamed && body === undefined)
+      incoming['content-length'] = '0';
     const target = pools[service];
     // our trace context replaces the client's (traceparent, tracestate)
     const trace: Record<string, string> = {};
@@ -96,7 +110,7 @@ export function leanForwarder(
     res.on('close', () => {
       if (!res.writableFinished) controller?.abort(new Error('client closed the connection'));
     });
-    // as http-proxy-middleware's error plugin: an error on a client socket that is already gone must not crash the gateway
+    // an error on a client socket that is already gone must not crash the gateway
     res.on('error', ignore);
 
     // upstream latency from the first attempt: what the gateway waited, retries included
@@ -112,7 +126,7 @@ export function leanForwarder(
           path: url,
           method: req.method as Dispatcher.HttpMethod,
           headers,
-          body: streamed ? req : null,
+          body: body ?? (streamed ? req : null),
           headersTimeout: waitMs,
           bodyTimeout: options.timeoutMs,
         },
@@ -132,7 +146,7 @@ export function leanForwarder(
               try {
                 res.setHeader(name, value);
               } catch {
-                /* a header node would not send; httpxy drops it too */
+                /* a header node would not send: dropped */
               }
             }
             if (req.httpVersion === '1.0') res.setHeader('connection', incoming.connection || 'close');
