@@ -25,6 +25,7 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('undici');
 const { startStack } = require('../deploy/local/start-stack');
+const { memoryLimits, overLimits } = require('./soak-memory');
 const {
   childPids,
   cpuMsOf,
@@ -35,6 +36,7 @@ const {
   pidListeningOn,
   round,
   socketInodesOf,
+  statusKb,
   tcpSockets,
   writeResult,
 } = require('./support');
@@ -190,6 +192,8 @@ async function startBenchStack(
     stream = STREAM,
     rateLimitPrefix = 'bench:overload:rl',
     env: extra = {},
+    // the overload bench runs each process with its container's heap and judges its peak RSS
+    containerHeaps = true,
   } = {},
 ) {
   // one run of consecutive free ports: separate random draws could give two processes the same one
@@ -224,7 +228,7 @@ async function startBenchStack(
     env[`${S}_MONGO_DB`] = dbNames[s];
   }
   Object.assign(env, extra);
-  const stack = await startStack({ env, infra: false, quiet: true, readyTimeoutMs: 120_000 });
+  const stack = await startStack({ env, infra: false, quiet: true, readyTimeoutMs: 120_000, containerHeaps });
   cleanups.push(['stop the stack', () => stack.stop()]);
   return stack;
 }
@@ -696,8 +700,38 @@ async function benchEngine(engine, index) {
     const dead = crashed();
     if (dead) throw new Error(`${dead.name} exited during the load`);
   }
+  const memory = peakMemory(stack);
   await unwind(depth); // this engine's stack and database stop before the next engine starts
-  return { engine, description: db.description, capacity, phases };
+  return { engine, description: db.description, capacity, phases, memory };
+}
+
+/**
+ * Each process's peak RSS over the whole run (VmHWM) against its deployable's Kubernetes memory
+ * limit: the processes ran with their containers' heaps (start-stack's containerHeaps), and a peak
+ * over 85 % of the limit fails the bench, as it fails the chaos soak (bench/soak-memory.js).
+ */
+function peakMemory(stack) {
+  const limits = memoryLimits();
+  const peaks = Object.fromEntries(
+    stack.children.map(({ name, child }) => [name, { peak: statusKb(child.pid, 'VmHWM') }]),
+  );
+  const over = overLimits(peaks, limits).map((o) => o.process);
+  const rows = Object.entries(peaks).map(([name, { peak }]) => ({
+    process: name,
+    peakMb: round(peak / 1024, 0),
+    limitMb: limits[name] === undefined ? null : round(limits[name] / 1024, 0),
+    shareOfLimit: limits[name] === undefined ? null : round(peak / limits[name], 2),
+  }));
+  console.log('\npeak RSS over the run against the Kubernetes limit (at most 85 %):');
+  for (const r of rows)
+    console.log(
+      `  ${r.process.padEnd(14)} ${String(r.peakMb).padStart(5)} of ${String(r.limitMb ?? '–').padStart(5)} MB  ${r.shareOfLimit === null ? '' : `${Math.round(r.shareOfLimit * 100)} %`}${over.includes(r.process) ? '  OVER' : ''}`,
+    );
+  if (over.length) {
+    console.error(`peak RSS over 85 % of the memory limit: ${over.join(', ')}`);
+    process.exitCode = 1;
+  }
+  return rows;
 }
 
 async function main() {
@@ -741,6 +775,7 @@ async function main() {
           idleAfterS: round(r.idleS, 1), // null: not idle within BENCH_IDLE_MAX_S
         };
       }),
+      peakRss: run.memory,
     })),
   });
 }

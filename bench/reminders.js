@@ -46,7 +46,15 @@ if (!process.features.typescript || !process.execArgv.includes('--no-warnings'))
   return;
 }
 
-const { cpuMsOf, freePortRun, localTime, pidsMatching, startProcess, writeJson } = require('./support');
+const {
+  cpuMsOf,
+  freePortRun,
+  localTime,
+  pidsMatching,
+  startProcess,
+  statusKb,
+  writeJson,
+} = require('./support');
 
 const N = Number(process.env.BENCH_USERS ?? 100_000);
 const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 300);
@@ -78,16 +86,6 @@ async function cleanUp() {
   while (cleanups.length > 0) {
     const [what, fn] = cleanups.pop();
     await fn().catch((err) => console.error(`cleanup: ${what} failed: ${err.message}`));
-  }
-}
-
-/** A field of /proc/<pid>/status in kB (VmRSS, VmHWM); 0 when gone. */
-function statusKb(pid, field) {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  } catch {
-    return 0;
   }
 }
 

@@ -31,6 +31,10 @@ async function main(kind, upstream, sampleRate, fastPath) {
   if (kind === 'service') {
     const app = createApp({ logger: silent });
     app.get('/api/flashcards/:id', (_req, res) => res.json({ success: true, data: payload }));
+    // a JSON write: the body is read and answered with the card (the JSON POST scenarios)
+    app.post('/api/flashcards', (req, res) =>
+      res.status(201).json({ success: true, data: { ...payload, ...req.body } }),
+    );
     finishApp(app, silent);
     return (await startHttpServer(app, { port: 0 })).url;
   }
@@ -53,6 +57,8 @@ async function main(kind, upstream, sampleRate, fastPath) {
     RATE_LIMIT_PREFIX: `bench:${process.pid}`,
     RATE_LIMIT_CATALOGUE_FREE_PER_HOUR: '1000000000',
     RATE_LIMIT_CATALOGUE_PREMIUM_PER_HOUR: '1000000000',
+    RATE_LIMIT_FREE_PER_HOUR: '1000000000',
+    RATE_LIMIT_SUBSCRIBER_PER_HOUR: '1000000000',
   });
   const logger = createLogger('gateway', {
     level: 'info',

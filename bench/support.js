@@ -1,5 +1,6 @@
 // Plumbing shared by the benchmarks: free ports, a built service in its own process, percentiles.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
 const readline = require('node:readline');
@@ -66,7 +67,6 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Pids of the processes whose command line contains `needle` (Linux /proc; [] elsewhere). */
 function pidsMatching(needle) {
-  const fs = require('node:fs');
   try {
     return fs
       .readdirSync('/proc')
@@ -86,7 +86,6 @@ function pidsMatching(needle) {
 
 /** The sum of `parse` over the procfs files that could be read; null when none could (gone, or not Linux). */
 function sumOverProcFiles(files, parse) {
-  const fs = require('node:fs');
   let sum = 0;
   let read = 0;
   for (const file of files) {
@@ -114,7 +113,6 @@ function cpuMsOf(pids) {
 
 /** The sum of one field of /proc/<pid>/task/<tid>/schedstat over every thread of the processes, in ms; null when none could be read. */
 function schedstatMsOf(pids, field) {
-  const fs = require('node:fs');
   const files = pids.flatMap((pid) => {
     try {
       return fs.readdirSync(`/proc/${pid}/task`).map((tid) => `/proc/${pid}/task/${tid}/schedstat`);
@@ -147,7 +145,7 @@ const onCpuMsOf = (pids) => schedstatMsOf(pids, 0);
  */
 function sleepsOf(pid) {
   try {
-    const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8');
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
   } catch {
     return null; // gone or not Linux
@@ -156,7 +154,6 @@ function sleepsOf(pid) {
 
 /** The machine's TCP sockets (/proc/net/tcp and tcp6): { localPort, remotePort, listening, inode }; [] off Linux. */
 function tcpSockets() {
-  const fs = require('node:fs');
   const sockets = [];
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text;
@@ -177,7 +174,6 @@ function tcpSockets() {
 
 /** Inodes of the sockets a process holds open (/proc/<pid>/fd); empty when it is gone or unreadable. */
 function socketInodesOf(pid) {
-  const fs = require('node:fs');
   const inodes = new Set();
   let fds;
   try {
@@ -198,7 +194,6 @@ function socketInodesOf(pid) {
 
 /** Pid of the process listening on TCP `port` (procfs); undefined when none is found or this is not Linux. */
 function pidListeningOn(port) {
-  const fs = require('node:fs');
   const wanted = new Set(
     tcpSockets()
       .filter((s) => s.listening && s.localPort === port)
@@ -214,7 +209,6 @@ function pidListeningOn(port) {
 
 /** Pids of a process's direct children (/proc/<pid>/task/<tid>/children); [] when gone or not Linux. */
 function childPids(pid) {
-  const fs = require('node:fs');
   try {
     return fs
       .readdirSync(`/proc/${pid}/task`)
@@ -342,7 +336,6 @@ const round = (v, digits) => (typeof v === 'number' ? Math.round(v * 10 ** digit
 
 /** Writes `doc` as JSON in the repository's style, so `npm run lint` (prettier --check) stays clean after a run. */
 async function writeJson(file, doc) {
-  const fs = require('node:fs');
   const prettier = require('prettier');
   const options = (await prettier.resolveConfig(file)) ?? {};
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -375,6 +368,16 @@ async function writeResult(name, figures) {
   console.log(`figures written to ${path.relative(process.cwd(), file)} (npm run bench:report renders them)`);
 }
 
+/** A field of /proc/<pid>/status in kB (VmRSS, VmHWM); 0 when gone. */
+function statusKb(pid, field) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 module.exports = {
   round,
   writeJson,
@@ -398,4 +401,5 @@ module.exports = {
   childPids,
   fixedRate,
   openLoop,
+  statusKb,
 };

@@ -9,6 +9,7 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { startMailSink } = require('./mail-sink');
 const { startPushSink } = require('./push-sink');
+const { heapArgs } = require('./container-memory');
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEPLOYABLES = [
@@ -49,6 +50,8 @@ async function startStack({
   readyTimeoutMs = 90_000,
   mailSink = true,
   pushSink = true,
+  // each process with the heap its container gives it (the overload bench judges peaks against the limits)
+  containerHeaps = false,
 } = {}) {
   // the launcher runs a development stack unless told otherwise: services refuse to start without NODE_ENV
   const fullEnv = { NODE_ENV: 'development', ...process.env, ...env };
@@ -99,7 +102,7 @@ async function startStack({
   const logFile = (name) => path.join(logDir, `${name}.log`);
   const children = DEPLOYABLES.map(([name, dir], i) => {
     const log = logDir && fs.openSync(logFile(name), 'a');
-    const child = spawn(process.execPath, ['dist/main.js'], {
+    const child = spawn(process.execPath, [...(containerHeaps ? heapArgs(name) : []), 'dist/main.js'], {
       cwd: path.join(ROOT, dir),
       env: fullEnv,
       stdio: log === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', log, log],

@@ -9,14 +9,14 @@ import {
   type TrustProxy,
 } from '@lingua/http';
 import type { Logger } from '@lingua/logger';
+import type { Caller } from './domain/caller';
 import { carriesIdempotencyKey } from './domain/idempotency';
-import { checkConventions, defaultCacheControl } from './middleware/conventions';
+import { type BodyCheck, checkConventions, defaultCacheControl } from './middleware/conventions';
 import { type Admit, admitThen } from './middleware/edge-auth';
 import type { ForwardRequest } from './middleware/forwarder';
+import { forwardedBody } from './middleware/proxy';
 import { matchesPrefix, type ServiceName, serviceFor } from './routes';
 
-/** Bodies the edge must read (JSON: limit, depth, markup) or size-check (uploads): the express path does. */
-const BODY_TO_READ = /^(application\/([\w.+-]+\+)?json\b|multipart\/)/i;
 /** Paths under a routed prefix that the gateway answers itself (express routes). */
 const OWN_PATHS = ['/api/v1/status', '/api/v1/admin/api-keys'];
 
@@ -25,6 +25,8 @@ export interface FastPathDeps {
   app: Express;
   logger: Logger;
   admit: Admit;
+  /** The body check of both paths (JSON read and cleaned, uploads size-checked), after admission. */
+  checkBody: BodyCheck;
   forward: ForwardRequest;
   track: ReturnType<typeof accessLogger>;
   /** The security headers of API (JSON) responses: the fast path serves no HTML. */
@@ -52,14 +54,14 @@ function staticHeadersOf(middleware: RequestHandler): [string, string | number |
 }
 
 /**
- * The gateway's request listener. Proxied requests with no body to read (reads, deletes, streamed
- * non-JSON bodies) take a lean path on plain node:http that runs the same steps in the same order
- * as the express stack, through the same modules: trace span and request ids (@lingua/http), access
- * log, helmet's headers, compression when asked for, conventions, admission (edge auth, gates, rate
- * limits: createAdmission), then the forwarder both paths share (middleware/forwarder.ts). Errors are
- * rendered by the same express error handler. Everything else (the gateway's own routes, health,
- * docs, JSON and multipart bodies, requests with an Idempotency-Key, CORS requests when origins are
- * configured, 404s) goes to express.
+ * The gateway's request listener. Proxied requests (reads, deletes, JSON writes, uploads) take a
+ * lean path on plain node:http that runs the same steps in the same order as the express stack,
+ * through the same modules: trace span and request ids (@lingua/http), access log, helmet's headers,
+ * compression when asked for, conventions, admission (edge auth, gates, rate limits:
+ * createAdmission), the body check (JSON read, limited and cleaned; uploads size-checked), then the
+ * forwarder both paths share (middleware/forwarder.ts). Errors are rendered by the same express
+ * error handler. The rest (the gateway's own routes, health, docs, requests with an
+ * Idempotency-Key, CORS requests when origins are configured, 404s) goes to express.
  */
 export function fastPathListener(deps: FastPathDeps): RequestListener {
   // the client address as express's req.ip derives it (proxy-addr, the same `trust proxy` value)
@@ -81,8 +83,6 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
   function fastService(req: IncomingMessage, path: string): ServiceName | undefined {
     if (path.charCodeAt(0) !== 47 /* "/" */) return undefined;
     if (corsActive && req.headers.origin !== undefined) return undefined;
-    const type = req.headers['content-type'];
-    if (type !== undefined && BODY_TO_READ.test(type)) return undefined;
     if (OWN_PATHS.some((p) => matchesPrefix(path, p))) return undefined;
     // a POST or PATCH with an Idempotency-Key: express keeps its answer (middleware/idempotency.ts)
     if (carriesIdempotencyKey(req.method, req.headers)) return undefined;
@@ -110,17 +110,22 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
         () => {
           // the services get the address derived here as the only entry, never the client's own list
           req.headers['x-forwarded-for'] = ip;
-          try {
-            deps.forward(req, res, service, cacheControl);
-          } catch (err) {
-            fail(req, res, err); // as express would: a 500, never an unhandled rejection
-          }
+          if (req.headers['content-type'] === undefined) return forward();
+          deps.checkBody(req, locals.caller as Caller | undefined, (err) => (err ? refuse(err) : forward()));
         },
-        (err) => {
-          cacheControl(res);
-          fail(req, res, err);
-        },
+        refuse,
       );
+    };
+    const forward = () => {
+      try {
+        deps.forward(req, res, service, cacheControl, forwardedBody(req));
+      } catch (err) {
+        fail(req, res, err); // as express would: a 500, never an unhandled rejection
+      }
+    };
+    const refuse = (err: unknown) => {
+      cacheControl(res);
+      fail(req, res, err);
     };
     const afterIds = () => {
       deps.track(req, path, res, locals);

@@ -26,6 +26,7 @@ import { fastPathListener } from './fast-path';
 import {
   apiConventions,
   apiSecurityHeaders,
+  bodyCheck,
   bodyLimits,
   compress,
   corsFor,
@@ -60,8 +61,8 @@ export interface RunningGateway {
 }
 
 /**
- * Starts the gateway. Proxied requests with no body to read take the fast path (fast-path.ts: the
- * same steps on plain node:http); everything else runs through express. Order matters: ids and
+ * Starts the gateway. Proxied requests take the fast path (fast-path.ts: the same steps on plain
+ * node:http); the gateway's own routes, keyed writes and CORS requests run through express. Order matters: ids and
  * trace span, access log, security headers, CORS and compression; health and docs (open); then API
  * conventions, edge admission (authentication, gates, rate limits) and body checks; the gateway's
  * own routes; the proxies; 404 and errors in the path's envelope.
@@ -161,14 +162,13 @@ export async function startGateway(
     maintenance: config.MAINTENANCE_MODE,
   };
   app.use(edgeAuth(admission));
-  app.use(
-    bodyLimits({
-      jsonBytes: config.JSON_BODY_LIMIT_BYTES,
-      maxDepth: config.JSON_MAX_DEPTH,
-      uploadFreeBytes: config.UPLOAD_LIMIT_FREE_BYTES,
-      uploadPremiumBytes: config.UPLOAD_LIMIT_PREMIUM_BYTES,
-    }),
-  );
+  const checkBody = bodyCheck({
+    jsonBytes: config.JSON_BODY_LIMIT_BYTES,
+    maxDepth: config.JSON_MAX_DEPTH,
+    uploadFreeBytes: config.UPLOAD_LIMIT_FREE_BYTES,
+    uploadPremiumBytes: config.UPLOAD_LIMIT_PREMIUM_BYTES,
+  });
+  app.use(bodyLimits(checkBody));
   // after admission (the caller is known) and the JSON body; before anything that answers (docs/adr/0024)
   app.use(
     idempotency({
@@ -202,6 +202,7 @@ export async function startGateway(
         app,
         logger,
         admit: createAdmission(admission),
+        checkBody,
         forward: forwarder,
         track: accessLogger(logger, { sampleRate: config.ACCESS_LOG_SAMPLE_RATE }),
         securityHeaders: apiSecurityHeaders,

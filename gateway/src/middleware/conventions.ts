@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
-import type { NextFunction, Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import compression from 'compression';
 import cors from 'cors';
@@ -170,41 +170,42 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
  * otherwise compress it again, synchronously (brotli at its default quality: about 2 s of the event
  * loop per MB). Uploads (multipart) are streamed untouched but refused with 413 above the plan's size.
  */
-export function bodyLimits(limits: {
+export function bodyCheck(limits: {
   jsonBytes: number;
   maxDepth: number;
   uploadFreeBytes: number;
   uploadPremiumBytes: number;
-}): RequestHandler {
+}): BodyCheck {
+  // body-parser reads the raw request (the response goes unused): the same parser on both paths
   const parse = express.json({
     limit: limits.jsonBytes,
     // compressed bodies never reach it (decodedJson below)
     inflate: false,
     type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')),
   });
-  const accept = (req: Request, next: NextFunction) => {
-    if (req.body === undefined) return next();
+  const accept = (req: BodyRequest, done: (err?: unknown) => void) => {
+    if (req.body === undefined) return done();
     if (jsonDepth(req.body, limits.maxDepth) > limits.maxDepth)
-      return next(new AppError('INVALID_INPUT', `JSON nesting deeper than ${limits.maxDepth} levels`));
+      return done(new AppError('INVALID_INPUT', `JSON nesting deeper than ${limits.maxDepth} levels`));
     req.body = cleanMarkup(req.body);
     // the proxy sends the cleaned body with a Content-Length; a chunked framing header would contradict it
     delete req.headers['transfer-encoding'];
-    next();
+    done();
   };
-  return (req, res, next) => {
+  return (req, caller, done) => {
     const type = String(req.headers['content-type'] ?? '');
     if (/^multipart\//i.test(type)) {
-      const max = uploadLimitFor(res.locals.caller as Caller | undefined, limits);
+      const max = uploadLimitFor(caller, limits);
       const length = Number(req.headers['content-length'] ?? 0);
       if (length > max)
-        return next(
+        return done(
           new AppError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${Math.floor(max / 1024 / 1024)} MB`, {
             details: { max_bytes: max },
           }),
         );
-      return next();
+      return done();
     }
-    if (!JSON_TYPE.test(type)) return next();
+    if (!JSON_TYPE.test(type)) return done();
     const coding = String(req.headers['content-encoding'] ?? 'identity')
       .trim()
       .toLowerCase();
@@ -213,13 +214,26 @@ export function bodyLimits(limits: {
         (body) => {
           req.body = body;
           delete req.headers['content-encoding'];
-          accept(req, next);
+          accept(req, done);
         },
-        (err: unknown) => next(err),
+        (err: unknown) => done(err),
       );
     }
-    parse(req, res, (err?: unknown) => (err ? next(err) : accept(req, next)));
+    parse(req as Request, undefined as unknown as Response, (err?: unknown) =>
+      err ? done(err) : accept(req, done),
+    );
   };
+}
+
+/** A request whose body the edge may have read (`body`: the JSON, cleaned). */
+export type BodyRequest = IncomingMessage & { body?: unknown };
+
+/** Reads (JSON) or size-checks (uploads) a request's body; `done` gets the refusal, if any. */
+export type BodyCheck = (req: BodyRequest, caller: Caller | undefined, done: (err?: unknown) => void) => void;
+
+/** The express face of the body check. */
+export function bodyLimits(check: BodyCheck): RequestHandler {
+  return (req, res, next) => check(req, res.locals.caller as Caller | undefined, next);
 }
 
 const invalidJson = () => new AppError('INVALID_INPUT', 'Request body is not valid JSON');
@@ -230,7 +244,7 @@ const invalidJson = () => new AppError('INVALID_INPUT', 'Request body is not val
  * array, an empty body is {}. On a refusal the rest of the body is read off first, so that the client
  * gets the answer rather than a reset connection.
  */
-async function decodedJson(req: Request, coding: string, limit: number): Promise<unknown> {
+async function decodedJson(req: IncomingMessage, coding: string, limit: number): Promise<unknown> {
   if (coding === 'deflate-raw' || !isContentCoding(coding))
     throw new AppError('INVALID_INPUT', 'Unsupported request encoding', { status: 415 });
   const charset = /;\s*charset=("?)([^";\s]+)\1/i.exec(String(req.headers['content-type']))?.[2];

@@ -155,8 +155,9 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
  * sends it; else the stream, read whole (within `max`, else 413) and kept for the proxy to send.
  */
 async function bodyOf(req: Request, max: number): Promise<Buffer> {
-  if (req.body !== undefined) return Buffer.from(JSON.stringify(req.body));
   const buffered = req as BufferedRequest;
+  // serialised once: the proxy sends these bytes
+  if (req.body !== undefined) return (buffered.bufferedBody = Buffer.from(JSON.stringify(req.body)));
   const length = req.headers['content-length'];
   if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined)
     return Buffer.alloc(0);

@@ -6,6 +6,7 @@ import type { Logger } from '@lingua/logger';
 import { type HistogramSeries, statusClass, upstreamDuration, upstreamErrors } from '@lingua/metrics';
 import { budgetFor, type DeadlineBudgets } from '../domain/deadlines';
 import { type ServiceName, serviceFor } from '../routes';
+import type { BodyRequest } from './conventions';
 import type { BufferedRequest } from './idempotency';
 import type { ForwardRequest } from './forwarder';
 
@@ -117,10 +118,13 @@ export function proxyRoutes(forward: ForwardRequest): RequestHandler {
     // the client address derived with TRUST_PROXY, as the only entry: what a client wrote in
     // X-Forwarded-For itself never reaches a service
     if (req.ip) req.headers['x-forwarded-for'] = req.ip;
-    const body =
-      req.body !== undefined
-        ? Buffer.from(JSON.stringify(req.body))
-        : (req as BufferedRequest).bufferedBody;
-    forward(req, res, service, asIs, body);
+    forward(req, res, service, asIs, forwardedBody(req));
   };
 }
+
+/**
+ * The body the edge read, as the service gets it: the JSON (cleaned), or a keyed request's whole
+ * body; undefined when the client's stream is forwarded as it comes.
+ */
+export const forwardedBody = (req: BodyRequest & BufferedRequest): Buffer | undefined =>
+  req.bufferedBody ?? (req.body !== undefined ? Buffer.from(JSON.stringify(req.body)) : undefined);
