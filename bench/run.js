@@ -140,8 +140,7 @@ function run(url, headers, request) {
         connections: CONNECTIONS,
         duration: DURATION_S,
         headers,
-        method: request?.method,
-        body: request?.body,
+        ...(request && { method: request.method, body: request.body }),
       },
       (err, r) => (err ? reject(err) : resolve(r)),
     );

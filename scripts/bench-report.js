@@ -239,6 +239,23 @@ const TABLES = {
       ) +
       `\n\nCapacity: ${r.engines.map((e) => `${e.engine} ${e.capacityPerS} req/s`).join(', ')}; ${r.users} users, ${r.secondsPerPhase} s per phase.`,
   ],
+  'overload-memory': [
+    'overload',
+    (r) =>
+      table(
+        [
+          ['process', 'l', (p) => `${r.engines.length > 1 ? `${p.engine} ` : ''}${p.process}`],
+          ['peak RSS', 'r', (p) => cell(p.peakMb, ' MB')],
+          ['Kubernetes limit', 'r', (p) => cell(p.limitMb, ' MB')],
+          [
+            'of the limit (at most 85 %)',
+            'r',
+            (p) => (p.shareOfLimit == null ? '–' : `${Math.round(p.shareOfLimit * 100)} %`),
+          ],
+        ],
+        r.engines.flatMap((e) => (e.peakRss ?? []).map((p) => ({ ...p, engine: e.engine }))),
+      ),
+  ],
   'flashcards-due': [
     'flashcards-due',
     (r) => {

