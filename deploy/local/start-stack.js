@@ -55,6 +55,10 @@ async function startStack({
 } = {}) {
   // the launcher runs a development stack unless told otherwise: services refuse to start without NODE_ENV
   const fullEnv = { NODE_ENV: 'development', ...process.env, ...env };
+  // read before anything starts: a missing heap setting must not leave sinks or infrastructure behind
+  const nodeArgs = Object.fromEntries(
+    DEPLOYABLES.map(([name]) => [name, containerHeaps ? heapArgs(name) : []]),
+  );
   /** Parts this launcher starts itself; Ctrl-C stops only those, never infrastructure that was already up. */
   let startedInfra = [];
   if (infra) {
@@ -102,7 +106,7 @@ async function startStack({
   const logFile = (name) => path.join(logDir, `${name}.log`);
   const children = DEPLOYABLES.map(([name, dir], i) => {
     const log = logDir && fs.openSync(logFile(name), 'a');
-    const child = spawn(process.execPath, [...(containerHeaps ? heapArgs(name) : []), 'dist/main.js'], {
+    const child = spawn(process.execPath, [...nodeArgs[name], 'dist/main.js'], {
       cwd: path.join(ROOT, dir),
       env: fullEnv,
       stdio: log === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', log, log],

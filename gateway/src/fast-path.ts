@@ -111,7 +111,13 @@ export function fastPathListener(deps: FastPathDeps): RequestListener {
           // the services get the address derived here as the only entry, never the client's own list
           req.headers['x-forwarded-for'] = ip;
           if (req.headers['content-type'] === undefined) return forward();
-          deps.checkBody(req, locals.caller as Caller | undefined, (err) => (err ? refuse(err) : forward()));
+          try {
+            deps.checkBody(req, locals.caller as Caller | undefined, (err) =>
+              err ? refuse(err) : forward(),
+            );
+          } catch (err) {
+            refuse(err); // never an unhandled rejection from inside admission's promise
+          }
         },
         refuse,
       );

@@ -122,7 +122,7 @@ describe('API conventions at the gateway', () => {
 
   it.each([
     ['proxied on the fast path', '/api/flashcards/small'],
-    ['proxied on the express path', '/api/v1/subscriptions/plans'],
+    ['proxied, a public read', '/api/v1/subscriptions/plans'],
     ["the gateway's own", '/api/v1/status'],
   ])(
     'When an API response (%s) is sent, Then it carries the API security headers and the API version',
@@ -189,6 +189,50 @@ describe('API conventions at the gateway', () => {
     expect(stubs.last().body).toBe('{"feedback":"late"}');
     expect(stubs.last().headers['content-length']).toBe('19');
     expect(stubs.last().headers['transfer-encoding']).toBeUndefined();
+  });
+
+  it("When an upload arrives chunked (no Content-Length), Then 411 before anything reaches the service; one over the plan's size 413", async () => {
+    const before = stubs.seen.length;
+    const part =
+      '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nword,translation\r\n';
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(part));
+        c.enqueue(new TextEncoder().encode('a,b\r\n--zz--\r\n'));
+        c.close();
+      },
+    });
+    const chunked = await fetch(`${gateway.url}/api/flashcards/import`, {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { authorization, 'content-type': 'multipart/form-data; boundary=zz' },
+    } as RequestInit);
+    expect(chunked.status).toBe(411);
+    // /api/flashcards speaks the spec's Group B envelope: the error as a message
+    expect(await chunked.json()).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/Content-Length/),
+    });
+    const big = await post('/api/users/avatar', part + 'x'.repeat(3000) + '\r\n--zz--\r\n', {
+      'content-type': 'multipart/form-data; boundary=zz',
+    });
+    expect(big.status).toBe(413);
+    // a later request that does reach a service shows that neither did
+    expect((await post('/api/v1/subscriptions/cancel', '{}')).status).toBe(200);
+    expect(stubs.seen.length).toBe(before + 1);
+  });
+
+  it('When a JSON body comes in UTF-16, Then the service receives it as UTF-8, labelled so', async () => {
+    const text = '{"feedback":"größer"}';
+    const res = await fetch(`${gateway.url}/api/v1/subscriptions/cancel`, {
+      method: 'POST',
+      body: Buffer.from(text, 'utf16le'),
+      headers: { authorization, 'content-type': 'application/json; charset=utf-16le' },
+    });
+    expect(res.status).toBe(200);
+    expect(stubs.last().body).toBe(text);
+    expect(stubs.last().headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
   it('When a JSON body is over the limit, Then 413 in the path envelope', async () => {

@@ -31,9 +31,17 @@ describe('retry of requests that lost their connection', () => {
   const stubs = new Stubs();
   afterAll(() => stubs.close());
 
-  async function through(drops: number, method: string, headers: Record<string, string> = {}) {
+  async function through(
+    drops: number,
+    method: string,
+    headers: Record<string, string> = {},
+    fastPath = 'true',
+  ) {
     const upstream = await flakyUpstream(drops);
-    const gateway = await gatewayWith(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url }));
+    const gateway = await gatewayWith({
+      ...(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url })),
+      GATEWAY_FAST_PATH: fastPath,
+    });
     try {
       const res = await fetch(`${gateway.url}/api/flashcards/due`, {
         method,
@@ -56,24 +64,30 @@ describe('retry of requests that lost their connection', () => {
     },
   );
 
-  it.each(['GET', 'PUT'])(
-    'When the connection drops under an idempotent %s with a JSON body type (the express path), Then it is sent again too',
-    async (method) => {
+  it.each([
+    ['GET', 'true'],
+    ['PUT', 'true'],
+    ['GET', 'false'],
+    ['PUT', 'false'],
+  ])(
+    'When the connection drops under an idempotent %s with a JSON body type (fast path: %s), Then it is sent again too',
+    async (method, fastPath) => {
       const json = { 'content-type': 'application/json' };
-      expect(await through(1, method, json)).toEqual({ status: 200, attempts: 2 });
+      expect(await through(1, method, json, fastPath)).toEqual({ status: 200, attempts: 2 });
     },
   );
 
   // a replica killed mid-request still accepts connections for a moment, so the first retry can be
   // lost the same way; the second one, after a pause, finds the replica gone
   it.each([
-    ['the fast path', {}],
-    ['the express path', { 'content-type': 'application/json' }],
+    ['the fast path', 'true'],
+    ['the express path', 'false'],
   ])(
     'When it drops twice (%s), Then the second retry gets the answer, and after a third drop the client gets the 503',
-    async (_path, headers: Record<string, string>) => {
-      expect(await through(2, 'GET', headers)).toEqual({ status: 200, attempts: 3 });
-      expect(await through(3, 'GET', headers)).toEqual({ status: 503, attempts: 3 });
+    async (_path, fastPath) => {
+      const headers = { 'content-type': 'application/json' };
+      expect(await through(2, 'GET', headers, fastPath)).toEqual({ status: 200, attempts: 3 });
+      expect(await through(3, 'GET', headers, fastPath)).toEqual({ status: 503, attempts: 3 });
     },
   );
 
@@ -117,13 +131,17 @@ describe('retry after a replica was killed', () => {
   afterAll(() => stubs.close());
 
   it.each([
-    ['the fast path', {}],
-    ['the express path', { 'content-type': 'application/json' }],
+    ['the fast path', 'true'],
+    ['the express path', 'false'],
   ])(
     'When the pool holds other idle connections to the killed replica (%s), Then the retry goes on a new connection and the client gets the answer',
-    async (_path, headers: Record<string, string>) => {
+    async (_path, fastPath) => {
+      const headers = { 'content-type': 'application/json' };
       const upstream = await killedReplica(4);
-      const gateway = await gatewayWith(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url }));
+      const gateway = await gatewayWith({
+        ...(await stubServices(stubs, { FLASHCARDS_HTTP_URL: upstream.url })),
+        GATEWAY_FAST_PATH: fastPath,
+      });
       const get = () =>
         fetch(`${gateway.url}/api/flashcards/due`, { headers: { authorization: bearer(), ...headers } });
       try {

@@ -161,6 +161,7 @@ export const uploadLimitFor = (
   caller?.kind === 'user' && isPremium(caller.claims) ? limits.uploadPremiumBytes : limits.uploadFreeBytes;
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+const CHARSET = /;\s*charset=("?)[^";\s]+\1/i;
 
 /**
  * JSON bodies are read here (the gateway needs them): over the limit 413, malformed 400, nested
@@ -168,7 +169,9 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
  * A compressed body (Content-Encoding gzip, deflate, br, zstd) is decoded by @lingua/decompress,
  * the limit counting its decoded bytes as they come, and travels on uncompressed: the proxy would
  * otherwise compress it again, synchronously (brotli at its default quality: about 2 s of the event
- * loop per MB). Uploads (multipart) are streamed untouched but refused with 413 above the plan's size.
+ * loop per MB). The JSON travels as UTF-8, and says so. Uploads (multipart) are streamed untouched,
+ * refused with 413 above the plan's size and with 411 without a Content-Length (a chunked upload
+ * could not be held to the size before it is sent on).
  */
 export function bodyCheck(limits: {
   jsonBytes: number;
@@ -190,13 +193,23 @@ export function bodyCheck(limits: {
     req.body = cleanMarkup(req.body);
     // the proxy sends the cleaned body with a Content-Length; a chunked framing header would contradict it
     delete req.headers['transfer-encoding'];
+    // re-serialised as UTF-8, whatever charset body-parser decoded (utf-16 among them)
+    const type = req.headers['content-type'];
+    if (type && CHARSET.test(type)) req.headers['content-type'] = type.replace(CHARSET, '; charset=utf-8');
     done();
   };
   return (req, caller, done) => {
     const type = String(req.headers['content-type'] ?? '');
     if (/^multipart\//i.test(type)) {
       const max = uploadLimitFor(caller, limits);
-      const length = Number(req.headers['content-length'] ?? 0);
+      if (req.headers['content-length'] === undefined)
+        return done(
+          new AppError('INVALID_INPUT', 'Uploads must carry a Content-Length', {
+            status: 411,
+            details: { max_bytes: max },
+          }),
+        );
+      const length = Number(req.headers['content-length']);
       if (length > max)
         return done(
           new AppError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${Math.floor(max / 1024 / 1024)} MB`, {
@@ -253,6 +266,10 @@ async function decodedJson(req: IncomingMessage, coding: string, limit: number):
   // read through a pipe: stopping early must not destroy the request (and its socket) with it
   const body = new PassThrough();
   req.pipe(body);
+  // a client that leaves mid-body ends the read (a pipe does not pass an abort on)
+  req.once('close', () => {
+    if (!req.readableEnded) body.destroy(new Error('the client closed the connection'));
+  });
   const sent = new OutputBudget(limit, 'The request body');
   async function* counted() {
     for await (const chunk of body as AsyncIterable<Buffer>) {

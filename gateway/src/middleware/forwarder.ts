@@ -68,7 +68,7 @@ export function createForwarder(
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const waitMs = stampDeadline(req, query === -1 ? url : url.slice(0, query), options);
-    // the fast path has put the client address it derived (TRUST_PROXY) here; the socket's otherwise
+    // both paths have put the client address they derived (TRUST_PROXY) here; the socket's otherwise
     if (incoming['x-forwarded-for'] === undefined) incoming['x-forwarded-for'] = req.socket.remoteAddress;
     if (incoming['x-forwarded-port'] === undefined)
       incoming['x-forwarded-port'] = /:(\d+)$/.exec(host ?? '')?.[1] ?? '80';
@@ -149,7 +149,9 @@ export function createForwarder(
                 /* a header node would not send: dropped */
               }
             }
-            if (req.httpVersion === '1.0') res.setHeader('connection', incoming.connection || 'close');
+            // an HTTP/1.0 client keeps its connection only when it asked to, and never while the gateway drains
+            if (req.httpVersion === '1.0' && !res.hasHeader('connection'))
+              res.setHeader('connection', incoming.connection || 'close');
             res.statusCode = status;
             if (statusMessage) res.statusMessage = statusMessage;
             beforeHead(res);

@@ -62,8 +62,8 @@ export function stampDeadline(req: http.IncomingMessage, path: string, options: 
 }
 
 /**
- * An unreachable service is 503, one that does not answer in time (socket timeout or hang-up) 504,
- * in the envelope of the path's group.
+ * An unreachable service (refused, or its connection closed) is 503; one that does not answer in
+ * time (the deadline, or a reset after the request was sent) 504; in the envelope of the path's group.
  */
 export function answerUpstreamFailure(
   service: ServiceName,
@@ -117,7 +117,7 @@ export function proxyRoutes(forward: ForwardRequest): RequestHandler {
     res.locals.service = service;
     // the client address derived with TRUST_PROXY, as the only entry: what a client wrote in
     // X-Forwarded-For itself never reaches a service
-    if (req.ip) req.headers['x-forwarded-for'] = req.ip;
+    req.headers['x-forwarded-for'] = req.ip ?? 'unknown';
     forward(req, res, service, asIs, forwardedBody(req));
   };
 }
