@@ -42,6 +42,20 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
     headers: { authorization, 'content-type': 'application/json', ...headers },
   });
 
+/** A POST whose body is sent in these pieces, without a Content-Length (chunked). */
+const postChunked = (path: string, type: string, ...parts: string[]) =>
+  fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    body: new ReadableStream({
+      start(c) {
+        for (const part of parts) c.enqueue(new TextEncoder().encode(part));
+        c.close();
+      },
+    }),
+    duplex: 'half',
+    headers: { authorization, 'content-type': type },
+  } as RequestInit);
+
 /** Raw GET (fetch would decompress), for the encoding tests. */
 function rawGet(path: string, headers: Record<string, string>) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>(
@@ -172,19 +186,12 @@ describe('API conventions at the gateway', () => {
   });
 
   it('When a JSON body arrives chunked, Then the service receives it whole with a Content-Length', async () => {
-    const body = new ReadableStream({
-      start(c) {
-        c.enqueue(new TextEncoder().encode('{"feedback":'));
-        c.enqueue(new TextEncoder().encode('"<i>late</i>"}'));
-        c.close();
-      },
-    });
-    const res = await fetch(`${gateway.url}/api/v1/subscriptions/cancel`, {
-      method: 'POST',
-      body,
-      duplex: 'half',
-      headers: { authorization, 'content-type': 'application/json' },
-    } as RequestInit);
+    const res = await postChunked(
+      '/api/v1/subscriptions/cancel',
+      'application/json',
+      '{"feedback":',
+      '"<i>late</i>"}',
+    );
     expect(res.status).toBe(200);
     expect(stubs.last().body).toBe('{"feedback":"late"}');
     expect(stubs.last().headers['content-length']).toBe('19');
@@ -195,22 +202,15 @@ describe('API conventions at the gateway', () => {
     const before = stubs.seen.length;
     const part =
       '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nword,translation\r\n';
-    const body = new ReadableStream({
-      start(c) {
-        c.enqueue(new TextEncoder().encode(part));
-        c.enqueue(new TextEncoder().encode('a,b\r\n--zz--\r\n'));
-        c.close();
-      },
-    });
-    const chunked = await fetch(`${gateway.url}/api/flashcards/import`, {
-      method: 'POST',
-      body,
-      duplex: 'half',
-      headers: { authorization, 'content-type': 'multipart/form-data; boundary=zz' },
-    } as RequestInit);
-    expect(chunked.status).toBe(411);
+    const upload = await postChunked(
+      '/api/flashcards/import',
+      'multipart/form-data; boundary=zz',
+      part,
+      'a,b\r\n--zz--\r\n',
+    );
+    expect(upload.status).toBe(411);
     // /api/flashcards speaks the spec's Group B envelope: the error as a message
-    expect(await chunked.json()).toMatchObject({
+    expect(await upload.json()).toMatchObject({
       success: false,
       error: expect.stringMatching(/Content-Length/),
     });
