@@ -68,9 +68,10 @@ const CASES: Array<[string, string, [string, string], Record<string, string>]> =
   ],
   [
     'de',
-    'Die Kinder spielten gestern im Garten mit ihrem Hunnd.',
+    'Die Kinder gingen gestern mit ihrem Hunnd in den Garten.',
     ['Hunnd', 'Hund'],
-    { Kinder: 'Kind', spielten: 'spielen' },
+    // articles (german-determiners), a strong verb and a plural (the full-form lists)
+    { Die: 'der', den: 'der', gingen: 'gehen', Kinder: 'Kind' },
   ],
   [
     'fr',

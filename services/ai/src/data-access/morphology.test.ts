@@ -18,6 +18,7 @@ const TABLE: Array<[string, string, string, string]> = [
   ['de', 'las', 'lesen', 'full-form'],
   ['de', 'Äpfel', 'Apfel', 'full-form'],
   ['de', 'Prüfung', 'Prüfung', 'full-form'],
+  ['de', 'dem', 'der', 'full-form'],
   ['es', 'comieron', 'comer', 'Apertium'],
   ['es', 'niños', 'niño', 'Apertium'],
   ['fr', 'mangeaient', 'manger', 'Apertium'],
