@@ -161,7 +161,8 @@ export const uploadLimitFor = (
   caller?.kind === 'user' && isPremium(caller.claims) ? limits.uploadPremiumBytes : limits.uploadFreeBytes;
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
-const CHARSET = /;\s*charset=("?)[^";\s]+\1/i;
+/** A Content-Type's charset parameter; the name is group 2. */
+const CHARSET = /;\s*charset=("?)([^";\s]+)\1/i;
 
 /**
  * JSON bodies are read here (the gateway needs them): over the limit 413, malformed 400, nested
@@ -260,7 +261,7 @@ const invalidJson = () => new AppError('INVALID_INPUT', 'Request body is not val
 async function decodedJson(req: IncomingMessage, coding: string, limit: number): Promise<unknown> {
   if (coding === 'deflate-raw' || !isContentCoding(coding))
     throw new AppError('INVALID_INPUT', 'Unsupported request encoding', { status: 415 });
-  const charset = /;\s*charset=("?)([^";\s]+)\1/i.exec(String(req.headers['content-type']))?.[2];
+  const charset = CHARSET.exec(String(req.headers['content-type']))?.[2];
   if (charset && charset.toLowerCase() !== 'utf-8')
     throw new AppError('INVALID_INPUT', 'Unsupported request encoding', { status: 415 });
   // read through a pipe: stopping early must not destroy the request (and its socket) with it

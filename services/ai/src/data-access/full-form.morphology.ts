@@ -104,19 +104,19 @@ function inflectedFirst(word: string, readings: Reading[]): Reading[] {
 /** The forms below an entry: every string in it, but not a separable verb's finite forms. */
 function formsOf(entry: unknown, separable: boolean): string[] {
   const out: string[] = [];
-  const visit = (value: unknown, key: string) => {
+  const visit = (value: unknown) => {
     if (typeof value === 'string') {
       if (value && !value.includes(' ')) out.push(value);
     } else if (Array.isArray(value)) {
-      for (const v of value) visit(v, key);
+      for (const v of value) visit(v);
     } else if (value !== null && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
         if (NOT_FORMS.has(k) || (separable && SEPARATED.has(k))) continue;
-        visit(v, k);
+        visit(v);
       }
     }
   };
-  visit(entry, '');
+  visit(entry);
   return out;
 }
 
