@@ -66,6 +66,20 @@ describe('admission on credit', () => {
     limiters.release();
   });
 
+  it('When a burst left points in its lease and the caller comes back on credit, Then the remaining budget it is told counts those points as given back', async () => {
+    const prefix = uniqueName('gw-rl-credit-burst');
+    const limiters = createRateLimiters(redis.client, limits, prefix, policy);
+    // quick requests grow the lease (1, 2, 4 points ...), so the last one leaves points unused
+    const burst = 8;
+    for (let i = 1; i <= burst; i++)
+      expect(await limiters.consume('shared-free', 'user-4')).toMatchObject({ exceeded: false, remaining: 40 - i });
+    await afterLeaseExpired(limiters);
+    expect(limiters.consumeLocally('shared-free', 'user-4')).toMatchObject({ exceeded: false, remaining: 40 - burst - 1 });
+    await afterLeaseExpired(limiters);
+    expect(await counted(prefix, 'shared-free', 'user-4')).toBe(burst + 1);
+    limiters.release();
+  });
+
   it('When fewer than 16 points are left, or the budget is one against abuse, Then every request waits for Redis', async () => {
     const prefix = uniqueName('gw-rl-credit-near');
     const limiters = createRateLimiters(redis.client, limits, prefix, policy);
