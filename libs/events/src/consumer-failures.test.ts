@@ -226,7 +226,9 @@ describe('durable consumer: outages, poison events and newer producers', () => {
       durable: 'slow',
       events: ['user.deleted'],
       logger,
-      ackWaitMs: 1_000,
+      // 2 s, not less: the keep-alive goes every third of it, and a loaded test machine can stall a
+      // process for most of a second (a 1 s wait saw every event redelivered under load)
+      ackWaitMs: 2_000,
       handler: async (event, meta) => {
         handled.push({ id: event.id, deliveryCount: meta.deliveryCount });
         if (handled.length === 1) await gate;
@@ -236,11 +238,11 @@ describe('durable consumer: outages, poison events and newer producers', () => {
       const events = Array.from({ length: 6 }, userDeleted);
       const publisher = createEventPublisher(nats, cfg);
       for (const e of events) await publisher.publish(e);
-      // every event reached this client while the first handler runs; then four ack waits pass
+      // every event reached this client while the first handler runs; then three ack waits pass
       await waitFor(async () =>
         expect((await nats.jsm.consumers.info(cfg.streamName, 'slow')).num_pending).toBe(0),
       );
-      const until = Date.now() + 4_000;
+      const until = Date.now() + 6_000;
       await waitFor(() => expect(Date.now()).toBeGreaterThan(until), { timeoutMs: 10_000, intervalMs: 100 });
       expect((await nats.jsm.consumers.info(cfg.streamName, 'slow')).num_redelivered).toBe(0);
       release();
