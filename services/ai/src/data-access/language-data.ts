@@ -13,6 +13,7 @@ import type {
 import { LANGUAGE_NAMES } from '../domain/language/supported-languages';
 import { apertiumAnalyser } from './apertium.analyser';
 import { apertiumBilingual } from './apertium.bilingual';
+import { chainedMorphology } from './chained.morphology';
 import { hunspellStemmer } from './hunspell.stemmer';
 import { type FullFormList, fullFormMorphology } from './full-form.morphology';
 import { germanDeterminers } from './german-determiners';
@@ -43,18 +44,28 @@ const ISO3: Record<string, string> = {
 };
 
 /**
- * Apertium's analyser of each language: the compiled automaton of a pair Debian packages
- * (apertium-<pair>), run by lt-proc (lttoolbox). No German pair is packaged: German uses Hunspell.
+ * Apertium's analysers of each language: the compiled automata of pairs Debian packages
+ * (apertium-<pair>), run by lt-proc (lttoolbox), asked in this order. No German pair is packaged:
+ * German uses Hunspell. Russian has two small analysers that know different words (bel-rus knows
+ * три, нашим, лошадей; rus-ukr играли, говорит, чай) and then Hunspell's rules (становятся, читал).
  */
-const APERTIUM: Record<string, { pkg: string; automaton: string }> = {
-  en: { pkg: 'apertium-eng-spa', automaton: 'eng-spa.automorf.bin' },
-  es: { pkg: 'apertium-eng-spa', automaton: 'spa-eng.automorf.bin' },
-  fr: { pkg: 'apertium-fr-es', automaton: 'fr-es.automorf.bin' },
-  pt: { pkg: 'apertium-es-pt', automaton: 'pt-es.automorf.bin' },
-  it: { pkg: 'apertium-spa-ita', automaton: 'ita-spa.automorf.bin' },
-  nl: { pkg: 'apertium-afr-nld', automaton: 'nld-afr.automorf.bin' },
-  ru: { pkg: 'apertium-rus-ukr', automaton: 'rus-ukr.automorf.bin' },
+const APERTIUM: Record<string, { pkg: string; automaton: string }[]> = {
+  en: [{ pkg: 'apertium-eng-spa', automaton: 'eng-spa.automorf.bin' }],
+  es: [{ pkg: 'apertium-eng-spa', automaton: 'spa-eng.automorf.bin' }],
+  fr: [{ pkg: 'apertium-fr-es', automaton: 'fr-es.automorf.bin' }],
+  pt: [{ pkg: 'apertium-es-pt', automaton: 'pt-es.automorf.bin' }],
+  it: [{ pkg: 'apertium-spa-ita', automaton: 'ita-spa.automorf.bin' }],
+  nl: [{ pkg: 'apertium-afr-nld', automaton: 'nld-afr.automorf.bin' }],
+  ru: [
+    { pkg: 'apertium-bel-rus', automaton: 'rus-bel.automorf.bin' },
+    { pkg: 'apertium-rus-ukr', automaton: 'rus-ukr.automorf.bin' },
+  ],
 };
+/**
+ * Languages whose Apertium analysers leave common words unknown, so Hunspell's affix rules follow
+ * them (each language's rules cost 20-60 MB of memory: only where they help, ai-quality.json).
+ */
+const RULES_AFTER_APERTIUM = new Set(['ru']);
 /** Hunspell dictionaries (hunspell-<lang>): affix rules where Apertium has no analyser. */
 /**
  * Full-form lists read before the affix rules, from npm packages: German's strong verbs and umlaut
@@ -371,8 +382,9 @@ function respaced(
 }
 
 /**
- * The morphological analyser of each language: Apertium's where its pair and lt-proc are installed,
- * else Hunspell's affix rules where the dictionary is. One status line per language.
+ * The morphological analyser of each language: Apertium's where its pairs and lt-proc are installed,
+ * Hunspell's affix rules where the dictionary is and Apertium has none (or leaves words unknown,
+ * RULES_AFTER_APERTIUM), German's full-form lists before them. One status line per language.
  */
 function morphologies(options: LanguageDataOptions) {
   const apertiumDir = options.apertiumDir ?? '/usr/share/apertium';
@@ -382,47 +394,55 @@ function morphologies(options: LanguageDataOptions) {
   const statuses: DataStatus[] = [];
   const warmUpSteps: Array<() => boolean> = [];
   for (const language of Object.keys(LANGUAGE_NAMES)) {
-    const a = APERTIUM[language];
+    const chain: Morphology[] = [];
+    const parts: string[] = [];
+    let source = '';
+    const pairs = (APERTIUM[language] ?? []).filter((a) =>
+      existsSync(path.join(apertiumDir, a.pkg, a.automaton)),
+    );
+    if (ltProc && pairs.length > 0) {
+      for (const a of pairs) {
+        const automaton = path.join(apertiumDir, a.pkg, a.automaton);
+        chain.push(
+          apertiumAnalyser({
+            language,
+            automaton,
+            ltProc,
+            ...(options.onError && { onError: options.onError }),
+          }),
+        );
+        source ||= automaton;
+      }
+      parts.push(`Apertium ${pairs.map((a) => a.pkg).join(', ')} (lt-proc)`);
+    }
     const h = HUNSPELL[language]!;
-    const automaton = a && path.join(apertiumDir, a.pkg, a.automaton);
     const aff = path.join(hunspellDir, `${h.name}.aff`);
     const dic = path.join(hunspellDir, `${h.name}.dic`);
-    let message: string;
-    let source = '';
-    if (a && automaton && ltProc && existsSync(automaton)) {
-      analysers.set(
-        language,
-        apertiumAnalyser({
-          language,
-          automaton,
-          ltProc,
-          ...(options.onError && { onError: options.onError }),
-        }),
-      );
-      message = `Apertium ${a.pkg} (lt-proc)`;
-      source = automaton;
-    } else if (existsSync(aff) && existsSync(dic)) {
+    if ((chain.length === 0 || RULES_AFTER_APERTIUM.has(language)) && existsSync(aff) && existsSync(dic)) {
       const stemmer = hunspellStemmer(language, aff, dic);
       warmUpSteps.push(() => stemmer.warmUpStep());
-      message = `Hunspell affix rules (${h.pkg})`;
-      source = aff;
+      source ||= aff;
       const lists = fullFormLists(language);
       if (lists) {
         const full = fullFormMorphology(language, lists, stemmer, CLOSED_CLASS[language]);
         warmUpSteps.push(() => full.warmUpStep());
-        analysers.set(language, full);
-        const packages = FULL_FORMS[language]!.map((l) => l.module.split('/')[0]).join(', ');
-        message = `full-form lists (${packages}), then ${message}`;
-      } else analysers.set(language, stemmer);
-    } else {
-      const wanted = [a && `${a.pkg} and lttoolbox`, h.pkg].filter(Boolean).join(' or ');
-      message = `no dictionary forms for ${LANGUAGE_NAMES[language]}: install ${wanted} (AI_APERTIUM_DIR, AI_HUNSPELL_DIR)`;
+        chain.push(full);
+        parts.push(
+          `full-form lists (${FULL_FORMS[language]!.map((l) => l.module.split('/')[0]).join(', ')})`,
+        );
+      } else chain.push(stemmer);
+      parts.push(`Hunspell affix rules (${h.pkg})`);
     }
+    if (chain.length > 0) analysers.set(language, chainedMorphology(language, chain));
+    const wanted = [...(APERTIUM[language] ?? []).map((a) => `${a.pkg} and lttoolbox`), h.pkg].join(' or ');
     statuses.push({
       name: `morphology-${language}`,
-      available: analysers.has(language),
+      available: chain.length > 0,
       source,
-      message,
+      message:
+        chain.length > 0
+          ? parts.join(', then ')
+          : `no dictionary forms for ${LANGUAGE_NAMES[language]}: install ${wanted} (AI_APERTIUM_DIR, AI_HUNSPELL_DIR)`,
     });
   }
   return { analysers, statuses, warmUpSteps };

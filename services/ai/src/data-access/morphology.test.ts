@@ -29,6 +29,10 @@ const TABLE: Array<[string, string, string, string]> = [
   ['nl', 'kinderen', 'kind', 'Apertium'],
   ['ru', 'яблоки', 'яблоко', 'Apertium'],
   ['ru', 'книги', 'книга', 'Apertium'],
+  // Russian's analysers in turn: bel-rus's, then rus-ukr's for what it lacks, then Hunspell's rules
+  ['ru', 'лошадей', 'лошадь', 'apertium-bel-rus'],
+  ['ru', 'играли', 'играть', 'apertium-rus-ukr'],
+  ['ru', 'становятся', 'становиться', 'Hunspell'],
   ['en', 'children', 'child', 'Apertium'],
   ['en', 'running', 'run', 'Apertium'],
 ];
