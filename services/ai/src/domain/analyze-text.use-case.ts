@@ -8,6 +8,8 @@ import {
   difficultyOfLevel,
   levelIndex,
 } from './language/word-frequency';
+import { warmUpSpellingChoice } from './language/spelling-choice';
+import { LANGUAGE_NAMES } from './language/supported-languages';
 import { profileWord } from './language/word-profile';
 
 export const MAX_TEXT_LENGTH = 20_000;
@@ -107,7 +109,11 @@ export function analyzeText(input: AnalyzeTextInput): TextAnalysis {
   };
 }
 
-/** Loads the tagger, frequency list and pronunciation dictionary (~2 s) before the first request. */
+/**
+ * Loads the tagger, frequency lists and pronunciation dictionary (~2 s) and keys the frequent forms
+ * the spelling choice scans, before the first request.
+ */
 export function warmUpLanguageData(): void {
   analyzeText({ text: 'The quick brown fox jumps over the lazy dog.' });
+  warmUpSpellingChoice(Object.keys(LANGUAGE_NAMES));
 }

@@ -102,6 +102,16 @@ export function hasFrequencyList(language: string): boolean {
   return otherRanks.get(language) !== null;
 }
 
+/** The `count` most frequent forms of a language, most frequent first (lower-cased). */
+export function frequentForms(language: string, count: number): string[] {
+  if (language === 'en') {
+    ranks ??= loadRanks();
+    return [...ranks.keys()].slice(0, count);
+  }
+  if (!hasFrequencyList(language)) return [];
+  return [...otherRanks.get(language)!.keys()].slice(0, count);
+}
+
 /** 1 for the most frequent word of a language; undefined when not in its list (or no list). */
 export function frequencyRankIn(language: string, word: string): number | undefined {
   if (language === 'en') return frequencyRank(word);
