@@ -210,7 +210,7 @@ async function main() {
               dictionary,
               from === 'en' ? word : word.toLowerCase(),
               c.pos,
-              from === 'en' ? lexicon : undefined,
+              lexicon,
               data.dictionary(to, from),
               bases,
             );

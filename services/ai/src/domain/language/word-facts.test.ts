@@ -109,4 +109,25 @@ describe('translateWord', () => {
     });
     expect(translateWord(de, 'houses', 'noun', undefined)).toBeUndefined();
   });
+
+  it('When a dictionary translates into an inflected English form, Then the card gets its dictionary form of the class', () => {
+    const kaufen = entry({ headword: 'kaufen', partOfSpeech: 'v', translations: ['buying', 'purchase'] });
+    const de = dictionary('de', 'en', { kaufen: [kaufen] });
+    // WordNet: "buying" is a noun, not a verb; "buy" and "purchase" are verbs
+    const verbs = new Set(['buy', 'purchase']);
+    const lexicon = {
+      baseForms: (w: string) => (w === 'buying' ? ['buy'] : [w]),
+      senses: (w: string, pos?: string) =>
+        (pos === 'verb' ? verbs.has(w) : w === 'buying') ? [{ id: w, gloss: '', words: [w] }] : [],
+      themeWords: () => [],
+    } as unknown as Parameters<typeof translateWord>[3];
+    expect(translateWord(de, 'kaufen', 'verb', lexicon)?.translation).toBe('buy');
+    // the class from the entry when the caller names none
+    expect(translateWord(de, 'kaufen', undefined, lexicon)?.translation).toBe('buy');
+    // a noun card keeps the noun
+    const kauf = entry({ headword: 'kauf', partOfSpeech: 'n', translations: ['buying'] });
+    expect(
+      translateWord(dictionary('de', 'en', { kauf: [kauf] }), 'kauf', 'noun', lexicon)?.translation,
+    ).toBe('buying');
+  });
 });

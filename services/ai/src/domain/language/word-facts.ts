@@ -118,6 +118,26 @@ export function mostCommonFirst(
 }
 
 /**
+ * Translations into English in the dictionary form of the card's class, as a card's headword is:
+ * dictionaries give inflected forms ("kaufen" → "buying", "Fenster" → "windows", "vergessen" →
+ * "forgotten"); WordNet's morphology reduces a single word that is no lemma of that class itself
+ * (a "buying" is a noun, not a verb: buy). Multi-word translations are kept as they are.
+ */
+function inDictionaryForm(
+  translations: string[],
+  language: string,
+  pos: WordClass | undefined,
+  lexicon: Lexicon | undefined,
+): string[] {
+  if (language !== 'en' || !pos || !lexicon) return translations;
+  const reduced = translations.map((t) => {
+    if (/\s/.test(t) || lexicon.senses(t, pos).length > 0) return t;
+    return lexicon.baseForms(t, pos).find((b) => b !== t && lexicon.senses(b, pos).length > 0) ?? t;
+  });
+  return [...new Set(reduced)];
+}
+
+/**
  * Translates a word: its dictionary forms (`bases`), the word itself, then its base forms (English:
  * WordNet's morphology), looked up until a headword has entries. Undefined when the dictionary has none.
  */
@@ -155,7 +175,12 @@ export function translateWord(
       const entry = bestEntry(lookup(headword), pos, backTranslates, commonness);
       if (!entry) continue;
       const example = cardExample(entry.examples, headword);
-      const translations = mostCommonFirst(entry, commonness);
+      const translations = inDictionaryForm(
+        mostCommonFirst(entry, commonness),
+        dictionary.to,
+        pos ?? classOfEntry(entry),
+        lexicon,
+      );
       return {
         headword,
         translation: translations[0]!,

@@ -137,6 +137,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     from: string,
   ): Promise<{ candidates: Candidate[]; tokens: number }> {
     const dictionary = data.dictionary(from, 'en');
+    const lexicon = data.lexicon();
     const sentences = text.split(/(?<=[.!?…])\s+/u);
     const byWord = new Map<string, Candidate>();
     // surface form → the lemma it was counted under (null: not a card)
@@ -160,7 +161,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           dictionary,
           normal,
           undefined,
-          undefined,
+          lexicon,
           data.dictionary('en', from),
           bases.get(m[0]) ?? [],
         );
@@ -418,7 +419,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         if (!data.morphology?.(language))
           notes.push(`No ${name(language)} analyser is installed: inflected words are looked up as written.`);
         const found = dictionary
-          ? translateWord(dictionary, normal, undefined, undefined, data.dictionary('en', language), bases)
+          ? translateWord(dictionary, normal, undefined, lexicon, data.dictionary('en', language), bases)
           : undefined;
         const entry = found?.entry;
         if (!dictionary) notes.push(`No ${name(language)}–English dictionary is installed.`);
