@@ -59,4 +59,15 @@ describe('bounded growth settings', () => {
       expect.objectContaining({ variable: 'EVENTS_REPLICAS' }),
     ]);
   });
+
+  it('When the retry schedule of failed events is set, Then it is read as milliseconds; a malformed or absurd one is named', () => {
+    expect(parseConfig(schema, {}).eventRetryBackoffMs).toEqual([1_000, 5_000, 30_000]);
+    expect(parseConfig(schema, { EVENTS_RETRY_BACKOFF_MS: '100,200' }).eventRetryBackoffMs).toEqual([
+      100, 200,
+    ]);
+    for (const bad of ['', '1s', '100,,200', '5', '100,7200000'])
+      expect(issues({ EVENTS_RETRY_BACKOFF_MS: bad })).toEqual([
+        expect.objectContaining({ variable: 'EVENTS_RETRY_BACKOFF_MS' }),
+      ]);
+  });
 });

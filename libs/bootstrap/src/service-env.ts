@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AssertionAudience, devAssertionKey } from '@lingua/auth';
 import { env, parseNatsServers, redisEnv } from '@lingua/config';
+import { DEFAULT_BACKOFF_MS } from '@lingua/events';
 import { type TrustProxy, trustProxyEnv } from '@lingua/http';
 import { parseRedisTarget, RedisConfigError, type RedisTarget } from '@lingua/redis';
 
@@ -37,6 +38,8 @@ export interface ServiceEnv {
   eventStreams: { maxAgeMs: number; maxBytes: number; replicas: number; duplicateWindowMs: number };
   /** How long a consumer remembers a handled event id (TTL of processed_events). */
   processedEventsTtlSeconds: number;
+  /** The delays before a failed event's retries (EVENTS_RETRY_BACKOFF_MS); past the list, the last doubles up to 60 s. */
+  eventRetryBackoffMs: number[];
   LOG_LEVEL: string;
   /** Who may tell this service the client's address: the gateway (TRUST_PROXY). */
   trustProxy: TrustProxy;
@@ -84,6 +87,13 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
       EVENTS_REPLICAS: env.int(1, 1, 5),
       EVENTS_DUPLICATE_WINDOW_MS: env.int(120_000, 1_000, 24 * 3600_000),
       PROCESSED_EVENTS_TTL_HOURS: env.int(14 * 24, 1, 10 * 365 * 24),
+      // comma-separated milliseconds, each 10 ms to 1 hour
+      EVENTS_RETRY_BACKOFF_MS: z
+        .string()
+        .regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds, such as 1000,5000,30000')
+        .transform((v) => v.split(',').map(Number))
+        .refine((list) => list.every((ms) => ms >= 10 && ms <= 3_600_000), 'each delay from 10 to 3600000 ms')
+        .default([...DEFAULT_BACKOFF_MS]),
       [`${SVC}_ASSERTION_KEY`]: z.string().min(32, 'must be at least 32 characters').optional(),
       LOG_LEVEL: env.logLevel(),
       TRUST_PROXY: trustProxyEnv(),
@@ -155,6 +165,7 @@ export function serviceEnv(service: string, ports: { http: number; grpc?: number
           duplicateWindowMs,
         },
         processedEventsTtlSeconds: (c.PROCESSED_EVENTS_TTL_HOURS as number) * 3600,
+        eventRetryBackoffMs: c.EVENTS_RETRY_BACKOFF_MS as number[],
         LOG_LEVEL: c.LOG_LEVEL as string,
         trustProxy: c.TRUST_PROXY as TrustProxy,
         SHUTDOWN_GRACE_MS: c.SHUTDOWN_GRACE_MS as number,

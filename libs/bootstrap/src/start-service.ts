@@ -300,7 +300,13 @@ export async function startService<C extends ServiceEnv>(
 
     const processed = mongoProcessedEvents(mongoHandle.connection);
     for (const c of def.consumers?.(deps) ?? []) {
-      const options: ConsumerOptions = { ...c, logger, processed, service: config.service };
+      const options: ConsumerOptions = {
+        backoffMs: config.eventRetryBackoffMs,
+        ...c,
+        logger,
+        processed,
+        service: config.service,
+      };
       // a JetStream cluster still electing its leaders answers "temporarily unavailable": wait, as
       // for the streams, instead of exiting (seen when a 3-node cluster and the services started together)
       const running: RunningConsumer = await untilAvailable(

@@ -56,7 +56,12 @@ beforeAll(async () => {
   // the service builds its own SMTP mailer from SMTP_HOST / SMTP_PORT
   ({ service } = await startNotifications(
     { useSmtp: true },
-    isolatedServiceEnv({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtpPort) }),
+    // retries 100, 200, 400 and 800 ms apart, not the production 1 s, 5 s, 30 s and 60 s
+    isolatedServiceEnv({
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(smtpPort),
+      EVENTS_RETRY_BACKOFF_MS: '100,200',
+    }),
   ));
 });
 afterAll(async () => {
@@ -153,7 +158,8 @@ describe('account e-mails', () => {
       expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
     });
     const { jsm } = service.deps.nats;
-    // five failed attempts, 1 s, 5 s, 30 s and 60 s apart
+    // five failed attempts, 100, 200, 400 and 800 ms apart (EVENTS_RETRY_BACKOFF_MS above)
+    const started = Date.now();
     const letter = await waitFor(
       async () => {
         const found = await jsm.streams.getMessage(`${service.deps.bus.streamName}_DLQ`, {
@@ -162,12 +168,14 @@ describe('account e-mails', () => {
         expect(found?.json<{ id: string }>().id).toBe(event.id);
         return found!;
       },
-      { timeoutMs: 200_000, intervalMs: 1_000 },
+      { timeoutMs: 30_000, intervalMs: 100 },
     );
     expect(letter.header.get('x-dead-letter-reason')).toMatch(/account e-mail does not open/);
     expect(letter.header.get('x-failed-attempts')).toBe('5');
+    // paced by the schedule: at least its 1.5 s of delays
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
     expect(mails.some((x) => !Array.isArray(x.to) && x.to?.text === email)).toBe(false);
-  }, 240_000);
+  }, 60_000);
 
   it('When the link has already expired, Then no e-mail is sent', async () => {
     const expired = `${randomUUID()}@example.com`;
