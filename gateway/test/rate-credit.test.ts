@@ -72,9 +72,15 @@ describe('admission on credit', () => {
     // quick requests grow the lease (1, 2, 4 points ...), so the last one leaves points unused
     const burst = 8;
     for (let i = 1; i <= burst; i++)
-      expect(await limiters.consume('shared-free', 'user-4')).toMatchObject({ exceeded: false, remaining: 40 - i });
+      expect(await limiters.consume('shared-free', 'user-4')).toMatchObject({
+        exceeded: false,
+        remaining: 40 - i,
+      });
     await afterLeaseExpired(limiters);
-    expect(limiters.consumeLocally('shared-free', 'user-4')).toMatchObject({ exceeded: false, remaining: 40 - burst - 1 });
+    expect(limiters.consumeLocally('shared-free', 'user-4')).toMatchObject({
+      exceeded: false,
+      remaining: 40 - burst - 1,
+    });
     await afterLeaseExpired(limiters);
     expect(await counted(prefix, 'shared-free', 'user-4')).toBe(burst + 1);
     limiters.release();

@@ -87,7 +87,8 @@ export function createRateLimiters(
     if (lease.points <= 0 || Date.now() >= lease.resetAt) return;
     // what this replica knows of the budget counted these points as spent: they are left again
     const budget = known.get(id);
-    if (budget && Math.abs(budget.resetAt - lease.resetAt) <= policy.lifetimeMs) budget.remainingAfter += lease.points;
+    if (budget && Math.abs(budget.resetAt - lease.resetAt) <= policy.lifetimeMs)
+      budget.remainingAfter += lease.points;
     const [bucket, key] = [id.slice(0, id.indexOf(' ')) as BucketName, id.slice(id.indexOf(' ') + 1)];
     returning++;
     limiters[bucket]
