@@ -63,29 +63,22 @@ const stripAccents = (w: string) =>
     .map((part) => part.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC'))
     .join('ñ');
 
+type SoundRules = Array<[RegExp, string]>;
+/** Iberian c and q: soft before e and i, hard elsewhere; h silent. */
+const IBERIAN_C: SoundRules = [
+  [/c(?=[ei])/g, 's'],
+  [/qu/g, 'k'],
+  [/[cq]/g, 'k'],
+  [/h/g, ''],
+];
 /**
  * How a word sounds, roughly, per language: the spellings learners confuse because they sound alike
  * map to one (Spanish b/v, c/s/z; Russian unstressed о/а and е/и, final devoicing, soft sign;
  * French qu/c/k; doubled letters everywhere).
  */
-const SOUND_RULES: Record<string, Array<[RegExp, string]>> = {
-  es: [
-    [/ll/g, 'y'],
-    [/v/g, 'b'],
-    [/z/g, 's'],
-    [/c(?=[ei])/g, 's'],
-    [/qu/g, 'k'],
-    [/[cq]/g, 'k'],
-    [/h/g, ''],
-  ],
-  pt: [
-    [/ç/g, 's'],
-    [/ch/g, 'x'],
-    [/c(?=[ei])/g, 's'],
-    [/qu/g, 'k'],
-    [/[cq]/g, 'k'],
-    [/h/g, ''],
-  ],
+const SOUND_RULES: Record<string, SoundRules> = {
+  es: [[/ll/g, 'y'], [/v/g, 'b'], [/z/g, 's'], ...IBERIAN_C],
+  pt: [[/ç/g, 's'], [/ch/g, 'x'], ...IBERIAN_C],
   it: [
     [/c(?=[ei])/g, 'C'],
     [/ch/g, 'k'],

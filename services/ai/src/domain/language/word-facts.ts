@@ -119,9 +119,10 @@ export function mostCommonFirst(
 
 /**
  * Translations into English in the dictionary form of the card's class, as a card's headword is:
- * dictionaries give inflected forms ("kaufen" → "buying", "Fenster" → "windows", "vergessen" →
- * "forgotten"); WordNet's morphology reduces a single word that is no lemma of that class itself
- * (a "buying" is a noun, not a verb: buy). Multi-word translations are kept as they are.
+ * dictionaries give inflected forms ("kaufen" → "buying", "vergessen" → "forgotten"); WordNet's
+ * morphology reduces a single word that is no lemma of that class itself (a "buying" is a noun, not
+ * a verb: buy). A form WordNet lists as a lemma of its own stays ("windows"). Multi-word translations
+ * are kept as they are.
  */
 function inDictionaryForm(
   translations: string[],
