@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { hunspellSpeller, parseIspell, withoutNgramSuggestions } from './hunspell.speller';
+import { hunspellSpeller, lowerCaseMap, parseIspell, suggestionDictionary } from './hunspell.speller';
 
 const FR = '/usr/share/hunspell/fr';
 const EN = '/usr/share/hunspell/en_US';
@@ -50,18 +50,18 @@ describe('Hunspell spelling', () => {
         Buffer.from('SET ISO8859-1\nMAXNGRAMSUGS 4\nTRY abc\xe9\n', 'latin1'),
       );
       writeFileSync(path.join(dir, 'xx.dic'), '1\nabc\n');
-      const copy = withoutNgramSuggestions(path.join(dir, 'xx'), dir);
+      const copy = suggestionDictionary(path.join(dir, 'xx'), dir);
       expect(path.dirname(copy)).not.toBe(dir);
       const affix = readFileSync(`${copy}.aff`, 'latin1');
       expect(affix.match(/^MAXNGRAMSUGS.*$/gm)).toEqual(['MAXNGRAMSUGS 0']);
       expect(readFileSync(`${copy}.aff`).includes(Buffer.from('TRY abc\xe9\n', 'latin1'))).toBe(true);
       expect(readFileSync(`${copy}.dic`, 'utf8')).toBe('1\nabc\n');
       // a second process (or a restart) finds the same copy: nothing piles up
-      expect(withoutNgramSuggestions(path.join(dir, 'xx'), dir)).toBe(copy);
+      expect(suggestionDictionary(path.join(dir, 'xx'), dir)).toBe(copy);
       expect(readdirSync(path.dirname(copy))).toEqual(['xx.aff', 'xx.dic']);
       // a dictionary that cannot be copied is used as it is, and the reason is reported
       const errors: Error[] = [];
-      expect(withoutNgramSuggestions(path.join(dir, 'missing'), dir, (e) => errors.push(e))).toBe(
+      expect(suggestionDictionary(path.join(dir, 'missing'), dir, (e) => errors.push(e))).toBe(
         path.join(dir, 'missing'),
       );
       expect(errors).toHaveLength(1);
@@ -69,6 +69,31 @@ describe('Hunspell spelling', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('When the MAP table has upper-case letters, Then the copy keeps the lower-case ones, drops groups left with one, and recounts', () => {
+    const affix = 'SET UTF-8\nTRY eaE\nMAP 4\nMAP aàâäAÀÂÄ\nMAP bB\nMAP ß(ss)(SS)\nMAP éÉ\nREP 1\nREP f ph\n';
+    expect(lowerCaseMap(affix)).toBe('SET UTF-8\nTRY eaE\nMAP 2\nMAP aàâä\nMAP ß(ss)\nREP 1\nREP f ph\n');
+    // a table of upper-case-only pairs goes altogether; a file without a table is left as it is
+    expect(lowerCaseMap('MAP 1\nMAP bB\nKEY qwe\n')).toBe('KEY qwe\n');
+    expect(lowerCaseMap('TRY abc\n')).toBe('TRY abc\n');
+  });
+
+  (installed ? it : it.skip)(
+    'When French words are misspelled, capitalised or not, Then the lower-case MAP table still suggests their accented form',
+    async () => {
+      const speller = hunspellSpeller({ language: 'fr', dictionary: FR, timeoutMs: 10_000 });
+      try {
+        const suggestions = await speller.suggest(['fenètre', 'Ecole', 'ECOLE', 'Elephant', 'Garcon']);
+        expect(suggestions?.get('fenètre')?.[0]).toBe('fenêtre');
+        expect(suggestions?.get('Ecole')?.[0]).toBe('École');
+        expect(suggestions?.get('ECOLE')?.[0]).toBe('ÉCOLE');
+        expect(suggestions?.get('Elephant')?.[0]).toBe('Éléphant');
+        expect(suggestions?.get('Garcon')?.[0]).toBe('Garçon');
+      } finally {
+        speller.stop();
+      }
+    },
+  );
 
   (existsSync(`${EN}.dic`) && installed ? it : it.skip)(
     'When a typo is one slip, Then its suggestion comes from the edit-based pass alone ("pakage": "package", not the n-gram "page")',

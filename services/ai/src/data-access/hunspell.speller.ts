@@ -66,27 +66,57 @@ function answerEnd(buffer: string, count: number): number {
 }
 
 /**
- * The installed dictionary with Hunspell's n-gram suggestions turned off (`MAXNGRAMSUGS 0`): a copy
- * of its `.aff` beside a link to its `.dic`. The n-gram pass scores the whole dictionary for each
- * word and comes after the edit-based suggestions (one letter missing, extra, swapped or replaced,
- * the dictionary's REP table), which are the ones a typo needs; without it a word's suggestions take
- * a few milliseconds instead of tens (bench/results/ai-quality.json). A dictionary that already sets
- * the option has it replaced, since Hunspell refuses an `.aff` that sets it twice.
+ * The MAP table (letters a typo confuses, `aàâä`) with its upper-case letters left out. Hunspell tries
+ * every combination of a group's letters at every position that has one, so French's groups of eight
+ * (`aàâäAÀÂÄ`) multiply its suggestion time (bench/results/ai-quality.json), while a capitalised word
+ * is also suggested for in lower case and capitalised back ("Ecole": "École" either way). A group
+ * left with one letter goes, and the count line is rewritten. Parenthesised groups (`(ss)`) count as
+ * one letter each; a group with an upper-case letter is left out like a letter.
+ */
+export function lowerCaseMap(affix: string): string {
+  const lines = affix.split('\n');
+  const header = lines.findIndex((l) => /^MAP\s+\d+\s*$/.test(l));
+  if (header < 0) return affix;
+  const count = Number(/\d+/.exec(lines[header]!)![0]);
+  const kept: string[] = [];
+  for (const line of lines.slice(header + 1, header + 1 + count)) {
+    const items = /^MAP\s+(\S+)/.exec(line)?.[1]?.match(/\([^)]*\)|./gu) ?? [];
+    const lower = items.filter((item) => item === item.toLowerCase());
+    if (lower.length > 1) kept.push(`MAP ${lower.join('')}`);
+  }
+  const table = kept.length ? [`MAP ${kept.length}`, ...kept] : [];
+  return [...lines.slice(0, header), ...table, ...lines.slice(header + 1 + count)].join('\n');
+}
+
+/**
+ * The installed dictionary as the suggesting process reads it: a copy of its `.aff` beside a link to
+ * its `.dic`, with Hunspell's n-gram suggestions turned off (`MAXNGRAMSUGS 0`) and a lower-case MAP
+ * table (lowerCaseMap). The n-gram pass scores the whole dictionary for each word and comes after the
+ * edit-based suggestions (one letter missing, extra, swapped or replaced, the dictionary's REP table),
+ * which are the ones a typo needs; without it a word's suggestions take a few milliseconds instead of
+ * tens (bench/results/ai-quality.json). A dictionary that already sets the option has it replaced,
+ * since Hunspell refuses an `.aff` that sets it twice.
  * The copy's folder is named by the `.aff`'s content, so every process and restart reuses it and
  * nothing piles up in the temporary folder (an emptyDir with a size limit in Kubernetes); it is
  * written under a temporary name and renamed, so a process never reads half a file. Where the copy
  * cannot be made, the installed dictionary as it is, and `onError` says why.
  */
-export function withoutNgramSuggestions(
+export function suggestionDictionary(
   dictionary: string,
   dir = tmpdir(),
   onError?: (err: Error) => void,
 ): string {
   try {
-    // byte for byte (latin1 maps each byte to one character): an .aff may be in any SET encoding
-    const original = readFileSync(`${dictionary}.aff`, 'latin1');
-    const affix = `${original.replace(/^MAXNGRAMSUGS\b.*$/gm, '')}\nMAXNGRAMSUGS 0\n`;
-    const digest = createHash('sha1').update(affix, 'latin1').digest('hex').slice(0, 16);
+    // read in its own encoding where letter case can be told (UTF-8, ISO8859-1), else byte for byte
+    // (latin1 maps each byte to one character) with its MAP table as it is
+    const bytes = readFileSync(`${dictionary}.aff`);
+    const set = /^SET\s+(\S+)/m.exec(bytes.toString('latin1'))?.[1]?.toUpperCase();
+    const encoding = set === 'UTF-8' ? 'utf8' : 'latin1';
+    const original = bytes.toString(encoding);
+    const cased =
+      set === 'UTF-8' || set === 'ISO8859-1' || set === undefined ? lowerCaseMap(original) : original;
+    const affix = `${cased.replace(/^MAXNGRAMSUGS\b.*$/gm, '')}\nMAXNGRAMSUGS 0\n`;
+    const digest = createHash('sha1').update(affix, encoding).digest('hex').slice(0, 16);
     const folder = path.join(
       dir,
       `lingua-hunspell-${process.getuid?.() ?? 0}`,
@@ -96,7 +126,7 @@ export function withoutNgramSuggestions(
     if (existsSync(`${copy}.aff`) && existsSync(`${copy}.dic`)) return copy;
     mkdirSync(folder, { recursive: true });
     const temporary = `${copy}.${process.pid}`;
-    writeFileSync(`${temporary}.aff`, affix, 'latin1');
+    writeFileSync(`${temporary}.aff`, affix, encoding);
     renameSync(`${temporary}.aff`, `${copy}.aff`);
     rmSync(`${temporary}.dic`, { force: true });
     symlinkSync(path.resolve(`${dictionary}.dic`), `${temporary}.dic`);
@@ -117,7 +147,7 @@ const SENTINEL = 'qqxlinguaendqqx';
  * lineProcess: `hunspell -l` finds the misspelled words of a batch (cheap; line-buffered by stdbuf,
  * closed by a sentinel word), `hunspell -a` (the ispell pipe protocol, each word behind `^` so none is
  * read as a command) suggests, only for the words asked, from the dictionary without n-gram
- * suggestions (withoutNgramSuggestions). A checker that cannot run answers undefined: the analysis
+ * suggestions and a lower-case MAP table (suggestionDictionary). A checker that cannot run answers undefined: the analysis
  * goes on without spelling.
  */
 export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { stop(): void } {
@@ -140,7 +170,7 @@ export function hunspellSpeller(options: HunspellSpellerOptions): Speller & { st
   });
   const suggester = lineProcess({
     command: hunspell,
-    args: ['-a', '-i', 'utf-8', '-d', withoutNgramSuggestions(options.dictionary, tmpdir(), options.onError)],
+    args: ['-a', '-i', 'utf-8', '-d', suggestionDictionary(options.dictionary, tmpdir(), options.onError)],
     encode: (input) => `${input}\n`,
     answerEnd: (buffer, input) => answerEnd(buffer, input.split('\n').length),
     ...shared,
