@@ -50,14 +50,17 @@ describe('chaos, short variant (bench/chaos.js against deploy/local/start-cluste
     // load (the Sentinels switch in 2-3 s, the loaded clients follow 4-5 s later), so the short run
     // only bounds it: the processes followed the failover by themselves
     expect(Number(/authenticated requests failed for (\d+\.\d) s/.exec(output)?.[1])).toBeLessThan(20);
-    // the database down longer than the consumers' old budget (~2.6 minutes), with events on the bus
-    expect(output).toMatch(/database outage: down (\d+) s; events on the bus when it went: yes/);
-    expect(Number(/database outage: down (\d+) s/.exec(output)?.[1])).toBeGreaterThanOrEqual(180);
+    // the database down several times the retry budget after which consumers used to dead-letter
+    // (~2.6 minutes on the default schedule; the short run sets a short one), with events on the bus
+    const outage = /database outage: down (\d+) s; consumers used to give up after (\d+\.\d+) s/.exec(output);
+    expect(outage).not.toBeNull();
+    expect(Number(outage![1])).toBeGreaterThanOrEqual(3 * Number(outage![2]));
+    expect(output).toMatch(/database outage: .*; events on the bus when it went: yes/);
     expect(output).toMatch(
       /events: 0 lost events \(0 dead-lettered, 0 never handled\); [1-9]\d* accounts deleted, 0 not erased; [1-9]\d* subscriptions bought, 0 roles not applied/,
     );
     expect(output).not.toMatch(/chaos: FAILED/);
     expect(output).toContain('chaos: passed');
     expect(code).toBe(0);
-  }, 1_200_000); // the database outage alone takes 3 minutes, and what it held back is handled after it
+  }, 1_200_000); // some twenty processes started, restarted and killed against the clock
 });
