@@ -43,6 +43,12 @@ export const gatewayEnv = z
     /** After SIGTERM: how long the gateway still serves, not ready, before it stops accepting. */
     DRAIN_DELAY_MS: env.int(0, 0, 60_000),
     /**
+     * Then how long in-flight requests get before their connections are dropped, as for the
+     * services; idle keep-alive connections are closed after the clients' idle window (5 s) or this,
+     * whichever is shorter (@lingua/http startHttpServer).
+     */
+    SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+    /**
      * Who may tell the gateway the client's address (the ingress): a hop count or address/CIDR list
      * (express's `trust proxy`). The client address derived with it is what rate limits key on and
      * what the services receive as the only X-Forwarded-For entry.

@@ -242,7 +242,8 @@ export async function startGateway(
     outstandingRatePoints: () => limiters.outstanding(),
     /**
      * Graceful: not ready and `Connection: close` at once, still serving for DRAIN_DELAY_MS (the
-     * time the ingress takes to notice), then in-flight requests finish and connections close.
+     * time the ingress takes to notice), then in-flight requests finish (SHUTDOWN_GRACE_MS at most)
+     * and connections close.
      */
     async stop() {
       stopping = true;
@@ -250,7 +251,7 @@ export async function startGateway(
       if (config.DRAIN_DELAY_MS > 0) await delay(config.DRAIN_DELAY_MS);
       // every step runs even when one before it failed: a stuck Redis must not keep sockets open
       const steps: (() => unknown)[] = [
-        () => http.close(),
+        () => http.close(config.SHUTDOWN_GRACE_MS),
         // after the API port: the last scrape sees the drain
         () => metrics.close(),
         () => unregisterShedder(),

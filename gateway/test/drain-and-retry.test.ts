@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { RunningGateway } from '../src/server';
+import { waitFor } from '@lingua/testing';
 import { bearer, gatewayWith, Stubs, stubServices } from './harness';
 
 // Rolling deploys: a replica that closes a connection under a request (its keep-alive socket at
@@ -176,6 +177,54 @@ describe('drain on stop', () => {
     expect(served.headers.get('connection')).toBe('close');
     await stopped;
     await expect(fetch(`${gateway.url}/health/live`)).rejects.toThrow();
+  });
+
+  it('When a client keeps an idle keep-alive connection and a request is in flight, Then the stop lets the request finish and drops the idle connection after SHUTDOWN_GRACE_MS, not the 5 s idle window', async () => {
+    // an upstream that answers its first request only when told to: the request in flight
+    let answer: (() => void) | undefined;
+    const slow = http.createServer((_req, res) => {
+      answer = () => res.end(JSON.stringify({ success: true, data: {} }));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    gateway = await gatewayWith({
+      ...(await stubServices(stubs, {
+        FLASHCARDS_HTTP_URL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+      })),
+      SHUTDOWN_GRACE_MS: '1500',
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+    const get = (path: string) =>
+      new Promise<{ status: number; socket: Socket }>((resolve, reject) => {
+        const req = http.get(
+          `${gateway.url}${path}`,
+          { agent, headers: { authorization: bearer() } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, socket: req.socket! }));
+          },
+        );
+        req.on('error', reject);
+      });
+    try {
+      const idle = await get('/api/v1/subscriptions/plans');
+      expect(idle.status).toBe(200);
+      const idleClosed = new Promise<number>((resolve) =>
+        idle.socket.once('close', () => resolve(Date.now())),
+      );
+      const inFlight = get('/api/flashcards/due');
+      await waitFor(() => expect(answer).toBeDefined(), { timeoutMs: 5_000 });
+      const started = Date.now();
+      const stopped = gateway.stop().then(() => Date.now());
+      setTimeout(() => answer!(), 500);
+      expect((await inFlight).status).toBe(200);
+      const [closedAt, stoppedAt] = await Promise.all([idleClosed, stopped]);
+      expect(closedAt - started).toBeGreaterThanOrEqual(1_400);
+      expect(closedAt - started).toBeLessThan(4_500);
+      expect(stoppedAt - started).toBeLessThan(4_500);
+    } finally {
+      agent.destroy();
+      await new Promise<void>((resolve) => (slow.closeAllConnections(), slow.close(() => resolve())));
+    }
   });
 
   it('When a request with a JSON body is proxied while the gateway drains, Then its answer says Connection: close too, whatever the service said', async () => {
