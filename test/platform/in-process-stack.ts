@@ -13,6 +13,12 @@ import { defineNotificationsService } from '../../services/notifications/src/sta
 import * as subscriptions from '../../services/subscriptions/src/config';
 import { defineSubscriptionsService } from '../../services/subscriptions/src/start';
 
+// The development mail sink (plain CommonJS, as `npm start` runs it), required as is.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startMailSink } = require('../../deploy/local/mail-sink.js') as {
+  startMailSink(o: { port: number }): Promise<{ port: number; close(): Promise<void> } | undefined>;
+};
+
 export interface InProcessStack {
   services: Record<'identity' | 'flashcards' | 'subscriptions' | 'ai' | 'notifications', RunningService>;
   gateway: RunningGateway;
@@ -21,12 +27,31 @@ export interface InProcessStack {
 
 /**
  * The five services and the gateway in this test's process, on free ports, configured from one
- * environment (isolatedServiceEnv); `gatewayEnv` adds the gateway's own settings.
+ * environment (isolatedServiceEnv); `gatewayEnv` adds the gateway's own settings. Unless the
+ * environment names an SMTP port, the stack's mail goes to a mail sink of its own (stopped with it):
+ * with nothing listening, every sign-up's welcome mail was retried in the background for the
+ * suite's life, and its event never settled.
  */
 export async function startInProcessStack(
-  env: Record<string, string>,
+  givenEnv: Record<string, string>,
   gatewayEnv: Record<string, string> = {},
   options: { flashcards?: FlashcardsOptions } = {},
+): Promise<InProcessStack> {
+  const sink = givenEnv.SMTP_PORT === undefined ? await startMailSink({ port: 0 }) : undefined;
+  const env = sink ? { ...givenEnv, SMTP_PORT: String(sink.port) } : givenEnv;
+  try {
+    return await startServices(env, gatewayEnv, options, sink);
+  } catch (err) {
+    await sink?.close();
+    throw err;
+  }
+}
+
+async function startServices(
+  env: Record<string, string>,
+  gatewayEnv: Record<string, string>,
+  options: { flashcards?: FlashcardsOptions },
+  sink: { close(): Promise<void> } | undefined,
 ): Promise<InProcessStack> {
   // each service calls its peers of this stack over gRPC, not whatever listens on the default ports
   // (before, the AI service's entitlement look-ups went nowhere and every user was treated as free)
@@ -79,6 +104,7 @@ export async function startInProcessStack(
     async stop() {
       await gateway.stop();
       for (const s of Object.values(services)) await s.stop();
+      await sink?.close();
     },
   };
 }
