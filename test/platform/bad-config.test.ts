@@ -5,15 +5,19 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-// Runs the built entry point (npm test builds first), as a supervisor would.
-function boot(entry: string, env: Record<string, string | undefined>, timeoutMs = 20_000) {
+// Runs the built entry point (npm test builds first), as a supervisor would. The SIGTERM comes at
+// `timeoutMs`, or as soon as the process prints a line containing `stopOn`.
+function boot(entry: string, env: Record<string, string | undefined>, timeoutMs = 20_000, stopOn?: string) {
   const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   // a process that outlives its SIGTERM by 20 s is killed (status null): the test fails, the run goes on
   const bounded = [
     '-e',
-    `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(path.join(ROOT, entry))}], { stdio: 'inherit' });` +
-      `setTimeout(() => c.kill('SIGTERM'), ${timeoutMs}).unref();` +
+    `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(path.join(ROOT, entry))}], { stdio: ['inherit', 'pipe', 'inherit'] });` +
+      `const stop = () => c.kill('SIGTERM');` +
+      `setTimeout(stop, ${timeoutMs}).unref();` +
+      `let out = '';` +
+      `c.stdout.on('data', (d) => { process.stdout.write(d); out += d; if (${JSON.stringify(stopOn ?? null)} !== null && out.includes(${JSON.stringify(stopOn ?? '')})) stop(); });` +
       `const hard = setTimeout(() => c.kill('SIGKILL'), ${timeoutMs + 20_000});` +
       `c.on('exit', (code, signal) => { clearTimeout(hard); process.exit(code ?? (signal === 'SIGKILL' ? 137 : 143)); });`,
   ];
@@ -119,7 +123,7 @@ describe('configuration at boot', () => {
 
   it('When MONGO_URL is a multi-host replica-set string, Then the service gets past configuration and tries those hosts', () => {
     // nothing listens on ports 1 and 2: the service tries both, logs why neither answers and keeps
-    // trying (not ready) until the SIGTERM spawnSync sends at its timeout ends it cleanly
+    // trying (not ready) until the SIGTERM sent once it has said so ends it cleanly
     const run = boot(
       'services/identity/dist/main.js',
       {
@@ -130,7 +134,8 @@ describe('configuration at boot', () => {
         IDENTITY_GRPC_PORT: '0',
         IDENTITY_METRICS_PORT: '0',
       },
-      15_000,
+      30_000,
+      'MongoDB unreachable',
     );
     expect(run.stderr).not.toMatch(/Invalid configuration/);
     const lines = run.stdout
