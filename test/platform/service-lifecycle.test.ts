@@ -83,6 +83,34 @@ it('When SIGTERM comes while the service still waits for its database, Then it e
   }
 }, 60_000);
 
+it('When SIGTERM arrives just as the service has read its definition, Then it is not lost: the service exits 0', async () => {
+  // The signal is sent from inside the definition, so it is pending when runMain goes on to start
+  // the service. A process that swapped its signal listener there lost it (libuv hands a signal to
+  // the handle registered when it arrived): it went on, became ready and served until SIGKILL.
+  const dist = (p: string) => JSON.stringify(path.join(ROOT, p));
+  const main =
+    `const { runMain } = require(${dist('libs/bootstrap/dist')});` +
+    `const { loadServiceConfig } = require(${dist('services/identity/dist/config')});` +
+    `const { defineIdentityService } = require(${dist('services/identity/dist/start')});` +
+    `runMain(() => { const def = defineIdentityService(loadServiceConfig()); process.kill(process.pid, 'SIGTERM'); return def; });`;
+  const proc = spawn(process.execPath, ['-e', main], {
+    env: { ...process.env, ...isolatedServiceEnv({ LOG_LEVEL: 'info' }) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let log = '';
+  proc.stdout.on('data', (d) => (log += d));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const deadline = new Promise<'still running'>((resolve) =>
+    setTimeout(() => resolve('still running'), 20_000).unref(),
+  );
+  try {
+    expect(await Promise.race([exited, deadline])).toBe(0);
+    expect(log).toContain('"signal":"SIGTERM"');
+  } finally {
+    proc.kill('SIGKILL');
+  }
+}, 60_000);
+
 it('When a service is told to stop, Then it is not ready at once, still serves with Connection: close for its drain delay, then refuses', async () => {
   const port = await freePort();
   const service = await startService(
