@@ -25,6 +25,7 @@ beforeAll(async () => {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       GATEWAY_PORT: '0',
+      SHUTDOWN_GRACE_MS: '1000', // as isolatedServiceEnv: a stop does not wait out idle keep-alive connections
       AI_HTTP_URL: ai.service.httpUrl,
     }),
     { logger: ai.service.deps.logger },

@@ -34,6 +34,7 @@ export async function startIdentityBehindGateway(env: Record<string, string> = {
         REDIS_URL: redisUrl(),
         GATEWAY_PORT: '0',
         GATEWAY_METRICS_PORT: '0',
+        SHUTDOWN_GRACE_MS: '1000', // as isolatedServiceEnv: a stop does not wait out idle keep-alive connections
         RATE_LIMIT_PREFIX: uniqueName('gw-rl'),
         API_KEY_PREFIX: uniqueName('gw-key'),
         RATE_LIMIT_LOGIN_PER_MINUTE: '100000',

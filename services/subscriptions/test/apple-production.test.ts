@@ -43,6 +43,7 @@ beforeAll(async () => {
       LOG_LEVEL: 'silent',
       GATEWAY_PORT: '0',
       GATEWAY_METRICS_PORT: '0',
+      SHUTDOWN_GRACE_MS: '1000', // as isolatedServiceEnv: a stop does not wait out idle keep-alive connections
       RATE_LIMIT_PREFIX: `${TESTER}-rl`,
       SUBSCRIPTIONS_ASSERTION_KEY: assertionKey,
       SUBSCRIPTIONS_HTTP_URL: h.service.httpUrl,
