@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import type { RunningGateway } from '../src/server';
 import { waitFor } from '@lingua/testing';
@@ -215,7 +216,17 @@ describe('drain on stop', () => {
       await waitFor(() => expect(answer).toBeDefined(), { timeoutMs: 5_000 });
       const started = Date.now();
       const stopped = gateway.stop().then(() => Date.now());
-      setTimeout(() => answer!(), 500);
+      // the upstream answers once the stop is under way: the gateway no longer accepts connections
+      await waitFor(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const probe = net.connect(Number(new URL(gateway.url).port), '127.0.0.1');
+            probe.once('connect', () => (probe.destroy(), reject(new Error('still accepting'))));
+            probe.once('error', () => resolve());
+          }),
+        { timeoutMs: 5_000 },
+      );
+      answer!();
       expect((await inFlight).status).toBe(200);
       const [closedAt, stoppedAt] = await Promise.all([idleClosed, stopped]);
       expect(closedAt - started).toBeGreaterThanOrEqual(1_400);
