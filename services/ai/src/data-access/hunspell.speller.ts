@@ -70,8 +70,8 @@ function answerEnd(buffer: string, count: number): number {
  * every combination of a group's letters at every position that has one, so French's groups of eight
  * (`aàâäAÀÂÄ`) multiply its suggestion time (bench/results/ai-quality.json), while a capitalised word
  * is also suggested for in lower case and capitalised back ("Ecole": "École" either way). A group
- * left with one letter goes, and the count line is rewritten. Parenthesised groups (`(ss)`) count as
- * one letter each; a group with an upper-case letter is left out like a letter.
+ * left with one letter goes, and the count line is rewritten. A parenthesised group (`(ss)`) counts as
+ * one letter, and is left out, as a letter is, when it has an upper-case one.
  */
 export function lowerCaseMap(affix: string): string {
   const lines = affix.split('\n');
