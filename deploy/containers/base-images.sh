@@ -9,6 +9,8 @@
 #   bash deploy/containers/base-images.sh --packages install the Debian packages only (podman, runc, ...;
 #                                                    deploy/local/infra.sh up --test-tools: the release
 #                                                    digest test pushes tiny images with podman)
+#   bash deploy/containers/base-images.sh --missing-packages  print the Debian packages --packages would
+#                                                    install (infra.sh installs them with its own, in one run)
 #   bash deploy/containers/base-images.sh --observability  also the stand-ins of the observability
 #                                                    overlay's tracing (LINGUA_CONTAINERS_OBSERVABILITY=1
 #                                                    npm run test:containers)
@@ -52,17 +54,24 @@ REBUILD=0
 [ "${1:-}" = --rebuild ] && REBUILD=1
 PACKAGES_ONLY=0
 [ "${1:-}" = --packages ] && PACKAGES_ONLY=1
+MISSING_ONLY=0
+[ "${1:-}" = --missing-packages ] && MISSING_ONLY=1
 OBSERVABILITY=0
 [ "${1:-}" = --observability ] && OBSERVABILITY=1
 
 log() { printf '[base-images] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-ensure_packages() {
-  local need=() pkg
+missing_packages() {
+  local pkg
   for pkg in podman runc debootstrap netavark aardvark-dns docker-compose uidmap iptables catatonit; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+    dpkg -s "$pkg" >/dev/null 2>&1 || echo "$pkg"
   done
+}
+
+ensure_packages() {
+  local need
+  mapfile -t need < <(missing_packages)
   [ ${#need[@]} -eq 0 ] && return
   log "installing Debian packages: ${need[*]}"
   as_root apt-get update -qq
@@ -193,6 +202,7 @@ build_observability() {
 }
 
 main() {
+  if [ "$MISSING_ONLY" = 1 ]; then missing_packages; return; fi
   mkdir -p "$CACHE"
   ensure_packages
   [ "$PACKAGES_ONLY" = 0 ] || return 0

@@ -33,7 +33,9 @@ PGVECTOR_SHA256="6e1dcc706cc6634847ba2888c6631c7844e2dded7f10b9041da05ef8490682d
 RUN_DIR="$DATA_DIR/run"
 LOG_DIR="$DATA_DIR/log"
 
-log() { printf '[infra] %s\n' "$*" >&2; }
+STARTED=$(date +%s)
+# seconds since this run began: a fresh machine's log reads as the breakdown of its set-up
+log() { printf '[infra] %4ss %s\n' "$(($(date +%s) - STARTED))" "$*" >&2; }
 loud() { printf '\n[infra] !!! %s\n\n' "$*" >&2; }
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -64,6 +66,22 @@ apt_install() { # package...
 
 find_bin() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || { [ -x "/usr/bin/$1" ] && echo "/usr/bin/$1"; } || true; }
 
+# What each part needs from Debian and lacks, one name per line: `up` installs them all in one
+# apt-get run (one resolution, one dpkg pass) before any part starts; each part installs what is
+# still missing itself, so a failed combined install only costs a retry part by part.
+server_packages() {
+  listening "$NATS_PORT" || [ -n "$(find_bin nats-server)" ] || echo nats-server
+  # Sentinels watch the primary and its replicas in `npm run start:cluster` and the Sentinel tests
+  [ -n "$(find_bin redis-sentinel)" ] || echo redis-sentinel
+  listening "$REDIS_PORT" || [ -n "$(find_bin redis-server)" ] || echo redis-server
+}
+
+install_missing() { # function printing the missing packages
+  local pkgs
+  mapfile -t pkgs < <("$1")
+  [ ${#pkgs[@]} -eq 0 ] || apt_install "${pkgs[@]}"
+}
+
 ensure_nats() {
   listening "$NATS_PORT" && { log "nats: already running on $NATS_PORT"; return; }
   [ -n "$(find_bin nats-server)" ] || apt_install nats-server
@@ -75,7 +93,6 @@ ensure_nats() {
 }
 
 ensure_redis() {
-  # Sentinels watch the primary and its replicas in `npm run start:cluster` and the Sentinel tests
   [ -n "$(find_bin redis-sentinel)" ] || apt_install redis-sentinel
   listening "$REDIS_PORT" && { log "redis: already running on $REDIS_PORT"; return; }
   [ -n "$(find_bin redis-server)" ] || apt_install redis-server
@@ -96,22 +113,33 @@ ensure_redis() {
 # module proxy once, here, so the test itself downloads nothing). The release digest test
 # (test/platform/release-digests.test.ts) pushes tiny images with podman to Debian's docker-registry:
 # podman and its helpers are installed the way the containers test installs them (base-images.sh).
-ensure_test_tools() {
-  local missing=()
-  [ -x /usr/bin/chromium ] || missing+=(chromium)
-  [ -n "$(find_bin openssl)" ] || missing+=(openssl)
-  [ -n "$(find_bin nginx)" ] || missing+=(nginx-light)
+test_tool_packages() {
+  [ -x /usr/bin/chromium ] || echo chromium
+  [ -n "$(find_bin openssl)" ] || echo openssl
+  [ -n "$(find_bin nginx)" ] || echo nginx-light
   # the local cluster's Services (deploy/local/start-cluster.js): L4, health-checked, no reloads
-  [ -n "$(find_bin haproxy)" ] || missing+=(haproxy)
-  { [ -n "$(find_bin prometheus)" ] && [ -n "$(find_bin promtool)" ]; } || missing+=(prometheus)
-  [ -n "$(find_bin docker-compose)" ] || missing+=(docker-compose)
-  [ -x /usr/bin/docker-registry ] || missing+=(docker-registry)
-  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  [ -n "$(find_bin haproxy)" ] || echo haproxy
+  { [ -n "$(find_bin prometheus)" ] && [ -n "$(find_bin promtool)" ]; } || echo prometheus
+  [ -n "$(find_bin docker-compose)" ] || echo docker-compose
+  [ -x /usr/bin/docker-registry ] || echo docker-registry
+  bash "$ROOT/deploy/containers/base-images.sh" --missing-packages
+}
+
+ensure_test_tools() {
+  local registry=0
+  [ -x /usr/bin/docker-registry ] || registry=1
+  install_missing test_tool_packages
   # the package enables a registry service on :5000, all interfaces; the test starts its own on loopback
-  if [[ " ${missing[*]} " == *" docker-registry "* ]] && [ -d /run/systemd/system ]; then
+  if [ "$registry" = 1 ] && [ -d /run/systemd/system ]; then
     as_root systemctl disable --now docker-registry >/dev/null 2>&1 || true
   fi
   bash "$ROOT/deploy/containers/base-images.sh" --packages
+  joined contract || build_contract_check
+}
+
+# The deployment contract check: a Go build, started in the background (start_go_builds) while
+# apt-get runs, joined here.
+build_contract_check() {
   local go started
   go="$(go_bin)" || return 1
   started=$(date +%s)
@@ -123,14 +151,25 @@ ensure_test_tools() {
 # once in services/ai/debian-packages.txt, which the container image installs too. Files only, no
 # daemon. A failed install does not stop the infrastructure (the service degrades and says so in
 # /health/ready), but it is reported loudly: the ai tests read the real files.
-ensure_language_data() {
-  local list="$ROOT/services/ai/debian-packages.txt" missing=() pkg
+# the packages named that are not installed (a removed package keeps its dpkg record until purged):
+# one dpkg-query for all of them, not one per package
+not_installed() { # package...
+  local installed
+  [ $# -gt 0 ] || return 0
+  installed="$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | awk '$4 == "installed" { print $1 }')"
+  printf '%s\n' "$@" | grep -vxF -f <(printf '%s\n' "$installed") || true
+}
+
+language_packages() {
+  local list="$ROOT/services/ai/debian-packages.txt" pkgs
   [ -f "$list" ] || return 0
-  while read -r pkg; do
-    # installed, not merely known (a removed package keeps its dpkg record until purged)
-    [ -z "$pkg" ] || [ "${pkg:0:1}" = '#' ] ||
-      [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = 'install ok installed' ] || missing+=("$pkg")
-  done <"$list"
+  mapfile -t pkgs < <(grep -v -e '^#' -e '^[[:space:]]*$' "$list")
+  not_installed "${pkgs[@]}"
+}
+
+ensure_language_data() {
+  local missing
+  mapfile -t missing < <(language_packages)
   [ ${#missing[@]} -eq 0 ] && return 0
   apt_install "${missing[@]}" || loud "language data not installed (${missing[*]}): the ai service's local provider will report it unavailable"
 }
@@ -148,6 +187,15 @@ go_bin() {
 DOCUMENTDB_BUILD_DEPS=(postgresql-$PG_MAJOR postgresql-$PG_MAJOR-cron postgresql-$PG_MAJOR-postgis-3
   postgresql-$PG_MAJOR-rum postgresql-server-dev-$PG_MAJOR libbson-dev libpcre2-dev libintelrdfpmath-dev
   libkrb5-dev pkg-config build-essential)
+
+# Debian packages the embedded database needs and lacks (none when MONGO_URL names another database)
+database_packages() {
+  database_needed || return 0
+  [ -x "$PG_BIN/postgres" ] || echo "postgresql-$PG_MAJOR"
+  documentdb_installed 2>/dev/null || not_installed "${DOCUMENTDB_BUILD_DEPS[@]}"
+}
+
+database_needed() { [ -z "${MONGO_URL:-}" ] && ! listening "$FERRETDB_PORT"; }
 
 ensure_postgres_server() {
   [ -x "$PG_BIN/postgres" ] || apt_install "postgresql-$PG_MAJOR"
@@ -174,8 +222,8 @@ build_documentdb() {
   local ddb vec work started
   ddb="$(verified_archive "$DOCUMENTDB_ARCHIVE" "$DOCUMENTDB_SHA256")" || return 1
   vec="$(verified_archive "$PGVECTOR_ARCHIVE" "$PGVECTOR_SHA256")" || return 1
-  local need=() pkg
-  for pkg in "${DOCUMENTDB_BUILD_DEPS[@]}"; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
+  local need
+  mapfile -t need < <(not_installed "${DOCUMENTDB_BUILD_DEPS[@]}")
   [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}" || return 1
   started=$(date +%s)
   log "building DocumentDB and pgvector (first run only, about a minute)"
@@ -338,7 +386,7 @@ ensure_database_server() {
     loud "DocumentDB could not be built from $VENDOR_DIR (the build's output is above). The database is not started: fix the build, or set MONGO_URL to a MongoDB you run."
     return 1
   }
-  [ -x "$(ferretdb2_bin)" ] || build_ferretdb2 || {
+  [ -x "$(ferretdb2_bin)" ] || joined ferretdb || build_ferretdb2 || {
     loud "FerretDB $FERRETDB2_VERSION could not be built (the Go output is above). The database is not started: fix the build, or set MONGO_URL to a MongoDB you run."
     return 1
   }
@@ -362,10 +410,46 @@ stop_one() {
   rm -f "$pidfile"
 }
 
+# ---- Go builds in the background ----------------------------------------------------------------
+# The Go builds (FerretDB, the contract check) download modules and compile while apt-get installs:
+# on a fresh machine the two overlap instead of adding up. Each part joins its build when it needs it.
+declare -A GO_JOBS=()
+
+start_go_builds() { # test-tools (0|1)
+  command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || return 0 # built in the foreground later
+  if [ "$1" = 1 ]; then
+    build_contract_check >"$LOG_DIR/contract-build.log" 2>&1 &
+    GO_JOBS[contract]=$!
+  fi
+  if database_needed && [ ! -x "$(ferretdb2_bin)" ]; then
+    build_ferretdb2 >"$LOG_DIR/ferretdb-build.log" 2>&1 &
+    GO_JOBS[ferretdb]=$!
+  fi
+}
+
+joined() { # name: waits for its background build; fails when none ran or it failed (built again, in the foreground)
+  local pid="${GO_JOBS[$1]:-}"
+  [ -n "$pid" ] || return 1
+  unset "GO_JOBS[$1]"
+  if wait "$pid"; then
+    grep '^\[infra\]' "$LOG_DIR/$1-build.log" >&2 || true
+    return 0
+  fi
+  log "$1: the background build failed (its log: $LOG_DIR/$1-build.log); building again in the foreground"
+  return 1
+}
+
 case "${1:-up}" in
   up)
     mkdir -p "$RUN_DIR" "$LOG_DIR"
-    [ "${2:-}" != --test-tools ] || ensure_test_tools
+    tools=0
+    [ "${2:-}" != --test-tools ] || tools=1
+    start_go_builds "$tools"
+    trap '[ ${#GO_JOBS[@]} -eq 0 ] || kill "${GO_JOBS[@]}" 2>/dev/null || true' EXIT
+    packages=()
+    mapfile -t -O 0 packages < <({ [ "$tools" = 0 ] || test_tool_packages; language_packages; server_packages; database_packages; } | sort -u)
+    [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}" || log "the combined install failed: each part installs its own"
+    [ "$tools" = 0 ] || ensure_test_tools
     ensure_language_data
     ensure_nats
     ensure_redis
