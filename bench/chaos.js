@@ -31,6 +31,11 @@
 //                                                the short run; each several times the retry budget
 //                                                after which consumers used to give up: ~2.6 minutes
 //                                                on the default schedule, 7.75 s on the short run's)
+//   CHAOS_SERVICES_AT_ONCE=1                    (the restart phases restart every service's replica at
+//                                                once, the AI's after them; the short run's default,
+//                                                the full run 0)
+//   CHAOS_STORE_LEASE_MS=10000                  (subscriptions' STORE_NOTIFICATION_LEASE_MS; the short
+//                                                run's default, the full run keeps 30 s)
 //   CHAOS_RETRY_BACKOFF_MS=250,500,1000         (the services' EVENTS_RETRY_BACKOFF_MS; the short
 //                                                run's default, the full run keeps the services')
 // Exits 1 when a check fails. All traffic goes to 127.0.0.0/8 and stops by itself.
@@ -57,6 +62,19 @@ const SHORT = process.env.CHAOS_SHORT === '1';
 const USERS = Number(process.env.CHAOS_USERS ?? (SHORT ? 6 : 12));
 const PHASE_MS = 1000 * Number(process.env.CHAOS_PHASE_SECONDS ?? (SHORT ? 5 : 20));
 const SOAK_MS = 1000 * Number(process.env.CHAOS_SOAK_SECONDS ?? (SHORT ? 0 : 600));
+/**
+ * The restart phases restart one replica of every service at the same time (each deployment still
+ * loses one replica at a time, as in a `kubectl rollout restart` of all of them), except the AI
+ * service, restarted after them: its readiness waits for ~1 GB of language data, and beside four
+ * other boots and the load it once took over a minute. The short run does; the full run restarts one
+ * service after another, so that a failure names its service.
+ */
+const SERVICES_AT_ONCE = (process.env.CHAOS_SERVICES_AT_ONCE ?? (SHORT ? '1' : '0')) === '1';
+/**
+ * How long a claimed store notification is held by a replica that died (STORE_NOTIFICATION_LEASE_MS):
+ * the short run's 10 s lets the store's retries apply it within some 20 s; the full run keeps 30 s.
+ */
+const STORE_LEASE_MS = process.env.CHAOS_STORE_LEASE_MS ?? (SHORT ? '10000' : undefined);
 /** Rounds of the SIGKILL phase (each kills one replica of every service): more rounds, more kills seen. */
 const KILL_ROUNDS = Number(process.env.CHAOS_KILL_ROUNDS ?? 1);
 /** In the soak each user keeps at most this many cards, so memory that grows is not more data. */
@@ -1059,6 +1077,7 @@ async function main() {
       PUSH_MAX_RETRY_WAIT_MS: '5000',
       FLASHCARDS_REMINDER_POLL_MS: '1000',
       ...(RETRY_BACKOFF && { EVENTS_RETRY_BACKOFF_MS: RETRY_BACKOFF }),
+      ...(STORE_LEASE_MS && { STORE_NOTIFICATION_LEASE_MS: STORE_LEASE_MS }),
     },
     ...(process.env.CHAOS_LOG_DIR && { logDir: process.env.CHAOS_LOG_DIR }),
   }).catch(async (err) => {
@@ -1093,6 +1112,14 @@ async function main() {
   const reminders = studyReminderMinute({ base: cluster.url, sink, cluster });
   const redisKill = redisPrimaryKill({ base: cluster.url, cluster });
   const replicas = SHORT ? [1] : [1, 2];
+  /** Restarts `label(name)` of each service (and the gateway, with it): see SERVICES_AT_ONCE. */
+  const restartEach = async (names, label, signal) => {
+    const waves = SERVICES_AT_ONCE
+      ? [names.filter((n) => n !== 'ai'), names.filter((n) => n === 'ai')]
+      : names.map((n) => [n]);
+    for (const wave of waves) await Promise.all(wave.map((name) => restart(label(name), signal)));
+  };
+  const serviceNames = services.map(([name]) => name);
   const phases = [
     [
       'warm-up',
@@ -1104,15 +1131,15 @@ async function main() {
     [
       'rolling restart (SIGTERM, one replica at a time)',
       async () => {
-        for (const [name] of [...services, ['gateway']])
-          for (const i of replicas) await restart(`${name}-${i}`, 'SIGTERM');
+        for (const i of replicas)
+          await restartEach([...serviceNames, 'gateway'], (name) => `${name}-${i}`, 'SIGTERM');
       },
     ],
     [
       'SIGKILL one replica of each service',
       async () => {
         for (let round = 0; round < KILL_ROUNDS; round++)
-          for (const [name] of services) await restart(`${name}-2`, 'SIGKILL');
+          await restartEach(serviceNames, (name) => `${name}-2`, 'SIGKILL');
       },
     ],
     [

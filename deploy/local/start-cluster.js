@@ -519,7 +519,9 @@ async function startCluster({
     await p.stop(signal);
     if (downMs) await new Promise((r) => setTimeout(r, downMs));
     p.start();
-    await waitFor(label, ready.get(label), 60_000);
+    // as long as a first start gets: Kubernetes bounds a pod's start by its liveness (startupProbe),
+    // not by when it is ready, and boots beside each other and the load can take a minute
+    await waitFor(label, ready.get(label), readyTimeoutMs);
     if (/^(gateway|[a-z]+)-\d$/.test(label) && !DATA_PROCESSES.includes(label))
       await waitFor(`${label} in rotation`, () => inRotation(label), 30_000);
   };
