@@ -156,7 +156,8 @@ build_contract_check() {
 not_installed() { # package...
   local installed
   [ $# -gt 0 ] || return 0
-  installed="$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | awk '$4 == "installed" { print $1 }')"
+  # dpkg-query exits 1 when a name has never been installed: not a failure here
+  installed="$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | awk '$4 == "installed" { print $1 }')" || true
   printf '%s\n' "$@" | grep -vxF -f <(printf '%s\n' "$installed") || true
 }
 
