@@ -418,6 +418,9 @@ declare -A GO_JOBS=()
 
 start_go_builds() { # test-tools (0|1)
   command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || return 0 # built in the foreground later
+  # each in a process group of its own (set -m), so that a failed or interrupted `up` stops its Go
+  # processes too (stop_go_builds), not only the shell that runs them
+  set -m
   if [ "$1" = 1 ]; then
     build_contract_check >"$LOG_DIR/contract-build.log" 2>&1 &
     GO_JOBS[contract]=$!
@@ -426,6 +429,12 @@ start_go_builds() { # test-tools (0|1)
     build_ferretdb2 >"$LOG_DIR/ferretdb-build.log" 2>&1 &
     GO_JOBS[ferretdb]=$!
   fi
+  set +m
+}
+
+stop_go_builds() {
+  local pid
+  for pid in "${GO_JOBS[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
 }
 
 joined() { # name: waits for its background build; fails when none ran or it failed (built again, in the foreground)
@@ -446,7 +455,9 @@ case "${1:-up}" in
     tools=0
     [ "${2:-}" != --test-tools ] || tools=1
     start_go_builds "$tools"
-    trap '[ ${#GO_JOBS[@]} -eq 0 ] || kill "${GO_JOBS[@]}" 2>/dev/null || true' EXIT
+    trap stop_go_builds EXIT
+    trap 'exit 143' TERM
+    trap 'exit 130' INT
     packages=()
     mapfile -t -O 0 packages < <({ [ "$tools" = 0 ] || test_tool_packages; language_packages; server_packages; database_packages; } | sort -u)
     [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}" || log "the combined install failed: each part installs its own"
