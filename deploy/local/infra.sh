@@ -134,11 +134,10 @@ ensure_test_tools() {
     as_root systemctl disable --now docker-registry >/dev/null 2>&1 || true
   fi
   bash "$ROOT/deploy/containers/base-images.sh" --packages
-  joined contract || build_contract_check
 }
 
 # The deployment contract check: a Go build, started in the background (start_go_builds) while
-# apt-get runs, joined here.
+# apt-get runs, joined last (`up`): the database's builds run meanwhile.
 build_contract_check() {
   local go started
   go="$(go_bin)" || return 1
@@ -466,6 +465,7 @@ case "${1:-up}" in
     ensure_nats
     ensure_redis
     ensure_database_server
+    [ "$tools" = 0 ] || joined contract || build_contract_check
     ;;
   down)
     # `down` stops what infra.sh started; `down ferretdb redis` only those parts
