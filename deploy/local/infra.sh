@@ -125,12 +125,15 @@ test_tool_packages() {
   bash "$ROOT/deploy/containers/base-images.sh" --missing-packages
 }
 
+# Set by `up` when docker-registry was missing before its installs (the combined one installs it
+# before ensure_test_tools runs, so that cannot tell any more).
+REGISTRY_NEW=0
+
 ensure_test_tools() {
-  local registry=0
-  [ -x /usr/bin/docker-registry ] || registry=1
+  [ -x /usr/bin/docker-registry ] || REGISTRY_NEW=1
   install_missing test_tool_packages
   # the package enables a registry service on :5000, all interfaces; the test starts its own on loopback
-  if [ "$registry" = 1 ] && [ -d /run/systemd/system ]; then
+  if [ "$REGISTRY_NEW" = 1 ] && [ -d /run/systemd/system ]; then
     as_root systemctl disable --now docker-registry >/dev/null 2>&1 || true
   fi
   bash "$ROOT/deploy/containers/base-images.sh" --packages
@@ -457,8 +460,8 @@ case "${1:-up}" in
     trap stop_go_builds EXIT
     trap 'exit 143' TERM
     trap 'exit 130' INT
-    packages=()
-    mapfile -t -O 0 packages < <({ [ "$tools" = 0 ] || test_tool_packages; language_packages; server_packages; database_packages; } | sort -u)
+    [ "$tools" = 0 ] || [ -x /usr/bin/docker-registry ] || REGISTRY_NEW=1
+    mapfile -t packages < <({ [ "$tools" = 0 ] || test_tool_packages; language_packages; server_packages; database_packages; } | sort -u)
     [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}" || log "the combined install failed: each part installs its own"
     [ "$tools" = 0 ] || ensure_test_tools
     ensure_language_data
