@@ -1,10 +1,10 @@
-import { type RedisClient, waitForReplicas } from '@lingua/redis';
+import { execDurably, type RedisClient } from '@lingua/redis';
 import { type Clock, systemClock } from './clock';
 
 /**
  * Redis key of a revoked token: one namespace shared by the identity service, the gateway and every
  * replica. The hash tag {blacklist} keeps every entry and the index in one Redis Cluster slot, so a
- * revocation's MULTI and the two-key EXISTS stay single-slot (the list is small: entries expire with
+ * revocation's batch and the two-key EXISTS stay single-slot (the list is small: entries expire with
  * the tokens). The keys before the tag (auth:blacklist:<jti>) need no migration: identity's
  * restore pass writes every revocation in force back from the database (docs/adr/0022, 0031).
  */
@@ -52,14 +52,16 @@ export function createTokenBlacklist(
       const nowMs = clock.now().getTime();
       const ttl = Math.max(1, expiresAtSeconds - Math.floor(nowMs / 1000));
       const expiresAtMs = expiresAtSeconds * 1000;
-      await redis
-        .multi()
-        .set(keyOf(jti), '1', { expiration: { type: 'EX', value: ttl } })
-        .zAdd(BLACKLIST_INDEX_KEY, { score: expiresAtMs, value: jti })
-        .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
-        .publish(BLACKLIST_CHANNEL, `${jti} ${expiresAtMs}`)
-        .exec();
-      await waitForReplicas(redis, options.replicas ?? 0, { key: keyOf(jti) });
+      // idempotent writes (execDurably may send them again to a new primary after a failover)
+      await execDurably(
+        redis
+          .multi()
+          .set(keyOf(jti), '1', { expiration: { type: 'EX', value: ttl } })
+          .zAdd(BLACKLIST_INDEX_KEY, { score: expiresAtMs, value: jti })
+          .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
+          .publish(BLACKLIST_CHANNEL, `${jti} ${expiresAtMs}`),
+        options.replicas ?? 0,
+      );
     },
     async isRevoked(jti, sub) {
       const keys = sub === undefined ? [keyOf(jti)] : [keyOf(jti), keyOf(userRevocation(sub))];

@@ -83,7 +83,7 @@ export interface RedisHandle {
   client: RedisClient;
   /** Which shape of Redis this is (single, sentinel, cluster). */
   mode: RedisTarget['mode'];
-  /** Replicas a durable write waits for (REDIS_WAIT_REPLICAS; pass to waitForReplicas). */
+  /** Replicas a durable write waits for (REDIS_WAIT_REPLICAS; pass to execDurably). */
   replicas: number;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -138,12 +138,49 @@ export class ReplicasUnavailableError extends Error {
   override name = 'ReplicasUnavailableError';
 }
 
+function requireAcks(acked: number, replicas: number, timeoutMs: number) {
+  if (acked < replicas)
+    throw new ReplicasUnavailableError(
+      `redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`,
+    );
+}
+
+/** A batch of commands built with client.multi(), for execDurably. */
+export type RedisBatch = ReturnType<RedisClient['multi']>;
+
 /**
- * Waits until `replicas` replicas hold every write this client sent before (Redis WAIT), so a
- * failover to one of them cannot lose it; throws when fewer did within `timeoutMs`, and the caller
- * must not report the write done. With Cluster, `key` picks the primary that took the write.
- * The write and the WAIT share a connection: the single client has one, the Sentinel client one to
- * the primary (masterPoolSize 1), the Cluster client one per primary.
+ * Runs a batch of writes and reports it done only once `replicas` replicas hold it, so a failover
+ * to one of them cannot lose it; throws ReplicasUnavailableError when fewer did within `timeoutMs`,
+ * and the caller must not report the write done. With no replica required, the batch runs as a
+ * MULTI.
+ *
+ * The writes and the WAIT go as one pipeline on one connection, so the WAIT counts the replicas
+ * that hold these writes. Sent apart, a failover between them (the primary killed after it took
+ * the writes, before any replica received them) sends the WAIT alone to the new primary, where it
+ * counts replicas holding nothing of this connection and reports the lost writes durable. In one
+ * pipeline the Sentinel client sends the whole batch again to the new primary. The batch's writes
+ * are not atomic then, so they must be idempotent; each still runs once per attempt, in order.
+ */
+export async function execDurably(
+  batch: RedisBatch,
+  replicas: number,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  if (replicas <= 0) {
+    await batch.exec();
+    return;
+  }
+  const timeoutMs = options.timeoutMs ?? 1_000;
+  const replies = await batch.wait(replicas, timeoutMs).execAsPipeline();
+  const acked = Number(replies[replies.length - 1]);
+  requireAcks(acked, replicas, timeoutMs);
+}
+
+/**
+ * How many replicas hold every write this client sent before (Redis WAIT), failing when fewer than
+ * `replicas` within `timeoutMs`: a probe that replicas are attached and in sync. A durable write
+ * uses execDurably instead (a WAIT sent apart from its writes may run on another primary). With
+ * Cluster, `key` picks the primary that is asked.
  */
 export async function waitForReplicas(
   client: RedisClient,
@@ -161,10 +198,7 @@ export async function waitForReplicas(
         ).sendCommand(options.key, false, ['WAIT', String(replicas), String(timeoutMs)]),
       )
     : await client.wait(replicas, timeoutMs);
-  if (acked < replicas)
-    throw new ReplicasUnavailableError(
-      `redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`,
-    );
+  requireAcks(acked, replicas, timeoutMs);
 }
 
 /**

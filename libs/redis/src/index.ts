@@ -1,4 +1,11 @@
-export { connectRedis, waitForReplicas, deleteMatching, ReplicasUnavailableError } from './connect';
+export {
+  connectRedis,
+  execDurably,
+  waitForReplicas,
+  deleteMatching,
+  ReplicasUnavailableError,
+  type RedisBatch,
+} from './connect';
 export type { RedisHandle, RedisClient } from './connect';
 export {
   parseRedisTarget,

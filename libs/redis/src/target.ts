@@ -22,7 +22,7 @@ export type RedisTarget =
       password?: string;
       sentinelUsername?: string;
       sentinelPassword?: string;
-      /** Replicas that must hold a write before a durable write answers (waitForReplicas). */
+      /** Replicas that must hold a write before a durable write answers (execDurably). */
       replicas: number;
     }
   | { mode: 'cluster'; nodes: RedisNodeAddress[]; username?: string; password?: string; replicas: number };
