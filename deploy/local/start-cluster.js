@@ -66,7 +66,7 @@ function portPlan(base) {
       })),
     };
   });
-  return {
+  const plan = {
     services,
     gateways: [8181, 8281].map((port, r) => ({ port: at(port), metrics: at(9400 + 100 * (r + 1)) })),
     gatewayService: at(8180),
@@ -85,6 +85,9 @@ function portPlan(base) {
     smtp: at(1025),
     push: at(1026),
   };
+  // how many ports a run with a base takes
+  plan.size = base === undefined ? 0 : next - base;
+  return plan;
 }
 
 async function waitFor(what, check, timeoutMs) {
@@ -231,6 +234,17 @@ async function startCluster({
   });
   if (r.status !== 0) throw new Error('infrastructure failed to start');
   const plan = portPlan(portBase);
+  if (portBase !== undefined) {
+    // an outgoing connection takes its local port from this range: a listener there may find its
+    // port taken mid-run (EADDRINUSE at a restart). Only runs with a base (tests, benches, after a
+    // build) read the built lib.
+    const [low, high] = require('@lingua/testing').ephemeralRange();
+    if (portBase <= high && portBase + plan.size > low)
+      throw new Error(
+        `ports ${portBase}-${portBase + plan.size - 1} overlap the ephemeral range ${low}-${high} ` +
+          '(net.ipv4.ip_local_port_range): choose a port base below it',
+      );
+  }
   // a run with its own ports keeps its files apart too, and removes them when it stops
   const dataRoot = path.join(ROOT, '.data', 'cluster');
   fs.mkdirSync(dataRoot, { recursive: true });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { freePortRun } from '@lingua/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
-/** Ports the topology takes from its base (deploy/local/start-cluster.js portPlan). */
+/** Ports the topology takes from its base (deploy/local/start-cluster.js portPlan(base).size). */
 const PORTS = 64;
 
 function runChaos(portBase: number): Promise<{ code: number | null; output: string }> {

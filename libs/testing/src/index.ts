@@ -6,6 +6,7 @@ export { startFerretDb, ferretDbBinary, documentDbUrl } from './ferretdb-server'
 export {
   freePort,
   freePortRun,
+  ephemeralRange,
   waitForPort,
   startRestartableProcess,
   startPrivateRedis,

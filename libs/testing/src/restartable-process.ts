@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** The kernel's range for outgoing connections' local ports (Linux), where freePort never looks. */
-function ephemeralRange(): [number, number] {
+export function ephemeralRange(): [number, number] {
   try {
     const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
       .trim()
