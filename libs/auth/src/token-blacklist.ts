@@ -54,6 +54,7 @@ export function createTokenBlacklist(
       const expiresAtMs = expiresAtSeconds * 1000;
       // idempotent writes (execDurably may send them again to a new primary after a failover)
       await execDurably(
+        redis,
         redis
           .multi()
           .set(keyOf(jti), '1', { expiration: { type: 'EX', value: ttl } })
@@ -61,6 +62,7 @@ export function createTokenBlacklist(
           .zRemRangeByScore(BLACKLIST_INDEX_KEY, '-inf', nowMs)
           .publish(BLACKLIST_CHANNEL, `${jti} ${expiresAtMs}`),
         options.replicas ?? 0,
+        { key: keyOf(jti) },
       );
     },
     async isRevoked(jti, sub) {

@@ -139,7 +139,8 @@ export class ReplicasUnavailableError extends Error {
 }
 
 function requireAcks(acked: number, replicas: number, timeoutMs: number) {
-  if (acked < replicas)
+  // fails closed: a reply that is not a count is no acknowledgement
+  if (!(acked >= replicas))
     throw new ReplicasUnavailableError(
       `redis: the write reached ${acked} of ${replicas} replicas within ${timeoutMs} ms`,
     );
@@ -152,7 +153,7 @@ export type RedisBatch = ReturnType<RedisClient['multi']>;
  * Runs a batch of writes and reports it done only once `replicas` replicas hold it, so a failover
  * to one of them cannot lose it; throws ReplicasUnavailableError when fewer did within `timeoutMs`,
  * and the caller must not report the write done. With no replica required, the batch runs as a
- * MULTI.
+ * MULTI. `key`: one of the batch's keys (Cluster asks its slot's primary).
  *
  * The writes and the WAIT go as one pipeline on one connection, so the WAIT counts the replicas
  * that hold these writes. Sent apart, a failover between them (the primary killed after it took
@@ -160,20 +161,26 @@ export type RedisBatch = ReturnType<RedisClient['multi']>;
  * counts replicas holding nothing of this connection and reports the lost writes durable. In one
  * pipeline the Sentinel client sends the whole batch again to the new primary. The batch's writes
  * are not atomic then, so they must be idempotent; each still runs once per attempt, in order.
+ *
+ * The Cluster client runs the batch as a MULTI, then the WAIT on the primary of `key`'s slot: its
+ * pipelines do not follow MOVED/ASK redirections (a reshard would fail the write), and it does not
+ * resend a command whose connection dropped: a WAIT whose primary died fails (503) rather than
+ * reaching another primary.
  */
 export async function execDurably(
+  client: RedisClient,
   batch: RedisBatch,
   replicas: number,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; key?: string } = {},
 ): Promise<void> {
-  if (replicas <= 0) {
+  if (replicas <= 0 || clusterClients.has(client)) {
     await batch.exec();
+    await waitForReplicas(client, replicas, options);
     return;
   }
   const timeoutMs = options.timeoutMs ?? 1_000;
   const replies = await batch.wait(replicas, timeoutMs).execAsPipeline();
-  const acked = Number(replies[replies.length - 1]);
-  requireAcks(acked, replicas, timeoutMs);
+  requireAcks(Number(replies[replies.length - 1]), replicas, timeoutMs);
 }
 
 /**

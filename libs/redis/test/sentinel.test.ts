@@ -153,9 +153,14 @@ describe('a durable write on Sentinel when the primary dies before any replica r
       await primary.sendCommand(['CLIENT', 'KILL', 'TYPE', 'replica']);
 
       // Act: the write, then its WAIT, which no replica can answer; the primary dies meanwhile
-      write = execDurably(redis.client.multi().set(key, 'v', { expiration: { type: 'EX', value: 600 } }), 1, {
-        timeoutMs: 15_000,
-      }).then(
+      write = execDurably(
+        redis.client,
+        redis.client.multi().set(key, 'v', { expiration: { type: 'EX', value: 600 } }),
+        1,
+        {
+          timeoutMs: 15_000,
+        },
+      ).then(
         () => 'durable',
         (err: unknown) => err,
       );
