@@ -25,6 +25,47 @@ const bindable = (port: number) =>
     srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 
+/** How many parts the test ports are cut into: one per jest worker (more than any run uses). */
+const PORT_SLICES = 8;
+
+/**
+ * The ports this process may hand out: below the ephemeral range, and within it the part of this
+ * jest worker (JEST_WORKER_ID), so parallel workers never pick the same port. A port checked free
+ * is bound only later, by a process started after; two workers picking from one range collided
+ * (seen with three workers: a stack's process found its port taken, and a NATS server restarted on
+ * its port found another worker's server there).
+ */
+function portRange(): [number, number] {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  const high = Math.max(low + 1000 * PORT_SLICES, ephemeralLow);
+  const worker = Number(process.env.JEST_WORKER_ID);
+  if (!Number.isInteger(worker) || worker < 1) return [low, high];
+  const size = Math.floor((high - low) / PORT_SLICES);
+  const from = low + ((worker - 1) % PORT_SLICES) * size;
+  return [from, from + size];
+}
+
+/**
+ * Ports this process handed out: not handed out again, so a process stopped for a while (a
+ * restartable server) finds its port when it starts again.
+ */
+const handedOut = new Set<number>();
+
+/** The first of `count` consecutive ports that are free and not handed out before, or undefined. */
+async function takeRun(count: number): Promise<number | undefined> {
+  const [low, high] = portRange();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = low + Math.floor(Math.random() * (high - low - count));
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if (ports.some((p) => handedOut.has(p))) continue;
+    if (!(await Promise.all(ports.map(bindable))).every(Boolean)) continue;
+    for (const p of ports) handedOut.add(p);
+    return base;
+  }
+  return undefined;
+}
+
 /**
  * A port a test may give a process to listen on. Taken at random below the ephemeral range: a
  * port the kernel handed out (`listen(0)`) is soon handed out again as the local port of some
@@ -32,13 +73,8 @@ const bindable = (port: number) =>
  * told to listen there later finds it taken (seen: EADDRINUSE in the deployment contract test).
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  const low = 10_000;
-  const high = Math.max(low + 1000, ephemeralLow - 1);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = low + Math.floor(Math.random() * (high - low));
-    if (await bindable(port)) return port;
-  }
+  const port = await takeRun(1);
+  if (port !== undefined) return port;
   return new Promise((resolve, reject) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as net.AddressInfo;
@@ -50,15 +86,9 @@ export async function freePort(): Promise<number> {
 
 /** The first of `count` consecutive free ports, below the ephemeral range (see freePort). */
 export async function freePortRun(count: number): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  const low = 10_000;
-  const high = Math.max(low + 1000, ephemeralLow - count);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = low + Math.floor(Math.random() * (high - low));
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => bindable(base + i)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error(`no run of ${count} free ports found`);
+  const base = await takeRun(count);
+  if (base === undefined) throw new Error(`no run of ${count} free ports found`);
+  return base;
 }
 
 export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
