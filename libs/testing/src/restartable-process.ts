@@ -39,7 +39,9 @@ function portRange(): [number, number] {
   const [ephemeralLow] = ephemeralRange();
   const low = 10_000;
   const high = Math.max(low + 1000 * PORT_SLICES, ephemeralLow);
-  const worker = Number(process.env.JEST_WORKER_ID);
+  // a jest worker's test file (its global `expect`), not a process it started that inherits the
+  // variable: such a process (a bench script) keeps the whole range, clear of the worker's part
+  const worker = 'expect' in globalThis ? Number(process.env.JEST_WORKER_ID) : NaN;
   if (!Number.isInteger(worker) || worker < 1) return [low, high];
   const size = Math.floor((high - low) / PORT_SLICES);
   const from = low + ((worker - 1) % PORT_SLICES) * size;
@@ -48,9 +50,13 @@ function portRange(): [number, number] {
 
 /**
  * Ports this process handed out: not handed out again, so a process stopped for a while (a
- * restartable server) finds its port when it starts again.
+ * restartable server) finds its port when it starts again. Kept on the global, which every copy of
+ * this module in a test file shares (the source through @lingua/testing, the build that
+ * deploy/local's helpers require); jest gives each test file a global of its own.
  */
-const handedOut = new Set<number>();
+const HANDED_OUT = Symbol.for('lingua.testing.handedOutPorts');
+const handedOut: Set<number> = ((globalThis as Record<symbol, Set<number> | undefined>)[HANDED_OUT] ??=
+  new Set<number>());
 
 /** The first of `count` consecutive ports that are free and not handed out before, or undefined. */
 async function takeRun(count: number): Promise<number | undefined> {
