@@ -300,6 +300,10 @@ function plan(
   for (const name of Object.keys(env)) if (name in SENTINEL_INFRA) env[name] = SENTINEL_INFRA[name]!();
   // the stream replica count belongs to the NATS deployment the URLs point at: here a single server
   if ('EVENTS_REPLICAS' in env) env.EVENTS_REPLICAS = '1';
+  // so does the streams' size limit: JetStream reserves it on the file store, and three streams of
+  // production's 10 GiB took half of a 60 GB store here (a run interrupted before its clean-up left
+  // them reserved, and the next boot was refused "insufficient storage resources")
+  if ('EVENTS_MAX_BYTES' in env) env.EVENTS_MAX_BYTES = String(64 * 1024 * 1024);
   if ('HOST' in env) env.HOST = '127.0.0.1';
   for (const [name, value] of Object.entries(env)) {
     if (!name.endsWith('_PORT') || !/^\d+$/.test(value)) continue;
