@@ -68,8 +68,8 @@ describe('the callers of Redis against Redis Cluster (three primaries)', () => {
       await waitFor(() => expect(mirror.revokedNow(jti)).toBe(true));
       // one slot for the whole blacklist: the index and every entry
       expect(cluster.keySlot(BLACKLIST_KEY_PREFIX + jti)).toBe(cluster.keySlot(BLACKLIST_INDEX_KEY));
-      // a replica required that these primaries do not have: the WAIT runs in the revocation's
-      // pipeline on the slot's primary, and the revocation is not reported durable
+      // a replica required that these primaries do not have: the WAIT goes after the revocation's
+      // MULTI to the slot's primary, and the revocation is not reported durable
       const durable = createTokenBlacklist(redis.client, undefined, { replicas: 1 });
       await expect(durable.revoke(uniqueName('jti'), in1h)).rejects.toMatchObject({
         name: 'ReplicasUnavailableError',

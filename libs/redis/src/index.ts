@@ -4,7 +4,6 @@ export {
   waitForReplicas,
   deleteMatching,
   ReplicasUnavailableError,
-  type RedisBatch,
 } from './connect';
 export type { RedisHandle, RedisClient } from './connect';
 export {
