@@ -187,15 +187,23 @@ go_bin() {
 
 # ---- PostgreSQL with DocumentDB ------------------------------------------------------------------
 
-DOCUMENTDB_BUILD_DEPS=(postgresql-$PG_MAJOR postgresql-$PG_MAJOR-cron postgresql-$PG_MAJOR-postgis-3
-  postgresql-$PG_MAJOR-rum postgresql-server-dev-$PG_MAJOR libbson-dev libpcre2-dev libintelrdfpmath-dev
-  libkrb5-dev pkg-config build-essential)
+# what DocumentDB's and pgvector's build compiles against, and the extensions DocumentDB's own
+# CREATE EXTENSION requires at run time (installed beside the build: it does not read them)
+DOCUMENTDB_BUILD_DEPS=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libbson-dev libpcre2-dev
+  libintelrdfpmath-dev libkrb5-dev pkg-config build-essential)
+DOCUMENTDB_RUNTIME_DEPS=(postgresql-$PG_MAJOR-cron postgresql-$PG_MAJOR-postgis-3 postgresql-$PG_MAJOR-rum)
 
-# Debian packages the embedded database needs and lacks (none when MONGO_URL names another database)
+# Debian packages the embedded database needs to be built and lacks (none when MONGO_URL names
+# another database, or when it is built); database_runtime_packages: those it needs to run
 database_packages() {
   database_needed || return 0
   [ -x "$PG_BIN/postgres" ] || echo "postgresql-$PG_MAJOR"
   documentdb_installed 2>/dev/null || not_installed "${DOCUMENTDB_BUILD_DEPS[@]}"
+}
+
+database_runtime_packages() {
+  database_needed || return 0
+  not_installed "${DOCUMENTDB_RUNTIME_DEPS[@]}"
 }
 
 database_needed() { [ -z "${MONGO_URL:-}" ] && ! listening "$FERRETDB_PORT"; }
@@ -385,7 +393,7 @@ ensure_database_server() {
     log "LINGUA_DB_ENGINE=$LINGUA_DB_ENGINE: the FerretDB v1 engines are gone (ADR 0010); unset it"
     return 1
   fi
-  documentdb_installed || build_documentdb || {
+  documentdb_installed || joined documentdb || build_documentdb || {
     loud "DocumentDB could not be built from $VENDOR_DIR (the build's output is above). The database is not started: fix the build, or set MONGO_URL to a MongoDB you run."
     return 1
   }
@@ -393,6 +401,7 @@ ensure_database_server() {
     loud "FerretDB $FERRETDB2_VERSION could not be built (the Go output is above). The database is not started: fix the build, or set MONGO_URL to a MongoDB you run."
     return 1
   }
+  install_missing database_runtime_packages
   ensure_postgres
   ensure_database lingua documentdb
   # local development and tests: no MongoDB users (production MongoDB has them, see deploy/)
@@ -413,36 +422,36 @@ stop_one() {
   rm -f "$pidfile"
 }
 
-# ---- Go builds in the background ----------------------------------------------------------------
-# The Go builds (FerretDB, the contract check) download modules and compile while apt-get installs:
-# on a fresh machine the two overlap instead of adding up. Each part joins its build when it needs it.
-declare -A GO_JOBS=()
+# ---- Builds in the background ------------------------------------------------------------------
+# The Go builds (FerretDB, the contract check) download modules and compile while apt-get installs,
+# and DocumentDB's C build runs while apt-get installs the packages that are not its own: on a fresh
+# machine they overlap instead of adding up. Each part joins its build when it needs it.
+declare -A BG_JOBS=()
 
-start_go_builds() { # test-tools (0|1)
-  command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || return 0 # built in the foreground later
-  # each in a process group of its own (set -m), so that a failed or interrupted `up` stops its Go
-  # processes too (stop_go_builds), not only the shell that runs them
+in_background() { # name function: runs it in a process group of its own, its output in $LOG_DIR/name-build.log
+  # a process group of its own (set -m), so that a failed or interrupted `up` stops the build's
+  # processes too (stop_builds), not only the shell that runs them
   set -m
-  if [ "$1" = 1 ]; then
-    build_contract_check >"$LOG_DIR/contract-build.log" 2>&1 &
-    GO_JOBS[contract]=$!
-  fi
-  if database_needed && [ ! -x "$(ferretdb2_bin)" ]; then
-    build_ferretdb2 >"$LOG_DIR/ferretdb-build.log" 2>&1 &
-    GO_JOBS[ferretdb]=$!
-  fi
+  "$2" >"$LOG_DIR/$1-build.log" 2>&1 &
+  BG_JOBS[$1]=$!
   set +m
 }
 
-stop_go_builds() {
+start_go_builds() { # test-tools (0|1)
+  command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || return 0 # built in the foreground later
+  [ "$1" = 0 ] || in_background contract build_contract_check
+  if database_needed && [ ! -x "$(ferretdb2_bin)" ]; then in_background ferretdb build_ferretdb2; fi
+}
+
+stop_builds() {
   local pid
-  for pid in "${GO_JOBS[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  for pid in "${BG_JOBS[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
 }
 
 joined() { # name: waits for its background build; fails when none ran or it failed (built again, in the foreground)
-  local pid="${GO_JOBS[$1]:-}"
+  local pid="${BG_JOBS[$1]:-}"
   [ -n "$pid" ] || return 1
-  unset "GO_JOBS[$1]"
+  unset "BG_JOBS[$1]"
   if wait "$pid"; then
     grep '^\[infra\]' "$LOG_DIR/$1-build.log" >&2 || true
     return 0
@@ -457,11 +466,17 @@ case "${1:-up}" in
     tools=0
     [ "${2:-}" != --test-tools ] || tools=1
     start_go_builds "$tools"
-    trap stop_go_builds EXIT
+    trap stop_builds EXIT
     trap 'exit 143' TERM
     trap 'exit 130' INT
     [ "$tools" = 0 ] || [ -x /usr/bin/docker-registry ] || REGISTRY_NEW=1
-    mapfile -t packages < <({ [ "$tools" = 0 ] || test_tool_packages; language_packages; server_packages; database_packages; } | sort -u)
+    # first what DocumentDB's build needs, then its build beside the install of everything else
+    mapfile -t packages < <({ server_packages; database_packages; } | sort -u)
+    [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}" || log "the servers' install failed: each part installs its own"
+    if database_needed && ! documentdb_installed 2>/dev/null && [ -z "$(not_installed "${DOCUMENTDB_BUILD_DEPS[@]}")" ]; then
+      in_background documentdb build_documentdb
+    fi
+    mapfile -t packages < <({ [ "$tools" = 0 ] || test_tool_packages; language_packages; database_runtime_packages; } | sort -u)
     [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}" || log "the combined install failed: each part installs its own"
     [ "$tools" = 0 ] || ensure_test_tools
     ensure_language_data
