@@ -39,6 +39,7 @@ const SRC_NEEDING_MORE = [
   'libs/mongo/src/indexes.test.ts',
   'libs/mongo/src/mongo.test.ts',
   'libs/mongo/src/monitor-watchdog.test.ts',
+  'libs/testing/src/test-resources.test.ts',
   // the AI service's Debian language data (WordNet, FreeDict) under /usr/share
   'services/ai/src/data-access/freedict.dictionary.test.ts',
   'services/ai/src/data-access/mueller.dictionary.test.ts',

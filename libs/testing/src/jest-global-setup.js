@@ -14,6 +14,10 @@ function reachable(url, fallbackPort) {
 
 const os = require('node:os');
 const path = require('node:path');
+const { removeStaleResources } = require('./test-resources');
+
+/** Older than any run: what a run made this long ago is an interrupted run's leftover. */
+const STALE_AFTER_MS = 6 * 3_600_000;
 
 /** True for the whole suite (`npm test`): no test path and no name filter on the command line. */
 function wholeSuite() {
@@ -51,5 +55,12 @@ module.exports = async function globalSetup() {
   if (down.length > 0)
     throw new Error(
       `Test infrastructure is not reachable: ${down.join(', ')}. Run \`npm run infra:up\` (npm test does it for you).`,
+    );
+  // what an interrupted run left (killed before its suites cleaned up): its streams keep their
+  // JetStream storage reserved, and enough of them refuse the next run's streams
+  const stale = await removeStaleResources(STALE_AFTER_MS);
+  if (stale.streams + stale.databases + stale.keys > 0)
+    process.stdout.write(
+      `Removed what interrupted test runs left over ${STALE_AFTER_MS / 3_600_000} h ago: ${stale.streams} streams, ${stale.databases} databases, ${stale.keys} Redis keys.\n`,
     );
 };

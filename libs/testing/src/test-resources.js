@@ -50,15 +50,41 @@ async function find({ mongo, redis, jsm }, belongs) {
 /** Removes what the names (made by uniqueName) label: streams, databases, Redis keys. */
 async function removeResources(names) {
   if (names.length === 0) return;
-  await withClients(async (clients) => {
-    const found = await find(clients, matcher(names));
-    for (const s of found.streams) await clients.jsm.streams.delete(s).catch(() => undefined);
-    for (const d of found.databases)
-      await clients.mongo
-        .db(d)
-        .dropDatabase()
-        .catch(() => undefined);
-    for (let i = 0; i < found.keys.length; i += 500) await clients.redis.del(found.keys.slice(i, i + 500));
+  await withClients(async (clients) => remove(clients, await find(clients, matcher(names))));
+}
+
+async function remove(clients, found) {
+  for (const s of found.streams) await clients.jsm.streams.delete(s).catch(() => undefined);
+  for (const d of found.databases)
+    await clients.mongo
+      .db(d)
+      .dropDatabase()
+      .catch(() => undefined);
+  for (let i = 0; i < found.keys.length; i += 500) await clients.redis.del(found.keys.slice(i, i + 500));
+}
+
+/**
+ * A name uniqueName made (`<prefix>_<run>_<ms since the epoch, base 36>_<hex>`) whose time is more
+ * than `maxAgeMs` ago: what an interrupted run left (its suites' clean-up never ran). No run lasts
+ * that long, so a run still going is never touched.
+ */
+const olderThan = (maxAgeMs, now = Date.now()) => {
+  const made = /_r[0-9a-z]{6}_([0-9a-z]{8,9})_[0-9a-f]{6}/i;
+  return (name) => {
+    const m = made.exec(name);
+    if (!m) return false;
+    const at = parseInt(m[1], 36);
+    // a plausible time (after 2020), not some other base-36 run of letters
+    return at > Date.UTC(2020, 0, 1) && at < now - maxAgeMs;
+  };
+};
+
+/** Removes what interrupted runs left more than `maxAgeMs` ago; returns how much of each kind. */
+async function removeStaleResources(maxAgeMs) {
+  return withClients(async (clients) => {
+    const found = await find(clients, olderThan(maxAgeMs));
+    await remove(clients, found);
+    return { streams: found.streams.length, databases: found.databases.length, keys: found.keys.length };
   });
 }
 
@@ -67,4 +93,4 @@ async function leftoversOf(runId) {
   return withClients((clients) => find(clients, matcher([runId])));
 }
 
-module.exports = { removeResources, leftoversOf };
+module.exports = { removeResources, removeStaleResources, leftoversOf, olderThan };
