@@ -340,6 +340,9 @@ describe('durable consumer: outages, poison events and newer producers', () => {
       logger,
       backoffMs: [10, 20],
       maxBackoffMs: 50,
+      // a redelivery the server sent as the old consumer stopped is pending until the ack wait ends
+      // (30 s by default, past the wait below): short here, so the upgrade's wait does not race it
+      ackWaitMs: 2_000,
       handler: async (e: AnyDomainEvent) => void handled.push(e.event),
     };
     const old = await startDurableConsumer(nats, cfg, options);
