@@ -147,9 +147,16 @@ async function quiet() {
 }
 
 beforeAll(async () => {
-  // the relay and reminders poll on their own: far apart, so a poll does not fall inside a call
+  // what polls on its own (the relay, reminders, webhook deliveries every second, identity's
+  // revocation restore every 10 s) is off or far apart, so a poll does not fall inside a call: a
+  // webhook poll once did, in a slow run, and made a review four steps
   stack = await startInProcessStack(
-    isolatedServiceEnv({ IDENTITY_BCRYPT_COST: '4', FLASHCARDS_REMINDERS: 'false' }),
+    isolatedServiceEnv({
+      IDENTITY_BCRYPT_COST: '4',
+      FLASHCARDS_REMINDERS: 'false',
+      WEBHOOK_POLL_MS: '60000',
+      IDENTITY_REVOCATION_RESTORE_MS: '600000',
+    }),
   );
 });
 afterAll(() => stopAndDrop(stack));
