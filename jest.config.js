@@ -30,9 +30,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/global-teardown.js',
   reporters: ['default', '<rootDir>/libs/testing/src/summary-reporter.js'],
   testTimeout: 30000,
-  // three on two cores: the suites also wait on servers and clocks, and a third worker fills some of
-  // that idle time (the commit that set it has the measurement)
-  maxWorkers: 3,
+  maxWorkers: 2,
   // a worker that has grown past this after a file is replaced by a fresh one: modules required by
   // each file (five services and a gateway per stack) pile up in a long-lived worker, and one
   // reached node's 4 GB heap limit and crashed after some 160 files

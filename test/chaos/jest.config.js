@@ -1,6 +1,6 @@
 // The short chaos run (bench/chaos.js, CHAOS_SHORT=1): `npm test` runs it after the main suite, on
 // its own, because it starts some twenty processes and restarts them against the clock; beside the
-// suite's workers its timings would measure the machine, not the system.
+// suite's two workers its timings would measure the machine, not the system.
 const base = require('../../jest.config');
 
 /** @type {import('jest').Config} */
