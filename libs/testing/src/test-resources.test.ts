@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { MongoClient } from 'mongodb';
@@ -14,9 +13,12 @@ const { olderThan, removeResources, removeStaleResources } = require('./test-res
 };
 
 const HOUR = 3_600_000;
-/** A name as uniqueName makes it, of a run that made it `ago` ms before now. */
-const madeAgo = (prefix: string, ago: number) =>
-  `${prefix}_rstale0_${(Date.now() - ago).toString(36)}_${randomBytes(3).toString('hex')}`;
+/** A name uniqueName makes, with its time put `ago` ms back: the parser follows the real format. */
+const madeAgo = (prefix: string, ago: number) => {
+  const name = uniqueName(prefix);
+  const time = /_([0-9a-z]+)_[0-9a-f]{6}$/.exec(name)![1]!;
+  return name.replace(`_${time}_`, `_${(Date.now() - ago).toString(36)}_`);
+};
 
 describe('leftovers of interrupted test runs', () => {
   it('When a name carries a time, Then only one older than the limit counts as left over', () => {
