@@ -1,5 +1,5 @@
-import type { BilingualDictionary, DictionaryEntry } from './language-data';
-import { bestEntry, cardExample, mostCommonFirst, translateWord } from './word-facts';
+import type { BilingualDictionary, DictionaryEntry, Morphology, Reading } from './language-data';
+import { bestEntry, cardExample, mostCommonFirst, translateWord, translateWordAnalysed } from './word-facts';
 import { commonnessIn } from './word-frequency';
 
 const entry = (over: Partial<DictionaryEntry>): DictionaryEntry => ({
@@ -40,7 +40,9 @@ describe('bestEntry', () => {
     const figurative = entry({ translations: ['Begründerin'] });
     const plain = entry({ translations: ['Mutter'], labels: ['soc.'] });
     expect(bestEntry([figurative, plain], 'noun')).toBe(figurative);
-    expect(bestEntry([figurative, plain], 'noun', (t) => t === 'Mutter')).toBe(plain);
+    expect(bestEntry([figurative, plain], 'noun', { leadsBack: (t) => (t === 'Mutter' ? 2 : 0) })).toBe(
+      plain,
+    );
   });
 });
 
@@ -69,7 +71,7 @@ describe('commonness in the target language', () => {
   it('When two entries tie on everything else, Then the one whose translation is common wins; senses in order keep their order', () => {
     const rare = entry({ translations: ['Trinkmilch'] });
     const common = entry({ translations: ['Milch'] });
-    expect(bestEntry([rare, common], 'noun', undefined, commonness)).toBe(common);
+    expect(bestEntry([rare, common], 'noun', { commonness })).toBe(common);
     expect(bestEntry([rare, common], 'noun')).toBe(rare);
     // Mueller's numbered senses: the main one stays first however common a later one is
     const ordered = entry({ translations: ['Trinkmilch', 'Milch'], sensesInOrder: true });
@@ -129,5 +131,101 @@ describe('translateWord', () => {
     expect(
       translateWord(dictionary('de', 'en', { kauf: [kauf] }), 'kauf', 'noun', lexicon)?.translation,
     ).toBe('buying');
+  });
+});
+
+describe('translations that agree with the card', () => {
+  it("When an unmarked entry translates a verb by a noun, Then the reverse dictionary's marks send the verb entry first", () => {
+    // FreeDict eng-deu: "sleep" has an unmarked entry Schlaf (with many examples) and a verb entry
+    // whose regional labels cost it; deu-eng marks Schlaf a noun
+    const en = dictionary('en', 'de', {
+      sleep: [
+        entry({
+          headword: 'sleep',
+          translations: ['Schlaf'],
+          examples: Array(5).fill({ source: 's', target: 't' }),
+        }),
+        entry({
+          headword: 'sleep',
+          partOfSpeech: 'v',
+          translations: ['schlafen', 'pennen'],
+          labels: ['Norddt.'],
+        }),
+      ],
+    });
+    const de = dictionary('de', 'en', {
+      schlaf: [entry({ headword: 'Schlaf', partOfSpeech: 'n', translations: ['sleep'] })],
+      schlafen: [entry({ headword: 'schlafen', partOfSpeech: 'v', translations: ['sleep'] })],
+    });
+    expect(translateWord(en, 'sleep', 'verb', undefined, de)?.translation).toBe('schlafen');
+    expect(translateWord(en, 'sleep', 'noun', undefined, de)?.translation).toBe('Schlaf');
+    // without the reverse dictionary nothing tells the unmarked entry's class: examples decide
+    expect(translateWord(en, 'sleep', 'verb', undefined, undefined)?.translation).toBe('Schlaf');
+  });
+
+  it('When one unmarked entry mixes classes, Then the translation of the class asked comes first', () => {
+    const en = dictionary('en', 'fr', {
+      close: [entry({ headword: 'close', translations: ['intime', 'proche', 'fermer'] })],
+    });
+    const fr = dictionary('fr', 'en', {
+      intime: [entry({ partOfSpeech: 'adj', translations: ['close', 'intimate'] })],
+      proche: [entry({ partOfSpeech: 'adj', translations: ['near', 'close'] })],
+      fermer: [entry({ partOfSpeech: 'vt', translations: ['close', 'shut'] })],
+    });
+    expect(translateWord(en, 'close', 'verb', undefined, fr)).toMatchObject({
+      translation: 'fermer',
+      alternatives: ['proche', 'intime'],
+    });
+    // then the common one first among those of the class (commonnessIn)
+    expect(translateWord(en, 'close', 'adjective', undefined, fr)?.translation).toBe('proche');
+    expect(translateWord(en, 'close', 'verb', undefined, undefined)?.translation).not.toBe('fermer');
+  });
+
+  it('When two translations lead back to the word, Then the one whose own first sense it is wins', () => {
+    // deu-eng "Kirche": church service, service, church; "service" leads back to Kirche only as a
+    // later translation of one of its senses, "church" as the first
+    const de = dictionary('de', 'en', {
+      kirche: [entry({ headword: 'Kirche', partOfSpeech: 'n', translations: ['service', 'church'] })],
+    });
+    const en = dictionary('en', 'de', {
+      service: [entry({ translations: ['Dienst'] }), entry({ translations: ['Gottesdienst', 'Kirche'] })],
+      church: [entry({ translations: ['Kirche'] })],
+    });
+    expect(translateWord(de, 'kirche', 'noun', undefined, en)?.translation).toBe('church');
+    expect(translateWord(de, 'kirche', 'noun', undefined, undefined)?.translation).toBe('service');
+  });
+
+  it("When the target language's analyser reads the translations, Then a verb card gets the verb's dictionary form", async () => {
+    // FreeDict eng-por lists "help" as one unmarked entry, nouns first; por-eng has no marks
+    const en = dictionary('en', 'pt', { help: [entry({ translations: ['ajuda', 'socorro', 'ajudar'] })] });
+    const readings: Record<string, Reading[]> = {
+      ajuda: [
+        { lemma: 'ajuda', partOfSpeech: 'noun' },
+        { lemma: 'ajudar', partOfSpeech: 'verb' },
+      ],
+      socorro: [{ lemma: 'socorro', partOfSpeech: 'noun' }],
+      ajudar: [{ lemma: 'ajudar', partOfSpeech: 'verb' }],
+    };
+    const asked: string[][] = [];
+    const pt: Morphology = {
+      language: 'pt',
+      analyse: async (words) => {
+        asked.push(words);
+        return new Map(words.map((w) => [w, readings[w] ?? []]));
+      },
+    };
+    expect((await translateWordAnalysed(pt, en, 'help', 'verb', undefined))?.translation).toBe('ajudar');
+    expect(asked).toEqual([['ajuda', 'socorro', 'ajudar']]);
+    expect((await translateWordAnalysed(pt, en, 'help', 'noun', undefined))?.translation).toBe('ajuda');
+    // an analyser that reads no class (German Hunspell's "other") changes nothing
+    const silent: Morphology = {
+      language: 'pt',
+      analyse: async (words) =>
+        new Map(words.map((w) => [w, [{ lemma: w, partOfSpeech: 'other' as const }]])),
+    };
+    expect((await translateWordAnalysed(silent, en, 'help', 'verb', undefined))?.translation).toBe('ajuda');
+    // an analyser that fails leaves the choice to the dictionaries
+    const failing: Morphology = { language: 'pt', analyse: () => Promise.reject(new Error('lt-proc gone')) };
+    expect((await translateWordAnalysed(failing, en, 'help', 'verb', undefined))?.translation).toBe('ajuda');
   });
 });

@@ -3,6 +3,8 @@ import type {
   DictionaryEntry,
   DictionaryExample,
   Lexicon,
+  Morphology,
+  Reading,
   Sense,
   WordClass,
 } from './language-data';
@@ -50,40 +52,98 @@ const EVERYDAY_LABELS = new Set([
   'кул.',
 ]);
 
+/** What the data tells of a translation in its own language, to choose among entries and translations. */
+export interface ChoiceEvidence {
+  /** how common a translation is in its language (commonnessIn) */
+  commonness?: (translation: string) => number;
+  /**
+   * How directly the reverse dictionary leads from a translation back to the word: 2 when the word
+   * is the first translation of one of its entries ("sing" → singen), 1 when a later one ("cough" →
+   * auspacken, singen), 0 when none
+   */
+  leadsBack?: (translation: string) => number;
+  /** the word classes a translation has in its language (WordNet, the reverse dictionary's marks), if known */
+  classesOf?: (translation: string) => WordClass[] | undefined;
+}
+
+/** How many of an entry's translations are weighed against each other: later ones are rarer senses. */
+const WEIGHED_TRANSLATIONS = 4;
+/** How many of an entry's translations are asked whether they lead back to the word (each costs a look-up). */
+const CHECKED_TRANSLATIONS = 8;
+
+/** +1 when a translation has the class asked, -1 when the data knows it only in others, 0 when unknown. */
+function agreement(t: string, pos: WordClass | undefined, evidence: ChoiceEvidence): number {
+  const classes = pos ? evidence.classesOf?.(t) : undefined;
+  return classes === undefined ? 0 : classes.includes(pos!) ? 1 : -1;
+}
+
 /**
- * Which of a headword's entries a learner wants: the one of the right part of speech, with the most
- * examples (the dictionary's main sense carries them), without specialist labels, earliest first.
+ * An entry's translations in the order a learner wants them: its most common first (mostCommonFirst);
+ * then, unless its senses are in an order that means something, those of the class asked before those
+ * of another (an unmarked entry may mix them: "close" → fermer, intime, proche), and those that lead
+ * straight back to the word before those that lead back only as a later sense ("Kirche" → church
+ * before service).
  */
-export function bestEntry(
+function orderedTranslations(entry: DictionaryEntry, pos: WordClass | undefined, evidence: ChoiceEvidence) {
+  const common = evidence.commonness ? mostCommonFirst(entry, evidence.commonness) : entry.translations;
+  if (entry.sensesInOrder) return common;
+  const checked = common.slice(0, CHECKED_TRANSLATIONS);
+  const marked = classOfEntry(entry) !== undefined;
+  const key = new Map(
+    checked.map((t) => [
+      t,
+      (marked ? 0 : agreement(t, pos, evidence) * 4) +
+        (evidence.leadsBack?.(t) ?? 0) +
+        (evidence.commonness?.(t) ?? 0),
+    ]),
+  );
+  return [...checked.sort((a, b) => key.get(b)! - key.get(a)!), ...common.slice(CHECKED_TRANSLATIONS)];
+}
+
+/**
+ * Which of a headword's entries a learner wants, with its translations in the order shown: the entry
+ * of the right part of speech (as marked, or as the data knows its translation), with the most
+ * examples (the dictionary's main sense carries them), without specialist labels, whose translation
+ * is common and leads back to the word, earliest first.
+ */
+export function bestChoice(
   entries: DictionaryEntry[],
   pos: WordClass | undefined,
-  backTranslates?: (translation: string) => boolean,
-  commonness?: (translation: string) => number,
-): DictionaryEntry | undefined {
+  evidence: ChoiceEvidence = {},
+): { entry: DictionaryEntry; translations: string[] } | undefined {
   const scored = entries
     .filter((e) => e.translations.length > 0)
     .map((e, order) => {
-      const cls = e.partOfSpeech ? CLASS_OF_MARK[e.partOfSpeech] : undefined;
+      const translations = orderedTranslations(e, pos, evidence);
+      const shown = translations[0]!;
+      const cls = classOfEntry(e);
       let score = Math.min(e.examples.length, 3);
       if (pos && cls) score += cls === pos ? 3 : -3;
+      else score += agreement(shown, pos, evidence) * 3;
       // reviewed bilingual data first: outweighs a FreeDict entry's examples, never the class asked
       if (e.primary) score += 4;
       score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
-      // the translation shown is the entry's most common (mostCommonFirst): it is the one weighed
-      const shown = commonness ? mostCommonFirst(e, commonness)[0]! : e.translations[0]!;
-      if (commonness) score += commonness(shown);
-      return { e, score, order, shown };
+      if (evidence.commonness) score += evidence.commonness(shown);
+      return { e, score, order, shown, translations };
     })
     .sort((a, b) => b.score - a.score || a.order - b.order);
   // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
   // (asked only of candidates that could still win with it: one entry, or a clear leader, needs none)
   const top = scored[0]?.score ?? 0;
-  if (backTranslates && scored.length > 1)
+  if (evidence.leadsBack && scored.length > 1)
     for (const c of scored.slice(0, 3).filter((x) => x.score + 4 >= top))
-      if (backTranslates(c.shown)) c.score += 4;
+      c.score += evidence.leadsBack(c.shown) * 2;
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
-  return scored[0]?.e;
+  const best = scored[0];
+  return best && { entry: best.e, translations: best.translations };
 }
+
+/** The entry bestChoice chooses. */
+export const bestEntry = (
+  entries: DictionaryEntry[],
+  pos: WordClass | undefined,
+  evidence: ChoiceEvidence = {},
+) => bestChoice(entries, pos, evidence)?.entry;
 
 export interface TranslationFacts {
   /** the headword found (a base form of the word asked) */
@@ -96,9 +156,6 @@ export interface TranslationFacts {
   /** the entry chosen */
   entry: DictionaryEntry;
 }
-
-/** How many of an entry's translations are weighed against each other: later ones are rarer senses. */
-const WEIGHED_TRANSLATIONS = 4;
 
 /**
  * An entry's translations with the first of its most common ones first, when that is more common
@@ -138,6 +195,54 @@ function inDictionaryForm(
   return [...new Set(reduced)];
 }
 
+/** A translation as a headword of the reverse dictionary: "(sich) freuen" → "freuen". */
+const asHeadword = (t: string) => t.replace(/\s*\([^)]*\)\s*/g, ' ').trim();
+
+/** ChoiceEvidence.leadsBack: 2 when the word is the first translation of one of t's entries, 1 a later one. */
+function leadsBack(reverse: BilingualDictionary, t: string, word: string): number {
+  let best = 0;
+  for (const e of reverse.lookup(asHeadword(t))) {
+    const i = e.translations.findIndex((x) => x.toLowerCase() === word);
+    if (i === 0) return 2;
+    if (i > 0) best = 1;
+  }
+  return best;
+}
+
+const WORD_CLASSES: WordClass[] = ['noun', 'verb', 'adjective', 'adverb'];
+
+/**
+ * The word classes a translation has in its language: English's from WordNet (a form counts by its
+ * base form: "buying" is a verb form); the others' from the reverse dictionary's part-of-speech marks,
+ * of the entries that lead back to the word where some do ("Schlaf" → sleep is a noun), unless the
+ * language's analyser (formsIn) knows the word. Undefined when the data does not tell (an unmarked
+ * dictionary, a word no analyser knows, a phrase WordNet does not know).
+ */
+function classesIn(
+  language: string,
+  lexicon: Lexicon | undefined,
+  reverse: BilingualDictionary | undefined,
+  formsIn: ((t: string) => WordClass[] | undefined) | undefined,
+): ((t: string, word: string) => WordClass[] | undefined) | undefined {
+  if (language === 'en' && lexicon)
+    return (t) => {
+      const plain = asHeadword(t);
+      const known = WORD_CLASSES.filter((c) =>
+        [plain, ...lexicon.baseForms(plain, c)].some((b) => lexicon.senses(b, c).length > 0),
+      );
+      return known.length ? known : undefined;
+    };
+  if (!reverse && !formsIn) return undefined;
+  return (t, word) => {
+    const forms = formsIn?.(t);
+    if (forms !== undefined || !reverse) return forms;
+    const marked = reverse.lookup(asHeadword(t)).filter((e) => classOfEntry(e));
+    const leading = marked.filter((e) => e.translations.some((x) => x.toLowerCase() === word));
+    const known = [...new Set((leading.length ? leading : marked).map((e) => classOfEntry(e)!))];
+    return known.length ? known : undefined;
+  };
+}
+
 /**
  * Translates a word: its dictionary forms (`bases`), the word itself, then its base forms (English:
  * WordNet's morphology), looked up until a headword has entries. Undefined when the dictionary has none.
@@ -150,6 +255,8 @@ export function translateWord(
   reverse?: BilingualDictionary,
   /** dictionary forms of the word from a morphological analyser, asked before the word itself */
   bases: string[] = [],
+  /** the classes of which a translation is a dictionary form, from the target language's analyser */
+  formsIn?: (translation: string) => WordClass[] | undefined,
 ): TranslationFacts | undefined {
   // common words of the target language first, whatever the pair (commonnessIn)
   const commonness = commonnessIn(dictionary.to);
@@ -164,20 +271,21 @@ export function translateWord(
     lookups.push((h) =>
       dictionary.lookupIndirect!(h).filter((e) => !pos || !classOfEntry(e) || classOfEntry(e) === pos),
     );
+  const classesOf = classesIn(dictionary.to, lexicon, reverse, formsIn);
   for (const lookup of lookups)
     for (const headword of candidates) {
       const h = headword.toLowerCase();
-      const backTranslates = reverse
-        ? (t: string) =>
-            reverse
-              .lookup(t.replace(/\s*\([^)]*\)\s*/g, ' ').trim())
-              .some((e) => e.translations.some((x) => x.toLowerCase() === h))
-        : undefined;
-      const entry = bestEntry(lookup(headword), pos, backTranslates, commonness);
-      if (!entry) continue;
+      const evidence: ChoiceEvidence = {
+        commonness,
+        leadsBack: reverse && ((t) => leadsBack(reverse, t, h)),
+        classesOf: classesOf && ((t) => classesOf(t, h)),
+      };
+      const choice = bestChoice(lookup(headword), pos, evidence);
+      if (!choice) continue;
+      const { entry } = choice;
       const example = cardExample(entry.examples, headword);
       const translations = inDictionaryForm(
-        mostCommonFirst(entry, commonness),
+        choice.translations,
         dictionary.to,
         pos ?? classOfEntry(entry),
         lexicon,
@@ -191,6 +299,47 @@ export function translateWord(
       };
     }
   return undefined;
+}
+
+/**
+ * The classes of which a word is a dictionary form, from its analyser's readings ("ajuda": noun, though
+ * also a form of ajudar); undefined when it has no reading as a dictionary form.
+ */
+function dictionaryFormClasses(word: string, readings: Reading[] | undefined): WordClass[] | undefined {
+  const w = word.toLowerCase();
+  const own = (readings ?? []).filter((r) => r.lemma.toLowerCase() === w);
+  // an analyser that reads no class ("other": German Hunspell's adjectives) does not tell
+  if (!own.length || own.some((r) => r.partOfSpeech === 'other')) return undefined;
+  return [...new Set(own.map((r) => r.partOfSpeech as WordClass))];
+}
+
+/**
+ * translateWord with the target language's analyser as evidence of each translation's class, where
+ * the class matters (a card's part of speech) and the target is not English (WordNet's): "help" as
+ * a verb is ajudar, not ajuda. One batch: the translations weighed are gathered by a first pass.
+ */
+export async function translateWordAnalysed(
+  target: Morphology | undefined,
+  dictionary: BilingualDictionary,
+  word: string,
+  pos: WordClass | undefined,
+  lexicon: Lexicon | undefined,
+  reverse?: BilingualDictionary,
+  bases: string[] = [],
+): Promise<TranslationFacts | undefined> {
+  if (!target || !pos || dictionary.to === 'en')
+    return translateWord(dictionary, word, pos, lexicon, reverse, bases);
+  const asked = new Set<string>();
+  translateWord(dictionary, word, pos, lexicon, reverse, bases, (t) => {
+    if (!/\s/.test(t)) asked.add(t);
+    return undefined;
+  });
+  const readings = asked.size
+    ? await target.analyse([...asked]).catch(() => new Map<string, Reading[]>())
+    : new Map<string, Reading[]>();
+  return translateWord(dictionary, word, pos, lexicon, reverse, bases, (t) =>
+    dictionaryFormClasses(t, readings.get(t)),
+  );
 }
 
 /**

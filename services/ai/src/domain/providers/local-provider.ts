@@ -10,7 +10,13 @@ import {
 } from '../language/nlp';
 import { arpabet, ipa, startsWithVowelSound } from '../language/pronunciation';
 import { assertSupportedPair, LANGUAGE_NAMES, SUPPORTED_PAIRS } from '../language/supported-languages';
-import { classOfEntry, englishSense, translateWord, wordClassOf } from '../language/word-facts';
+import {
+  classOfEntry,
+  englishSense,
+  translateWord,
+  translateWordAnalysed,
+  wordClassOf,
+} from '../language/word-facts';
 import {
   type CefrLevel,
   cefrFromRank,
@@ -222,7 +228,11 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
   }
 
   /** Fills one card from the data: meaning and synonyms (English), translation, examples. */
-  function fillCard(c: Candidate, req: GenerateCardsRequest, target: string | undefined): Filled {
+  async function fillCard(
+    c: Candidate,
+    req: GenerateCardsRequest,
+    target: string | undefined,
+  ): Promise<Filled> {
     const lexicon = data.lexicon();
     const english = req.sourceLanguage === 'en' ? c.word : c.english;
     const sense = lexicon && english ? englishSense(lexicon, english, wordClassOf(c.pos)) : undefined;
@@ -234,7 +244,9 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
     else if (target) {
       const dictionary = data.dictionary(req.sourceLanguage, target);
       const reverse = data.dictionary(target, req.sourceLanguage);
-      const found = dictionary ? translateWord(dictionary, c.word, cls, lexicon, reverse) : undefined;
+      const found = dictionary
+        ? await translateWordAnalysed(data.morphology?.(target), dictionary, c.word, cls, lexicon, reverse)
+        : undefined;
       if (found) {
         translation = found.translation;
         dictExample = found.example;
@@ -333,7 +345,14 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
             for (const c of candidates) {
               if (out.length >= req.count * 3) break;
               const t = forward
-                ? translateWord(forward, c.word, wordClassOf(c.pos), lexicon, data.dictionary(source, 'en'))
+                ? await translateWordAnalysed(
+                    data.morphology?.(source),
+                    forward,
+                    c.word,
+                    wordClassOf(c.pos),
+                    lexicon,
+                    data.dictionary(source, 'en'),
+                  )
                 : undefined;
               if (t) out.push({ ...c, word: t.translation, english: c.word, sentence: undefined });
             }
@@ -350,7 +369,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         if (withTranslation.length >= req.count) break;
         if (seenWords.has(c.word.toLowerCase())) continue;
         seenWords.add(c.word.toLowerCase());
-        const filled = fillCard(c, req, target);
+        const filled = await fillCard(c, req, target);
         (filled.translated || !target ? withTranslation : without).push(filled.card);
         if (filled.via) pivoted.push({ word: c.word, via: filled.via });
       }
@@ -457,7 +476,14 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
         if (!dictionary) notes.push(`No English–${name(target)} dictionary is installed.`);
         const reverse = data.dictionary(target, 'en');
         const found = dictionary
-          ? translateWord(dictionary, normal, wordClassOf(pos), lexicon, reverse)
+          ? await translateWordAnalysed(
+              data.morphology?.(target),
+              dictionary,
+              normal,
+              wordClassOf(pos),
+              lexicon,
+              reverse,
+            )
           : undefined;
         translation = found?.translation ?? null;
         // a lone word's class is the tagger's guess ("band": verb); when the dictionary has the word
