@@ -6,11 +6,10 @@
 //   2. spelling: the sample's misspelled sentences and ai-spelling-heldout.json's (list 2, written
 //      after the spelling choice was designed on the sample's); precision = corrections that name an
 //      annotated error and suggest its annotated correction / all corrections made (recall printed too);
-//   3. translation precision per pair on bench/data/ai-translation-heldout.json (30 concepts no code
-//      was tuned on, until the commonness weighting was designed on its misses) and on
-//      ai-translation-heldout-2.json (30 more, written after that change) and ai-translation-heldout-3.json
-//      (30 more, written before the part-of-speech agreement was designed on the first two lists'
-//      misses), translated as a card of that part of speech is (translateWordAnalysed);
+//   3. translation precision per pair on four lists of 30 concepts, bench/data/ai-translation-heldout*.json,
+//      each written by hand before a change to translation choice was designed on the earlier ones'
+//      misses (each file's note says which), translated as a card of that part of speech is
+//      (translateWordAnalysed);
 //   4. analysis latency in process: each sample sentence analysed once, first time (p95 < 20 ms);
 //   5. memory with all data loaded: this process's RSS plus its helper processes' (Hunspell, lt-proc).
 // Targets >= 90 % each. Prints the per-language table, writes bench/results/ai-quality.json, exits 1
@@ -27,13 +26,14 @@ const { translateWordAnalysed } = require('../services/ai/dist/domain/language/w
 const { warmUpLanguageData } = require('../services/ai/dist/domain/analyze-text.use-case');
 
 const sample = require('./data/ai-language-sample.json');
-const heldOut = require('./data/ai-translation-heldout.json');
-// written after the commonness weighting was designed on the first list's misses; one change followed
-// its first run (its note names it)
-const heldOut2 = require('./data/ai-translation-heldout-2.json');
-// written before translations were made to agree with the card's part of speech (their design looked
-// at the first two lists' misses)
-const heldOut3 = require('./data/ai-translation-heldout-3.json');
+// list 2 was written after the commonness weighting was designed on list 1's misses, list 3 before the
+// part-of-speech agreement was designed on lists 1-2's, list 4 before the Spanish → English data was
+// designed on lists 1-3's: the last list is the one no change has seen
+const TRANSLATION_LISTS = ['', '-2', '-3', '-4'].map((suffix, i) => ({
+  name: `list ${i + 1}`,
+  key: i === 0 ? 'translation' : `translationList${i + 1}`,
+  heldOut: require(`./data/ai-translation-heldout${suffix}.json`),
+}));
 // misspellings written after the spelling choice was designed on the sample's
 const spellingHeldOut = require('./data/ai-spelling-heldout.json');
 const TARGET = 0.9;
@@ -234,14 +234,9 @@ async function main() {
       }
     return pairs;
   };
-  const pairs = await precisionOn(heldOut);
-  const pairs2 = await precisionOn(heldOut2);
-  const pairs3 = await precisionOn(heldOut3);
-  const lists = [
-    ['', pairs],
-    [' (list 2)', pairs2],
-    [' (list 3)', pairs3],
-  ];
+  const lists = [];
+  for (const list of TRANSLATION_LISTS)
+    lists.push([` (${list.name})`, await precisionOn(list.heldOut), list]);
 
   const p95Of = (list) =>
     percentile(
@@ -258,14 +253,17 @@ async function main() {
     'spelling precision': pct(rows[l].spellingPrecision),
     'spelling recall': pct(rows[l].spellingRecall),
     'spelling precision (list 2)': pct(rows[l].spellingPrecision2),
-    'en → l': l === 'en' ? '' : pct(pairs[`en-${l}`].precision),
-    'l → en': l === 'en' ? '' : pct(pairs[`${l}-en`].precision),
-    'en → l (list 2)': l === 'en' ? '' : pct(pairs2[`en-${l}`].precision),
-    'l → en (list 2)': l === 'en' ? '' : pct(pairs2[`${l}-en`].precision),
-    'en → l (list 3)': l === 'en' ? '' : pct(pairs3[`en-${l}`].precision),
-    'l → en (list 3)': l === 'en' ? '' : pct(pairs3[`${l}-en`].precision),
   }));
   console.table(table);
+  // translation precision: one row per pair, one column per list
+  console.table(
+    Object.fromEntries(
+      Object.keys(lists[0][1]).map((pair) => [
+        pair,
+        Object.fromEntries(lists.map(([name, ps]) => [name.trim().slice(1, -1), pct(ps[pair].precision)])),
+      ]),
+    ),
+  );
   console.log(
     `analysis p95 in process: ${p95.toFixed(1)} ms over ${timings.length} sentences (target < ${P95_TARGET_MS} ms; ${p95Sample.toFixed(1)} ms without the held-out misspellings); load ${os.loadavg()[0].toFixed(2)}`,
   );
@@ -310,9 +308,7 @@ async function main() {
     machine: { cpus: os.cpus().length, load1: os.loadavg()[0] },
     targets: { share: TARGET, analysisP95Ms: P95_TARGET_MS },
     languages: rows,
-    translation: pairs,
-    translationList2: pairs2,
-    translationList3: pairs3,
+    ...Object.fromEntries(lists.map(([, ps, list]) => [list.key, ps])),
     analysisP95Ms: Math.round(p95 * 10) / 10,
     analysisP95MsSampleOnly: Math.round(p95Sample * 10) / 10,
     analysedSentences: timings.length,

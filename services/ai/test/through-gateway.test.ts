@@ -173,6 +173,42 @@ describe('AI through the gateway', () => {
     },
   );
 
+  // a verb's translation is a verb: the reverse dictionary's marks (fra-eng, deu-eng) or, where the
+  // reverse dictionary has none (por-eng), the target language's analyser tell a noun from a verb
+  it.each([
+    ['sleep', 'de', 'schlafen'],
+    ['sleep', 'fr', 'dormir'],
+    ['drink', 'fr', 'boire'],
+    ['help', 'pt', 'ajudar'],
+  ])(
+    'When the verb "%s" is looked up in %s via the gateway, Then its translation is the verb "%s", not a noun',
+    async (word, targetLanguage, translation) => {
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
+        headers: tokenFor(ai).headers,
+        body: { word, targetLanguage },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ partOfSpeech: 'verb', translation });
+    },
+  );
+
+  // FreeDict spa-eng has 4 000 headwords: Apertium's English–Spanish pair, read backwards, has these
+  it.each([
+    ['feliz', 'happy', 'adjective'],
+    ['jardín', 'garden', 'noun'],
+    ['aquí', 'here', 'adverb'],
+  ])(
+    'When the Spanish "%s" is looked up in English via the gateway, Then it is "%s" (%s)',
+    async (word, translation, partOfSpeech) => {
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
+        headers: tokenFor(ai).headers,
+        body: { word, language: 'es' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ lemma: word, translation, partOfSpeech });
+    },
+  );
+
   it('When Spanish cards are generated from a camping text via the gateway, Then "pitch" is not "pez", "frozen" is an adjective and "tent" keeps its spaces', async () => {
     const { headers } = tokenFor(ai);
     const res = await call(gateway.url, 'POST', '/api/ai/generate', {

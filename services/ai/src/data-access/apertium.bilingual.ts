@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BilingualDictionary, DictionaryEntry } from '../domain/language/language-data';
+import { frequencyRankIn } from '../domain/language/word-frequency';
 
 /** The Apertium tags asked per WordNet class, and the dictionary mark the entry gets. */
 const ASKED: Array<{ file: string; tags: string[]; mark: string }> = [
@@ -51,7 +52,12 @@ export function apertiumBilingual(options: {
   prefix: string;
   /** reports a failed background read (look-ups keep asking lt-proc one headword at a time) */
   onError?: (err: Error) => void;
-}): BilingualDictionary & { installed(): boolean; warmUpStep(): boolean; loaded(): boolean } {
+}): BilingualDictionary & {
+  installed(): boolean;
+  warmUpStep(): boolean;
+  loaded(): boolean;
+  reversed(): BilingualDictionary;
+} {
   const bidix = path.join(options.pairDir, `${options.prefix}.autobil.bin`);
   const morf = path.join(options.pairDir, `${options.prefix}.automorf.bin`);
   const gen = path.join(options.pairDir, `${options.prefix}.autogen.bin`);
@@ -171,9 +177,67 @@ export function apertiumBilingual(options: {
     );
   };
 
+  // target word → class mark → the source lemmas that translate into it: first those of which it is
+  // the pair's default translation, then the most frequent ("clave" ← clue before key, whose default
+  // is "llave"), so that reading back tells the main sense from a secondary one
+  let backwards: Map<string, Map<string, string[]>> | undefined;
+  const invert = (m: Map<string, DictionaryEntry[]>) => {
+    const inverse = new Map<string, Map<string, Array<{ lemma: string; position: number }>>>();
+    for (const entries of m.values())
+      for (const e of entries)
+        e.translations.forEach((t, position) => {
+          const byMark =
+            inverse.get(t.toLowerCase()) ?? new Map<string, Array<{ lemma: string; position: number }>>();
+          inverse.set(t.toLowerCase(), byMark);
+          const lemmas = byMark.get(e.partOfSpeech!) ?? [];
+          byMark.set(e.partOfSpeech!, lemmas);
+          if (!lemmas.some((l) => l.lemma === e.headword)) lemmas.push({ lemma: e.headword, position });
+        });
+    const rank = (w: string) => frequencyRankIn(options.from, w) ?? Number.MAX_SAFE_INTEGER;
+    const sorted = new Map<string, Map<string, string[]>>();
+    for (const [word, byMark] of inverse)
+      sorted.set(
+        word,
+        new Map(
+          [...byMark].map(([mark, lemmas]) => [
+            mark,
+            lemmas
+              .sort(
+                (a, b) => Math.min(a.position, 1) - Math.min(b.position, 1) || rank(a.lemma) - rank(b.lemma),
+              )
+              .map((l) => l.lemma),
+          ]),
+        ),
+      );
+    return sorted;
+  };
+
   return {
     from: options.from,
     to: options.to,
+    /**
+     * The same data read from the target language (Spanish → English): each word's source lemmas per
+     * class, the most frequent first. Empty until the background read is done (readingInBackground).
+     */
+    reversed: () => ({
+      from: options.to,
+      to: options.from,
+      lookup(headword) {
+        if (!map) return [];
+        backwards ??= invert(map);
+        const byMark = backwards.get(headword.trim().toLowerCase());
+        return [...(byMark ?? [])].map(([mark, lemmas]) => ({
+          headword: headword.trim().toLowerCase(),
+          partOfSpeech: mark,
+          pronunciation: undefined,
+          translations: lemmas,
+          examples: [],
+          labels: [],
+          primary: true,
+          readBackwards: true,
+        }));
+      },
+    }),
     installed: () => existsSync(bidix) && existsSync(morf) && existsSync(gen),
     warmUpStep() {
       start();

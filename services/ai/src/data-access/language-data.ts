@@ -267,7 +267,8 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     const back = dictionaries.get(pairName(forward.to, forward.from));
     if (forward.from === 'en' && back) direct = respaced(direct, back, hunspellStems(options, forward.to));
     // Apertium's reviewed bilingual dictionary of the pair first, where one is installed
-    const bilingual = bilinguals.get(key);
+    // or the reverse pair's read backwards (Spanish → English: FreeDict spa-eng has 4 000 headwords, no "feliz")
+    const bilingual = bilinguals.get(key) ?? bilinguals.get(pairName(forward.to, forward.from))?.reversed();
     if (bilingual) direct = refinedBy(bilingual, direct);
     // translations through pivots are the last resort, asked only once no base form has an entry
     const pivot = pivots.length >= 2 ? pivotDictionary(forward.from, forward.to, pivots) : undefined;

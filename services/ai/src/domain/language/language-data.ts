@@ -66,6 +66,12 @@ export interface DictionaryEntry {
    * pivots' agreement): the first is the translation, however common a later one is (mostCommonFirst).
    */
   sensesInOrder?: boolean;
+  /**
+   * A reviewed dictionary of the other direction read backwards (Apertium's English → Spanish as
+   * Spanish → English): as evidence that a translation leads back to the word it only repeats that
+   * dictionary ("clave" and "llave" both read back as key), so it is not asked for it.
+   */
+  readBackwards?: boolean;
 }
 
 /** A bilingual dictionary from one language to another. */

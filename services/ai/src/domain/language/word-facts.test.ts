@@ -195,6 +195,25 @@ describe('translations that agree with the card', () => {
     expect(translateWord(de, 'kirche', 'noun', undefined, undefined)?.translation).toBe('service');
   });
 
+  it('When the reverse dictionary is the same reviewed pair read backwards, Then it is no evidence of leading back', () => {
+    // Apertium's "key": clave, llave; read backwards, clave and llave both give key first
+    const en = dictionary('en', 'es', {
+      key: [entry({ headword: 'key', partOfSpeech: 'n', primary: true, translations: ['clave', 'llave'] })],
+    });
+    const backwards = (w: string) =>
+      entry({ headword: w, partOfSpeech: 'n', translations: ['key'], readBackwards: true });
+    const es = dictionary('es', 'en', {
+      clave: [backwards('clave')],
+      llave: [backwards('llave'), entry({ headword: 'llave', translations: ['key', 'wrench'] })],
+    });
+    expect(translateWord(en, 'key', 'noun', undefined, es)?.translation).toBe('llave');
+    const onlyBackwards = dictionary('es', 'en', {
+      clave: [backwards('clave')],
+      llave: [backwards('llave')],
+    });
+    expect(translateWord(en, 'key', 'noun', undefined, onlyBackwards)?.translation).toBe('clave');
+  });
+
   it("When the target language's analyser reads the translations, Then a verb card gets the verb's dictionary form", async () => {
     // FreeDict eng-por lists "help" as one unmarked entry, nouns first; por-eng has no marks
     const en = dictionary('en', 'pt', { help: [entry({ translations: ['ajuda', 'socorro', 'ajudar'] })] });

@@ -202,6 +202,7 @@ const asHeadword = (t: string) => t.replace(/\s*\([^)]*\)\s*/g, ' ').trim();
 function leadsBack(reverse: BilingualDictionary, t: string, word: string): number {
   let best = 0;
   for (const e of reverse.lookup(asHeadword(t))) {
+    if (e.readBackwards) continue;
     const i = e.translations.findIndex((x) => x.toLowerCase() === word);
     if (i === 0) return 2;
     if (i > 0) best = 1;
