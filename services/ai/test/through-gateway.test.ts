@@ -209,6 +209,24 @@ describe('AI through the gateway', () => {
     },
   );
 
+  // ita-eng has 4 000 headwords and nld-eng lacks "schrijven": two other languages' dictionaries
+  // that agree translate the word, and the answer says so
+  it.each([
+    ['nave', 'it', 'ship', 'Portuguese, Dutch'],
+    ['schrijven', 'nl', 'write', 'Italian, Spanish'],
+  ])(
+    'When "%s" (%s), in no dictionary of the pair, is looked up in English via the gateway, Then it is "%s" through %s, said in notes',
+    async (word, language, translation, through) => {
+      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
+        headers: tokenFor(ai).headers,
+        body: { word, language },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ translation });
+      expect(res.body.data.notes).toEqual([expect.stringContaining(`(through ${through})`)]);
+    },
+  );
+
   it('When Spanish cards are generated from a camping text via the gateway, Then "pitch" is not "pez", "frozen" is an adjective and "tent" keeps its spaces', async () => {
     const { headers } = tokenFor(ai);
     const res = await call(gateway.url, 'POST', '/api/ai/generate', {

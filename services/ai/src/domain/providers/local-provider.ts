@@ -442,6 +442,7 @@ export function localProvider(data: LanguageData = NO_LANGUAGE_DATA): AiProvider
           : undefined;
         const entry = found?.entry;
         if (!dictionary) notes.push(`No ${name(language)}–English dictionary is installed.`);
+        if (entry?.via) notes.push(pivotNote(language, 'en', [{ word: normal, via: entry.via }]));
         const mark = entry?.partOfSpeech;
         const pos =
           { n: 'noun', v: 'verb', vt: 'verb', vi: 'verb', adj: 'adjective', adv: 'adverb' }[mark ?? ''] ??
