@@ -173,6 +173,13 @@ describe('AI through the gateway', () => {
     },
   );
 
+  /** A look-up through the gateway by a new user (each has a window of 5): the answer's data. */
+  const lookUp = async (body: Record<string, string>) => {
+    const res = await call(gateway.url, 'POST', '/api/ai/lookup', { headers: tokenFor(ai).headers, body });
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+
   // a verb's translation is a verb: the reverse dictionary's marks (fra-eng, deu-eng) or, where the
   // reverse dictionary has none (por-eng), the target language's analyser tell a noun from a verb
   it.each([
@@ -183,12 +190,7 @@ describe('AI through the gateway', () => {
   ])(
     'When the verb "%s" is looked up in %s via the gateway, Then its translation is the verb "%s", not a noun',
     async (word, targetLanguage, translation) => {
-      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
-        headers: tokenFor(ai).headers,
-        body: { word, targetLanguage },
-      });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ partOfSpeech: 'verb', translation });
+      expect(await lookUp({ word, targetLanguage })).toMatchObject({ partOfSpeech: 'verb', translation });
     },
   );
 
@@ -200,12 +202,11 @@ describe('AI through the gateway', () => {
   ])(
     'When the Spanish "%s" is looked up in English via the gateway, Then it is "%s" (%s)',
     async (word, translation, partOfSpeech) => {
-      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
-        headers: tokenFor(ai).headers,
-        body: { word, language: 'es' },
+      expect(await lookUp({ word, language: 'es' })).toMatchObject({
+        lemma: word,
+        translation,
+        partOfSpeech,
       });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ lemma: word, translation, partOfSpeech });
     },
   );
 
@@ -217,13 +218,9 @@ describe('AI through the gateway', () => {
   ])(
     'When "%s" (%s), in no dictionary of the pair, is looked up in English via the gateway, Then it is "%s" through %s, said in notes',
     async (word, language, translation, through) => {
-      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
-        headers: tokenFor(ai).headers,
-        body: { word, language },
-      });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ translation });
-      expect(res.body.data.notes).toEqual([expect.stringContaining(`(through ${through})`)]);
+      const data = await lookUp({ word, language });
+      expect(data).toMatchObject({ translation });
+      expect(data.notes).toEqual([expect.stringContaining(`(through ${through})`)]);
     },
   );
 

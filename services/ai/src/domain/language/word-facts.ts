@@ -321,13 +321,10 @@ function dictionaryFormClasses(word: string, readings: Reading[] | undefined): W
  */
 export async function translateWordAnalysed(
   target: Morphology | undefined,
-  dictionary: BilingualDictionary,
-  word: string,
-  pos: WordClass | undefined,
-  lexicon: Lexicon | undefined,
-  reverse?: BilingualDictionary,
-  bases: string[] = [],
+  /** translateWord's arguments; its formsIn is this function's to give */
+  ...args: Parameters<typeof translateWord>
 ): Promise<TranslationFacts | undefined> {
+  const [dictionary, word, pos, lexicon, reverse, bases] = args;
   if (!target || !pos || dictionary.to === 'en')
     return translateWord(dictionary, word, pos, lexicon, reverse, bases);
   const asked = new Set<string>();
