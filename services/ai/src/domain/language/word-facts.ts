@@ -80,11 +80,16 @@ function agreement(t: string, pos: WordClass | undefined, evidence: ChoiceEviden
 /**
  * An entry's translations in the order a learner wants them: its most common first (mostCommonFirst);
  * then, unless its senses are in an order that means something, those of the class asked before those
- * of another (an unmarked entry may mix them: "close" → fermer, intime, proche), and those that lead
- * straight back to the word before those that lead back only as a later sense ("Kirche" → church
- * before service).
+ * of another (an unmarked entry may mix them: "close" → fermer, intime, proche), and, when `leadsBack`
+ * is asked, those that lead straight back to the word before those that lead back only as a later
+ * sense ("Kirche" → church before service).
  */
-function orderedTranslations(entry: DictionaryEntry, pos: WordClass | undefined, evidence: ChoiceEvidence) {
+function orderedTranslations(
+  entry: DictionaryEntry,
+  pos: WordClass | undefined,
+  evidence: ChoiceEvidence,
+  leadsBack: ChoiceEvidence['leadsBack'],
+) {
   const common = evidence.commonness ? mostCommonFirst(entry, evidence.commonness) : entry.translations;
   if (entry.sensesInOrder) return common;
   const checked = common.slice(0, CHECKED_TRANSLATIONS);
@@ -93,7 +98,7 @@ function orderedTranslations(entry: DictionaryEntry, pos: WordClass | undefined,
     checked.map((t) => [
       t,
       (marked ? 0 : agreement(t, pos, evidence) * 4) +
-        (evidence.leadsBack?.(t) ?? 0) +
+        (leadsBack?.(t) ?? 0) +
         (evidence.commonness?.(t) ?? 0),
     ]),
   );
@@ -111,28 +116,32 @@ export function bestChoice(
   pos: WordClass | undefined,
   evidence: ChoiceEvidence = {},
 ): { entry: DictionaryEntry; translations: string[] } | undefined {
+  const scoreOf = (e: DictionaryEntry, leadsBack: ChoiceEvidence['leadsBack']) => {
+    const translations = orderedTranslations(e, pos, evidence, leadsBack);
+    const shown = translations[0]!;
+    const cls = classOfEntry(e);
+    let score = Math.min(e.examples.length, 3);
+    if (pos && cls) score += cls === pos ? 3 : -3;
+    else score += agreement(shown, pos, evidence) * 3;
+    // reviewed bilingual data first: outweighs a FreeDict entry's examples, never the class asked
+    if (e.primary) score += 4;
+    score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
+    if (evidence.commonness) score += evidence.commonness(shown);
+    return { score, shown, translations };
+  };
   const scored = entries
     .filter((e) => e.translations.length > 0)
-    .map((e, order) => {
-      const translations = orderedTranslations(e, pos, evidence);
-      const shown = translations[0]!;
-      const cls = classOfEntry(e);
-      let score = Math.min(e.examples.length, 3);
-      if (pos && cls) score += cls === pos ? 3 : -3;
-      else score += agreement(shown, pos, evidence) * 3;
-      // reviewed bilingual data first: outweighs a FreeDict entry's examples, never the class asked
-      if (e.primary) score += 4;
-      score -= e.labels.filter((l) => !EVERYDAY_LABELS.has(l)).length * 2;
-      if (evidence.commonness) score += evidence.commonness(shown);
-      return { e, score, order, shown, translations };
-    })
+    .map((e, order) => ({ e, order, ...scoreOf(e, undefined) }))
     .sort((a, b) => b.score - a.score || a.order - b.order);
   // the reverse dictionary leads back to the word: the everyday equivalent, not a figurative one
-  // (asked only of candidates that could still win with it: one entry, or a clear leader, needs none)
+  // (asked only of candidates that could still win with it, each a look-up per translation: one
+  // entry, or a clear leader, needs no comparison between entries)
   const top = scored[0]?.score ?? 0;
-  if (evidence.leadsBack && scored.length > 1)
-    for (const c of scored.slice(0, 3).filter((x) => x.score + 4 >= top))
-      c.score += evidence.leadsBack(c.shown) * 2;
+  if (evidence.leadsBack)
+    for (const c of scored.slice(0, 3).filter((x) => x.score + 4 >= top)) {
+      Object.assign(c, scoreOf(c.e, evidence.leadsBack));
+      if (scored.length > 1) c.score += evidence.leadsBack(c.shown) * 2;
+    }
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
   const best = scored[0];
   return best && { entry: best.e, translations: best.translations };
@@ -193,6 +202,22 @@ function inDictionaryForm(
     return lexicon.baseForms(t, pos).find((b) => b !== t && lexicon.senses(b, pos).length > 0) ?? t;
   });
   return [...new Set(reduced)];
+}
+
+/**
+ * A dictionary whose look-ups are remembered for one translation: each translation weighed is looked
+ * up for its class and for whether it leads back, in both passes of translateWordAnalysed.
+ */
+function remembered(d: BilingualDictionary): BilingualDictionary {
+  const seen = new Map<string, DictionaryEntry[]>();
+  return {
+    ...d,
+    lookup(headword) {
+      let entries = seen.get(headword);
+      if (!entries) seen.set(headword, (entries = d.lookup(headword)));
+      return entries;
+    },
+  };
 }
 
 /** A translation as a headword of the reverse dictionary: "(sich) freuen" → "freuen". */
@@ -259,6 +284,7 @@ export function translateWord(
   /** the classes of which a translation is a dictionary form, from the target language's analyser */
   formsIn?: (translation: string) => WordClass[] | undefined,
 ): TranslationFacts | undefined {
+  if (reverse) reverse = remembered(reverse);
   // common words of the target language first, whatever the pair (commonnessIn)
   const commonness = commonnessIn(dictionary.to);
   const candidates = [...new Set([...bases, word])];
@@ -324,11 +350,16 @@ export async function translateWordAnalysed(
   /** translateWord's arguments; its formsIn is this function's to give */
   ...args: Parameters<typeof translateWord>
 ): Promise<TranslationFacts | undefined> {
-  const [dictionary, word, pos, lexicon, reverse, bases] = args;
-  if (!target || !pos || dictionary.to === 'en')
-    return translateWord(dictionary, word, pos, lexicon, reverse, bases);
+  const [given, word, pos, lexicon, givenReverse, bases] = args;
+  if (!target || !pos || given.to === 'en')
+    return translateWord(given, word, pos, lexicon, givenReverse, bases);
+  // the second pass asks the same words again
+  const dictionary = remembered(given);
+  const reverse = givenReverse && remembered(givenReverse);
+  // the translations weighed are an entry's first ones whatever their order: the reverse dictionary,
+  // which only orders them, is not asked in this pass
   const asked = new Set<string>();
-  translateWord(dictionary, word, pos, lexicon, reverse, bases, (t) => {
+  translateWord(dictionary, word, pos, lexicon, undefined, bases, (t) => {
     if (!/\s/.test(t)) asked.add(t);
     return undefined;
   });
