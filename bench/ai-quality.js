@@ -28,9 +28,9 @@ const { warmUpLanguageData } = require('../services/ai/dist/domain/analyze-text.
 const sample = require('./data/ai-language-sample.json');
 // list 2 was written after the commonness weighting was designed on list 1's misses, list 3 before the
 // part-of-speech agreement was designed on lists 1-2's, list 4 before the Spanish → English data was
-// designed on lists 1-3's, list 5 before the pivots into English: the last list is the one no change
-// has seen
-const TRANSLATION_LISTS = ['', '-2', '-3', '-4', '-5'].map((suffix, i) => ({
+// designed on lists 1-3's, list 5 before the pivots into English, list 6 before a looked-up word that
+// is its own dictionary form was asked first: the last list is the one no change has seen
+const TRANSLATION_LISTS = ['', '-2', '-3', '-4', '-5', '-6'].map((suffix, i) => ({
   name: `list ${i + 1}`,
   key: i === 0 ? 'translation' : `translationList${i + 1}`,
   heldOut: require(`./data/ai-translation-heldout${suffix}.json`),

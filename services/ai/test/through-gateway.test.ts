@@ -210,6 +210,18 @@ describe('AI through the gateway', () => {
     },
   );
 
+  // a word that is its own dictionary form and a form of another word is looked up as itself
+  it.each([
+    ['море', 'ru', 'sea'],
+    ['ложка', 'ru', 'spoon'],
+    ['verliezen', 'nl', 'lose'],
+  ])(
+    'When "%s" (%s), also a form of another word, is looked up in English via the gateway, Then it is itself: "%s"',
+    async (word, language, translation) => {
+      expect(await lookUp({ word, language })).toMatchObject({ lemma: word, translation });
+    },
+  );
+
   // ita-eng has 4 000 headwords and nld-eng lacks "schrijven": two other languages' dictionaries
   // that agree translate the word, and the answer says so
   it.each([

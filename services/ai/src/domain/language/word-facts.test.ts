@@ -112,6 +112,24 @@ describe('translateWord', () => {
     expect(translateWord(de, 'houses', 'noun', undefined)).toBeUndefined();
   });
 
+  it('When the analyser reads the word as its own dictionary form and as a form of another, Then the word itself is translated', () => {
+    // Russian "море" is sea, and also the genitive of мор (pestilence); the analyser gives мор first
+    const ru = dictionary('ru', 'en', {
+      море: [entry({ headword: 'море', translations: ['sea'] })],
+      мор: [entry({ headword: 'мор', translations: ['plague'] })],
+    });
+    expect(translateWord(ru, 'море', undefined, undefined, undefined, ['мор', 'море'])).toMatchObject({
+      headword: 'море',
+      translation: 'sea',
+    });
+    const de = dictionary('de', 'en', { kind: [entry({ headword: 'Kind', translations: ['child'] })] });
+    // a form that is no dictionary form of its own is still translated by its dictionary form
+    expect(translateWord(de, 'kinder', undefined, undefined, undefined, ['Kind'])).toMatchObject({
+      headword: 'Kind',
+      translation: 'child',
+    });
+  });
+
   it('When a dictionary translates into an inflected English form, Then the card gets its dictionary form of the class', () => {
     const kaufen = entry({ headword: 'kaufen', partOfSpeech: 'v', translations: ['buying', 'purchase'] });
     const de = dictionary('de', 'en', { kaufen: [kaufen] });

@@ -270,8 +270,9 @@ function classesIn(
 }
 
 /**
- * Translates a word: its dictionary forms (`bases`), the word itself, then its base forms (English:
- * WordNet's morphology), looked up until a headword has entries. Undefined when the dictionary has none.
+ * Translates a word: its dictionary forms (`bases`), the word itself (first when it is one of them),
+ * then its base forms (English: WordNet's morphology), looked up until a headword has entries.
+ * Undefined when the dictionary has none.
  */
 export function translateWord(
   dictionary: BilingualDictionary,
@@ -287,7 +288,11 @@ export function translateWord(
   if (reverse) reverse = remembered(reverse);
   // common words of the target language first, whatever the pair (commonnessIn)
   const commonness = commonnessIn(dictionary.to);
-  const candidates = [...new Set([...bases, word])];
+  // the word as written first when the analyser reads it as a dictionary form of its own ("море" is
+  // sea before it is a form of мор; "verliezen" to lose before the plural of verlies), else its
+  // dictionary forms first
+  const itself = bases.find((b) => b.toLowerCase() === word.toLowerCase());
+  const candidates = [...new Set([...(itself ? [itself] : []), ...bases, word])];
   if (dictionary.from === 'en' && lexicon)
     for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
       if (!candidates.includes(b)) candidates.push(b);
