@@ -6,7 +6,7 @@
 //   2. spelling: the sample's misspelled sentences and ai-spelling-heldout.json's (list 2, written
 //      after the spelling choice was designed on the sample's); precision = corrections that name an
 //      annotated error and suggest its annotated correction / all corrections made (recall printed too);
-//   3. translation precision per pair on four lists of 30 concepts, bench/data/ai-translation-heldout*.json,
+//   3. translation precision per pair on six lists of 30 concepts, bench/data/ai-translation-heldout*.json,
 //      each written by hand before a change to translation choice was designed on the earlier ones'
 //      misses (each file's note says which), translated as a card of that part of speech is
 //      (translateWordAnalysed);
@@ -261,7 +261,7 @@ async function main() {
     Object.fromEntries(
       Object.keys(lists[0][1]).map((pair) => [
         pair,
-        Object.fromEntries(lists.map(([name, ps]) => [name.trim().slice(1, -1), pct(ps[pair].precision)])),
+        Object.fromEntries(lists.map(([, ps, list]) => [list.name, pct(ps[pair].precision)])),
       ]),
     ),
   );

@@ -133,6 +133,13 @@ describe('AI through the gateway', () => {
     },
   );
 
+  /** A look-up through the gateway by a new user (each has a window of 5): the answer's data. */
+  const lookUp = async (body: Record<string, string>) => {
+    const res = await call(gateway.url, 'POST', '/api/ai/lookup', { headers: tokenFor(ai).headers, body });
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+
   // inflected words reduce to their dictionary form (Apertium's analysers; for German full-form lists, then Hunspell's affix rules)
   it.each([
     ['de', 'spielten', 'spielen'],
@@ -148,10 +155,7 @@ describe('AI through the gateway', () => {
   ])(
     'When a %s look-up asks for the inflected "%s" via the gateway, Then it finds "%s" and its English translation',
     async (language, word, lemma) => {
-      const { headers } = tokenFor(ai);
-      const res = await call(gateway.url, 'POST', '/api/ai/lookup', { headers, body: { word, language } });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ lemma, translation: expect.any(String) });
+      expect(await lookUp({ word, language })).toMatchObject({ lemma, translation: expect.any(String) });
     },
   );
 
@@ -163,22 +167,9 @@ describe('AI through the gateway', () => {
   ])(
     'When "%s" is looked up in Spanish via the gateway, Then it is "%s" (%s), not another sense',
     async (word, translation, partOfSpeech) => {
-      const { headers } = tokenFor(ai);
-      const res = await call(gateway.url, 'POST', '/api/ai/lookup', {
-        headers,
-        body: { word, targetLanguage: 'es' },
-      });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ translation, partOfSpeech });
+      expect(await lookUp({ word, targetLanguage: 'es' })).toMatchObject({ translation, partOfSpeech });
     },
   );
-
-  /** A look-up through the gateway by a new user (each has a window of 5): the answer's data. */
-  const lookUp = async (body: Record<string, string>) => {
-    const res = await call(gateway.url, 'POST', '/api/ai/lookup', { headers: tokenFor(ai).headers, body });
-    expect(res.status).toBe(200);
-    return res.body.data;
-  };
 
   // a verb's translation is a verb: the reverse dictionary's marks (fra-eng, deu-eng) or, where the
   // reverse dictionary has none (por-eng), the target language's analyser tell a noun from a verb

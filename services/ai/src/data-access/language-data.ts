@@ -236,11 +236,6 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
     lookup: (h) => (combined.get(pairName(d.from, d.to)) ?? d).lookup(h),
   });
   const backwardsMaps: Array<ReturnType<typeof invertedDictionary>> = [];
-  /**
-   * A pair between two languages other than English, from FreeDict: its dictionary, the reverse one
-   * read backwards (ita-por for Portuguese → Italian), or both; undefined when Debian has neither.
-   * `warm`: read at start (the pivots into Spanish and Italian), else on first use.
-   */
   // one reader per file and one backwards reading of it, however many pairs use them
   const readers = new Map<string, DictdDictionary>();
   const inverted = new Map<string, ReturnType<typeof invertedDictionary>>();
@@ -250,6 +245,11 @@ function openLanguageData(options: LanguageDataOptions): InstalledLanguageData {
       readers.set(key, freedictDictionary(options.dictdDir, ISO3[from]!, ISO3[to]!, { from, to }));
     return readers.get(key)!;
   };
+  /**
+   * A pair between two languages other than English, from FreeDict: its dictionary, the reverse one
+   * read backwards (ita-por for Portuguese → Italian), or both; undefined when Debian has neither.
+   * `warm`: read at start (the pivots into Spanish and Italian), else on first use.
+   */
   const freedictPair = (from: string, to: string, warm: boolean): BilingualDictionary | undefined => {
     const sources: BilingualDictionary[] = [];
     const direct = freedictOf(from, to);

@@ -205,8 +205,9 @@ function inDictionaryForm(
 }
 
 /**
- * A dictionary whose look-ups are remembered for one translation: each translation weighed is looked
- * up for its class and for whether it leads back, in both passes of translateWordAnalysed.
+ * A dictionary whose look-ups are remembered for one translation: the reverse dictionary is asked of
+ * each translation weighed for its class and for whether it leads back, the forward one again by the
+ * second pass of translateWordAnalysed.
  */
 function remembered(d: BilingualDictionary): BilingualDictionary {
   const seen = new Map<string, DictionaryEntry[]>();
@@ -355,12 +356,10 @@ export async function translateWordAnalysed(
   /** translateWord's arguments; its formsIn is this function's to give */
   ...args: Parameters<typeof translateWord>
 ): Promise<TranslationFacts | undefined> {
-  const [given, word, pos, lexicon, givenReverse, bases] = args;
-  if (!target || !pos || given.to === 'en')
-    return translateWord(given, word, pos, lexicon, givenReverse, bases);
-  // the second pass asks the same words again
+  const [given, word, pos, lexicon, reverse, bases] = args;
+  if (!target || !pos || given.to === 'en') return translateWord(given, word, pos, lexicon, reverse, bases);
+  // the second pass asks the same words again (translateWord remembers the reverse dictionary's)
   const dictionary = remembered(given);
-  const reverse = givenReverse && remembered(givenReverse);
   // the translations weighed are an entry's first ones whatever their order: the reverse dictionary,
   // which only orders them, is not asked in this pass
   const asked = new Set<string>();
