@@ -86,7 +86,7 @@ const PORT_BASE = process.env.CHAOS_PORT_BASE ? Number(process.env.CHAOS_PORT_BA
 const DELIVERY_DEADLINE_MS = 90_000;
 /**
  * The consumers' retry schedule (EVENTS_RETRY_BACKOFF_MS): the short run's is short, so that an
- * outage several times the old give-up budget fits in a minute; the full run keeps the services' own.
+ * outage several times the old give-up budget fits in half a minute; the full run keeps the services' own.
  */
 const RETRY_BACKOFF = process.env.CHAOS_RETRY_BACKOFF_MS ?? (SHORT ? '250,500,1000' : undefined);
 /**
@@ -100,8 +100,11 @@ const OLD_GIVE_UP_MS = [1, 2, 3, 4, 5].reduce(
     sum + retryDelayMs(n, RETRY_BACKOFF ? RETRY_BACKOFF.split(',').map(Number) : DEFAULT_BACKOFF_MS),
   0,
 );
-/** How long the database stays down in its outage phase (several times OLD_GIVE_UP_MS). */
-const DB_DOWN_MS = Number(process.env.CHAOS_DB_DOWN_MS ?? (SHORT ? 60_000 : 300_000));
+/**
+ * How long the database stays down in its outage phase: several times OLD_GIVE_UP_MS (the short
+ * run's 30 s is about four times its 7.75 s, and six times the drivers' 5 s server selection).
+ */
+const DB_DOWN_MS = Number(process.env.CHAOS_DB_DOWN_MS ?? (SHORT ? 30_000 : 300_000));
 /** Accounts deleted, and subscriptions bought, as the database goes down (each). */
 const OUTAGE_USERS = SHORT ? 3 : 6;
 /** Store notifications whose claim a SIGKILL interrupts (one kill each). */
@@ -133,6 +136,9 @@ const failed = (status) => typeof status !== 'number' || status >= 500;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
 let phase = 'start';
+const runStarted = Date.now();
+/** A progress line with the seconds since the run began: where a run's time goes, in its log. */
+const progress = (what) => console.log(`chaos: [${Math.round((Date.now() - runStarted) / 1000)} s] ${what}`);
 const records = []; // { phase, method, path, status, ms, idempotent }
 const users = [];
 const cards = []; // { user, id, word, reviews }
@@ -857,8 +863,9 @@ function studyReminderMinute({ base, sink, cluster }) {
     }
   }
   async function run() {
-    // the first minute boundary at least 40 s away: every user's setting lands before it
-    const minute = Math.ceil((Date.now() + 40_000) / 60_000) * 60_000;
+    // the first minute boundary at least 20 s away: every user's setting lands before it (twelve
+    // PUTs, each retried for up to 10 s), and the phase waits 50 s on average instead of 70
+    const minute = Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
     stats.at = new Date(minute).toISOString();
     await inParallel(learners, async (user) => {
       for (let t = 0; t < 20; t++) {
@@ -1098,6 +1105,7 @@ async function main() {
     throw err;
   });
   const { services, restart } = cluster;
+  progress('cluster ready');
   const closeStores = async () => {
     await proxy.close().catch(() => undefined);
     await play.close().catch(() => undefined);
@@ -1129,7 +1137,10 @@ async function main() {
     const waves = SERVICES_AT_ONCE
       ? [names.filter((n) => n !== 'ai'), names.filter((n) => n === 'ai')]
       : names.map((n) => [n]);
-    for (const wave of waves) await Promise.all(wave.map((name) => restart(label(name), signal)));
+    for (const wave of waves) {
+      await Promise.all(wave.map((name) => restart(label(name), signal)));
+      progress(`${signal}: ${wave.map(label).join(', ')} back in rotation`);
+    }
   };
   const serviceNames = services.map(([name]) => name);
   const phases = [
@@ -1216,6 +1227,7 @@ async function main() {
   try {
     for (const [name, run] of phases) {
       phase = name;
+      progress(`phase: ${name}`);
       const started = Date.now();
       phaseStarted = started;
       await run();
@@ -1227,15 +1239,20 @@ async function main() {
     control.running = false; // each user's loop ends after its request in flight
     await Promise.all(running);
     phase = 'reconcile';
+    progress('reconciling');
     reconciled = await reconcile(receiver);
+    progress('reconciled: cards, reviews, webhooks, events');
     reconciled.store = await store.reconcile();
     reconciled.reminders = await reminders.reconcile();
+    progress('reconciled: store notifications, reminders');
     reconciled.redis = redisKill.result();
     if (cluster.hasOwnDatabase) reconciled.outage = await outage.reconcile();
+    progress('reconciled: database outage');
   } finally {
     control.running = false;
     await bus.close().catch(() => undefined);
     await cluster.stop({ dropData: PORT_BASE !== undefined });
+    progress('cluster stopped');
     await receiver.close();
     await closeStores();
     for (const u of users) await u.agent.close();
