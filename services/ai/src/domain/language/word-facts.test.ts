@@ -213,6 +213,44 @@ describe('translations that agree with the card', () => {
     expect(translateWord(de, 'kirche', 'noun', undefined, undefined)?.translation).toBe('service');
   });
 
+  it('When near-synonyms lead back to the word alike, Then the clearly more frequent English word is shown, never another sense', () => {
+    // FreeDict ita-eng "carne": flesh, meat; nld-eng "paard": knight, horse; nld-eng "muis": mouse,
+    // ball (of the thumb). SUBTLEX ranks: meat 1468, flesh 2459; horse 807, knight 2107; ball 725, mouse 2736
+    const it = dictionary('it', 'en', {
+      carne: [entry({ headword: 'carne', translations: ['flesh', 'meat'] })],
+    });
+    const enIt = dictionary('en', 'it', {
+      flesh: [entry({ translations: ['carne'] })],
+      meat: [entry({ translations: ['carne'] })],
+    });
+    expect(translateWord(it, 'carne', 'noun', undefined, enIt)?.translation).toBe('meat');
+    // the rank alone decides nothing: without the reverse dictionary, the dictionary's order
+    expect(translateWord(it, 'carne', 'noun', undefined, undefined)?.translation).toBe('flesh');
+
+    // "knight" leads back to paard only as a later sense: the more frequent word is shown
+    const nl = dictionary('nl', 'en', {
+      paard: [entry({ headword: 'paard', translations: ['knight', 'horse'] })],
+      muis: [entry({ headword: 'muis', translations: ['mouse', 'ball'] })],
+    });
+    const enNl = dictionary('en', 'nl', {
+      knight: [entry({ translations: ['ridder', 'paard'] })],
+      horse: [entry({ translations: ['paarden'] }), entry({ translations: ['paard', 'ros'] })],
+      // "mouse" mainly means muis; "ball" leads back to it only through a minor entry of its own
+      mouse: [entry({ translations: ['muis'] })],
+      ball: [entry({ translations: ['bal'] }), entry({ translations: ['muis'] })],
+    });
+    expect(translateWord(nl, 'paard', 'noun', undefined, enNl)?.translation).toBe('horse');
+    expect(translateWord(nl, 'muis', 'noun', undefined, enNl)?.translation).toBe('mouse');
+
+    // ranks a few apart are no evidence: the dictionary's first stays (always 184, ever 174)
+    const fr = dictionary('fr', 'en', { toujours: [entry({ translations: ['always', 'ever'] })] });
+    const enFr = dictionary('en', 'fr', {
+      always: [entry({ translations: ['toujours'] })],
+      ever: [entry({ translations: ['toujours'] })],
+    });
+    expect(translateWord(fr, 'toujours', 'adverb', undefined, enFr)?.translation).toBe('always');
+  });
+
   it('When the reverse dictionary is the same reviewed pair read backwards, Then it is no evidence of leading back', () => {
     // Apertium's "key": clave, llave; read backwards, clave and llave both give key first
     const en = dictionary('en', 'es', {

@@ -9,7 +9,7 @@ import type {
   WordClass,
 } from './language-data';
 import type { PartOfSpeech } from './nlp';
-import { commonnessIn } from './word-frequency';
+import { commonnessIn, frequencyRank } from './word-frequency';
 
 /** The dictionary's part-of-speech marks, as word classes. */
 const CLASS_OF_MARK: Record<string, WordClass> = {
@@ -64,12 +64,24 @@ export interface ChoiceEvidence {
   leadsBack?: (translation: string) => number;
   /** the word classes a translation has in its language (WordNet, the reverse dictionary's marks), if known */
   classesOf?: (translation: string) => WordClass[] | undefined;
+  /**
+   * A translation's frequency rank (1 the most frequent), given only where a list ranks the words
+   * finely enough to compare near-synonyms (English: SUBTLEX)
+   */
+  rank?: (translation: string) => number | undefined;
+  /** whether the word is the first translation of a translation's first entry (its main sense) */
+  mainlyLeadsBack?: (translation: string) => boolean;
 }
 
 /** How many of an entry's translations are weighed against each other: later ones are rarer senses. */
 const WEIGHED_TRANSLATIONS = 4;
 /** How many of an entry's translations are asked whether they lead back to the word (each costs a look-up). */
 const CHECKED_TRANSLATIONS = 8;
+/**
+ * How many times more frequent a near-synonym must be to be shown before the dictionary's first:
+ * "meat" (rank 1468) before "flesh" (2459), never "ever" before "always" (ranks a few apart).
+ */
+const CLEARLY_MORE_FREQUENT = 1.5;
 
 /** +1 when a translation has the class asked, -1 when the data knows it only in others, 0 when unknown. */
 function agreement(t: string, pos: WordClass | undefined, evidence: ChoiceEvidence): number {
@@ -102,7 +114,33 @@ function orderedTranslations(
         (evidence.commonness?.(t) ?? 0),
     ]),
   );
-  return [...checked.sort((a, b) => key.get(b)! - key.get(a)!), ...common.slice(CHECKED_TRANSLATIONS)];
+  const sorted = checked.sort((a, b) => key.get(b)! - key.get(a)!);
+  return [...plainestFirst(sorted, key, leadsBack, evidence), ...common.slice(CHECKED_TRANSLATIONS)];
+}
+
+/**
+ * Among the translations that tie first (same class, same weight of leading back to the word and of
+ * commonness), the plainest word first when it is clearly more frequent: dictionaries list
+ * near-synonyms in no order that means anything ("carne": flesh, meat; "pequeno": tiny, diminutive,
+ * little, small). Only when the first leads back to the word (a frequent word that does not is
+ * another sense: "сухой" is dry, not dead), and, when the word is the first's main sense ("mouse" →
+ * muis), only a word whose main sense it is too ("ball" reaches muis through a minor entry of its own).
+ */
+function plainestFirst(
+  sorted: string[],
+  key: Map<string, number>,
+  leadsBack: ChoiceEvidence['leadsBack'],
+  { rank, mainlyLeadsBack }: ChoiceEvidence,
+): string[] {
+  const first = sorted[0];
+  if (!rank || !mainlyLeadsBack || !leadsBack || first === undefined || !leadsBack(first)) return sorted;
+  const rankOf = (t: string) => rank(t) ?? Infinity;
+  const firstIsMain = mainlyLeadsBack(first);
+  const plainest = sorted
+    .filter((t) => key.get(t) === key.get(first) && (t === first || !firstIsMain || mainlyLeadsBack(t)))
+    .reduce((best, t) => (rankOf(t) < rankOf(best) ? t : best));
+  if (plainest === first || rankOf(plainest) * CLEARLY_MORE_FREQUENT > rankOf(first)) return sorted;
+  return [plainest, ...sorted.filter((t) => t !== plainest)];
 }
 
 /**
@@ -236,6 +274,12 @@ function leadsBack(reverse: BilingualDictionary, t: string, word: string): numbe
   return best;
 }
 
+/** Whether the word is the first translation of t's first entry: t's main sense is the word's. */
+function mainSenseLeadsBack(reverse: BilingualDictionary, t: string, word: string): boolean {
+  const main = reverse.lookup(asHeadword(t)).find((e) => !e.readBackwards && e.translations.length > 0);
+  return main?.translations[0]?.toLowerCase() === word;
+}
+
 const WORD_CLASSES: WordClass[] = ['noun', 'verb', 'adjective', 'adverb'];
 
 /**
@@ -312,6 +356,11 @@ export function translateWord(
         commonness,
         leadsBack: reverse && ((t) => leadsBack(reverse, t, h)),
         classesOf: classesOf && ((t) => classesOf(t, h)),
+        ...(dictionary.to === 'en' &&
+          reverse && {
+            rank: (t: string) => frequencyRank(asHeadword(t)),
+            mainlyLeadsBack: (t: string) => mainSenseLeadsBack(reverse!, t, h),
+          }),
       };
       const choice = bestChoice(lookup(headword), pos, evidence);
       if (!choice) continue;
