@@ -213,6 +213,20 @@ describe('AI through the gateway', () => {
     },
   );
 
+  // the analysers give a feminine noun its masculine as lemma (hija → hijo, son): the noun the
+  // dictionary lists with a meaning of its own is translated as written
+  it.each([
+    ['hija', 'es', 'daughter'],
+    ['figlia', 'it', 'daughter'],
+    ['filha', 'pt', 'daughter'],
+    ['hermana', 'es', 'sister'],
+  ])(
+    'When the noun "%s" (%s) is looked up in English via the gateway, Then it is "%s", not its masculine',
+    async (word, language, translation) => {
+      expect(await lookUp({ word, language })).toMatchObject({ lemma: word, translation });
+    },
+  );
+
   // ita-eng has 4 000 headwords and nld-eng lacks "schrijven": two other languages' dictionaries
   // that agree translate the word, and the answer says so
   it.each([

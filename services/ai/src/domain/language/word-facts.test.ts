@@ -130,6 +130,41 @@ describe('translateWord', () => {
     });
   });
 
+  it('When the dictionary lists a form as written with a meaning of its own, Then it is translated as written; a form meaning what its lemma means stays with its lemma', () => {
+    // Apertium's Spanish analyser gives "hija" the lemma hijo; FreeDict spa-eng lists both. FreeDict
+    // deu-eng lists "Kinder" (children), a form of Kind (child)
+    const es = dictionary('es', 'en', {
+      hija: [entry({ headword: 'hija', translations: ['daughter'] })],
+      // Apertium's eng-spa read backwards: one lemma for both genders, no evidence of the same meaning
+      hijo: [
+        entry({ headword: 'hijo', translations: ['son', 'daughter'], readBackwards: true }),
+        entry({ headword: 'hijo', translations: ['son'] }),
+      ],
+    });
+    const de = dictionary('de', 'en', {
+      kinder: [entry({ headword: 'Kinder', translations: ['children'] })],
+      kind: [entry({ headword: 'Kind', translations: ['child'] })],
+    });
+    const lexicon = {
+      baseForms: (w: string) => (w === 'children' ? ['child'] : []),
+      senses: () => [],
+      themeWords: () => [],
+    };
+    expect(translateWord(es, 'hija', 'noun', lexicon, undefined, ['hijo'])).toMatchObject({
+      headword: 'hija',
+      translation: 'daughter',
+    });
+    // a look-up asks no class: the same
+    expect(translateWord(es, 'hija', undefined, lexicon, undefined, ['hijo'])?.translation).toBe('daughter');
+    expect(translateWord(de, 'kinder', undefined, lexicon, undefined, ['Kind'])).toMatchObject({
+      headword: 'Kind',
+      translation: 'child',
+    });
+    // told by English's morphology: without it, and for another class, the lemma as before
+    expect(translateWord(es, 'hija', 'noun', undefined, undefined, ['hijo'])?.translation).toBe('son');
+    expect(translateWord(es, 'hija', 'verb', lexicon, undefined, ['hijo'])?.translation).toBe('son');
+  });
+
   it('When a dictionary translates into an inflected English form, Then the card gets its dictionary form of the class', () => {
     const kaufen = entry({ headword: 'kaufen', partOfSpeech: 'v', translations: ['buying', 'purchase'] });
     const de = dictionary('de', 'en', { kaufen: [kaufen] });

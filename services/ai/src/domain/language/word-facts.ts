@@ -316,7 +316,8 @@ function classesIn(
 
 /**
  * Translates a word: its dictionary forms (`bases`), the word itself (first when it is one of them),
- * then its base forms (English: WordNet's morphology), looked up until a headword has entries.
+ * then its base forms (English: WordNet's morphology), looked up until a headword has entries; a noun
+ * the dictionary lists as written with a meaning of its own is translated as written (ownMeaning).
  * Undefined when the dictionary has none.
  */
 export function translateWord(
@@ -349,38 +350,72 @@ export function translateWord(
       dictionary.lookupIndirect!(h).filter((e) => !pos || !classOfEntry(e) || classOfEntry(e) === pos),
     );
   const classesOf = classesIn(dictionary.to, lexicon, reverse, formsIn);
+  const translateAs = (
+    headword: string,
+    lookup: (h: string) => DictionaryEntry[],
+  ): TranslationFacts | undefined => {
+    const h = headword.toLowerCase();
+    const evidence: ChoiceEvidence = {
+      commonness,
+      leadsBack: reverse && ((t) => leadsBack(reverse, t, h)),
+      classesOf: classesOf && ((t) => classesOf(t, h)),
+      ...(dictionary.to === 'en' &&
+        reverse && {
+          rank: (t: string) => frequencyRank(asHeadword(t)),
+          mainlyLeadsBack: (t: string) => mainSenseLeadsBack(reverse!, t, h),
+        }),
+    };
+    const choice = bestChoice(lookup(headword), pos, evidence);
+    if (!choice) return undefined;
+    const { entry } = choice;
+    const example = cardExample(entry.examples, headword);
+    const translations = inDictionaryForm(
+      choice.translations,
+      dictionary.to,
+      pos ?? classOfEntry(entry),
+      lexicon,
+    );
+    return {
+      headword,
+      translation: translations[0]!,
+      alternatives: translations.slice(1, 4),
+      example,
+      entry,
+    };
+  };
   for (const lookup of lookups)
     for (const headword of candidates) {
-      const h = headword.toLowerCase();
-      const evidence: ChoiceEvidence = {
-        commonness,
-        leadsBack: reverse && ((t) => leadsBack(reverse, t, h)),
-        classesOf: classesOf && ((t) => classesOf(t, h)),
-        ...(dictionary.to === 'en' &&
-          reverse && {
-            rank: (t: string) => frequencyRank(asHeadword(t)),
-            mainlyLeadsBack: (t: string) => mainSenseLeadsBack(reverse!, t, h),
-          }),
-      };
-      const choice = bestChoice(lookup(headword), pos, evidence);
-      if (!choice) continue;
-      const { entry } = choice;
-      const example = cardExample(entry.examples, headword);
-      const translations = inDictionaryForm(
-        choice.translations,
-        dictionary.to,
-        pos ?? classOfEntry(entry),
-        lexicon,
-      );
-      return {
-        headword,
-        translation: translations[0]!,
-        alternatives: translations.slice(1, 4),
-        example,
-        entry,
-      };
+      const found = translateAs(headword, lookup);
+      if (!found) continue;
+      const written = itself || !bases.includes(found.headword) ? undefined : ownMeaning(found);
+      return written ?? found;
     }
   return undefined;
+
+  /**
+   * The word as written, when the dictionary lists it with a meaning of its own: analysers give a
+   * feminine noun its masculine as lemma ("hija" → hijo, "figlia" → figlio), which is another word
+   * (son, not daughter); a plural or a tense the dictionary lists too means what its lemma means
+   * ("Kinder": children, a form of child; "ging": walked, a form of one of gehen's) and stays with
+   * its lemma. Told by English's morphology: for nouns and look-ups into English only.
+   */
+  function ownMeaning(byLemma: TranslationFacts): TranslationFacts | undefined {
+    if (dictionary.to !== 'en' || !lexicon || (pos !== undefined && pos !== 'noun')) return undefined;
+    const asWritten = translateAs(word, (h) => dictionary.lookup(h));
+    if (!asWritten) return undefined;
+    // what the lemma's entries say (not a reviewed pair read backwards: Apertium's hijo reads back
+    // as son and daughter, one lemma for both genders), against what the word as written would show
+    const lemmas = new Set(
+      dictionary
+        .lookup(byLemma.headword)
+        .filter((e) => !e.readBackwards)
+        .flatMap((e) => e.translations.slice(0, WEIGHED_TRANSLATIONS))
+        .map((t) => asHeadword(t).toLowerCase()),
+    );
+    const shown = asHeadword(asWritten.translation).toLowerCase();
+    const sameMeaning = [shown, ...lexicon.baseForms(shown)].some((t) => lemmas.has(t));
+    return sameMeaning ? undefined : asWritten;
+  }
 }
 
 /**
