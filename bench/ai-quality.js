@@ -6,7 +6,7 @@
 //   2. spelling: the sample's misspelled sentences and ai-spelling-heldout.json's (list 2, written
 //      after the spelling choice was designed on the sample's); precision = corrections that name an
 //      annotated error and suggest its annotated correction / all corrections made (recall printed too);
-//   3. translation precision per pair on eight lists of 30 concepts, bench/data/ai-translation-heldout*.json,
+//   3. translation precision per pair on nine lists of 30 concepts, bench/data/ai-translation-heldout*.json,
 //      each written by hand before a change to translation choice was designed on the earlier ones'
 //      misses (each file's note says which), translated as a card of that part of speech is
 //      (translateWordAnalysed);
@@ -30,8 +30,9 @@ const sample = require('./data/ai-language-sample.json');
 // part-of-speech agreement was designed on lists 1-2's, list 4 before the Spanish → English data was
 // designed on lists 1-3's, list 5 before the pivots into English, list 6 before a looked-up word that
 // is its own dictionary form was asked first, list 7 after that change was finished, list 8 before
-// the plainest of near-synonyms was shown first: the last list is the one no change has seen
-const TRANSLATION_LISTS = ['', '-2', '-3', '-4', '-5', '-6', '-7', '-8'].map((suffix, i) => ({
+// the plainest of near-synonyms was shown first, list 9 before a noun listed as written with a meaning
+// of its own was translated as written: the last list is the one no change has seen
+const TRANSLATION_LISTS = ['', '-2', '-3', '-4', '-5', '-6', '-7', '-8', '-9'].map((suffix, i) => ({
   name: `list ${i + 1}`,
   key: i === 0 ? 'translation' : `translationList${i + 1}`,
   heldOut: require(`./data/ai-translation-heldout${suffix}.json`),
