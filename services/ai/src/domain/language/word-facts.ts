@@ -343,7 +343,8 @@ export function translateWord(
     for (const b of [...lexicon.baseForms(word, pos), ...lexicon.baseForms(word)])
       if (!candidates.includes(b)) candidates.push(b);
   // every form in the dictionaries first, then through other languages (lookupIndirect)
-  const lookups = [(h: string) => dictionary.lookup(h)];
+  const direct = (h: string) => dictionary.lookup(h);
+  const lookups = [direct];
   // through other languages only in the sense asked: a pivot word of another class is another sense
   if (dictionary.lookupIndirect)
     lookups.push((h) =>
@@ -401,13 +402,12 @@ export function translateWord(
    */
   function ownMeaning(byLemma: TranslationFacts): TranslationFacts | undefined {
     if (dictionary.to !== 'en' || !lexicon || (pos !== undefined && pos !== 'noun')) return undefined;
-    const asWritten = translateAs(word, (h) => dictionary.lookup(h));
+    const asWritten = translateAs(word, direct);
     if (!asWritten) return undefined;
     // what the lemma's entries say (not a reviewed pair read backwards: Apertium's hijo reads back
     // as son and daughter, one lemma for both genders), against what the word as written would show
     const lemmas = new Set(
-      dictionary
-        .lookup(byLemma.headword)
+      direct(byLemma.headword)
         .filter((e) => !e.readBackwards)
         .flatMap((e) => e.translations.slice(0, WEIGHED_TRANSLATIONS))
         .map((t) => asHeadword(t).toLowerCase()),
