@@ -74,7 +74,7 @@ export interface OutboxHint {
  * Finding pending documents: kicks with hints read just those documents by `_id`; a kick without
  * one, and the safety-net poll, query `_outboxPending: true`. On MongoDB that query uses its index;
  * the local FerretDB scans the whole collection instead (measured: 15 s over 111k cards), so the
- * poll backs off to ten times the last scan's duration and hinted kicks never scan.
+ * poll backs off to ten times what the last scan's queries took and hinted kicks never scan.
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -207,7 +207,10 @@ export class OutboxRelay {
       return;
     }
     this.scanRequested = false;
-    const started = Date.now();
+    // the back-off follows what the scans cost the database, not the publishing: with the broker
+    // down, each publish waits for its timeout, and counting that put the next scan (and the
+    // backlog's publication once the broker is back) ten timeouts away
+    let scanMs = 0;
     let backlogLeft = false;
     let scanOldest: number | undefined;
     for (const collection of this.options.collections) {
@@ -215,10 +218,12 @@ export class OutboxRelay {
       // batch after the other, while batches come back full and each one published something (a
       // document that cannot be cleared must not keep the loop going); at most MAX_BATCHES_PER_POLL.
       for (let batch = 0; batch < MAX_BATCHES_PER_POLL && !this.stopped; batch++) {
+        const queried = Date.now();
         const docs = await collection
           .find({ _outboxPending: true }, { projection: this.projection(collection), readConcern: MAJORITY })
           .limit(batchSize)
           .toArray();
+        scanMs += Date.now() - queried;
         // the backlog's age is what the scan saw before publishing: if publishing fails (NATS down),
         // the age keeps growing at each scrape until a later scan comes back clean
         const oldest = oldestTimestamp(docs);
@@ -238,7 +243,7 @@ export class OutboxRelay {
     }
     // a full scan that published everything it found leaves no known backlog
     this.oldestPendingAt = backlogLeft ? scanOldest : undefined;
-    this.nextScanAt = Date.now() + Math.max(intervalMs, 10 * (Date.now() - started));
+    this.nextScanAt = Date.now() + Math.max(intervalMs, 10 * scanMs);
     if (failure !== undefined) throw failure;
   }
 
