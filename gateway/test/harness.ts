@@ -87,9 +87,10 @@ export async function gatewayWith(env: Record<string, string>): Promise<RunningG
       RATE_LIMIT_PREFIX: uniqueName('gw-rl'),
       API_KEY_PREFIX: uniqueName('gw-key'),
       IDEMPOTENCY_PREFIX: uniqueName('gw-idem'),
-      // as isolatedServiceEnv: a test's client leaves its keep-alive connection idle, and a stop
-      // waits for it for the grace (or the clients' 5 s idle window), not the production 10 s
-      SHUTDOWN_GRACE_MS: '1000',
+      // a test's client leaves its keep-alive connection idle, and a stop waits for it for the
+      // grace (or the clients' 5 s idle window), not the production 10 s; the tests of the grace
+      // itself set their own
+      SHUTDOWN_GRACE_MS: '100',
       ...env,
     }),
     { logger: silentLogger() },
