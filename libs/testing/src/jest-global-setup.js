@@ -37,6 +37,10 @@ module.exports = async function globalSetup() {
     );
     process.env.OPENAPI_CONFORMANCE_GATE = '1';
   }
+  // the services, gateways and tools the tests start as processes of their own (some hundred, and
+  // some twenty in the chaos run, restarted) compile the same modules: V8's code cache, kept on
+  // disk between runs as jest keeps its transforms, spares each start a part of that
+  process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'lingua-node-compile-cache');
   // every unique name of this run carries its id, so the global teardown can find what was left
   process.env.LINGUA_TEST_RUN ??= `r${Date.now().toString(36).slice(-4)}${Math.floor(Math.random() * 1296)
     .toString(36)
