@@ -53,9 +53,11 @@ function createSentinelClient(target: Extract<RedisTarget, { mode: 'sentinel' }>
     // every command on the primary (read-your-writes; replicas are for failover, not reads)
     masterPoolSize: 1,
     replicaPoolSize: 0,
-    // a command waits through a failover (about 3-5 s; the callers' deadlines bound it); a booting
-    // process gives up after these rounds, one a second (untilAvailable retries the boot)
-    maxCommandRediscovers: 10,
+    // a command waits through a failover (about 3-5 s; the callers' deadlines bound it), and through
+    // one failed attempt: Sentinel tries again after twice failover-timeout (10 s), which ten rounds
+    // did not outlast (seen: a durable write failed with "no valid master node" under the suite's
+    // load); a booting process gives up after these rounds, one a second (untilAvailable retries the boot)
+    maxCommandRediscovers: 16,
     // besides the Sentinels' announcements: a missed one is noticed within this
     scanInterval: 2_000,
   });
