@@ -841,7 +841,8 @@ function studyReminderMinute({ base, sink }) {
     'Europe/Berlin',
   ];
   const learners = [];
-  const stats = {};
+  /** The minute armed: every user's reminder falls in it. */
+  let minute;
   async function prepare() {
     for (let i = 0; i < REMINDER_USERS; i++) {
       const user = client(base, 'chaosremind');
@@ -876,14 +877,14 @@ function studyReminderMinute({ base, sink }) {
    */
   async function arm() {
     for (let attempt = 1; ; attempt++) {
-      const minute = Math.ceil((Date.now() + REMINDER_LEAD_MS) / 60_000) * 60_000;
-      const settled = minute - 2000;
+      const next = Math.ceil((Date.now() + REMINDER_LEAD_MS) / 60_000) * 60_000;
+      const settled = next - 2000;
       await inParallel(learners, async (user) => {
         user.set = false;
         while (Date.now() < settled) {
           const r = await call(user, 'PUT', '/api/users/settings', {
             reminderEnabled: true,
-            reminderTime: localTime(new Date(minute), user.zone),
+            reminderTime: localTime(new Date(next), user.zone),
             pushNotifications: true,
           });
           if (ok(r.status)) return (user.set = true);
@@ -893,17 +894,15 @@ function studyReminderMinute({ base, sink }) {
       });
       // a third minute missed: the verdict counts the users set up
       if (learners.every((u) => u.set) || attempt === 3) {
-        stats.minute = minute;
-        stats.at = new Date(minute).toISOString();
-        stats.set = learners.filter((u) => u.set).length;
+        minute = next;
         return;
       }
-      progress(`reminder minute ${new Date(minute).toISOString()} missed by a setting: the next one`);
+      progress(`reminder minute ${new Date(next).toISOString()} missed by a setting: the next one`);
     }
   }
   /** Waits for the armed minute: the phase after this one strikes as it comes. */
   async function untilMinute() {
-    await sleep(Math.max(0, stats.minute - Date.now()));
+    await sleep(Math.max(0, minute - Date.now()));
   }
   async function reconcile() {
     const set = learners.filter((u) => u.set);
@@ -919,7 +918,7 @@ function studyReminderMinute({ base, sink }) {
       if (n !== 1) inAppNotOne++;
     }
     return {
-      at: stats.at,
+      at: new Date(minute).toISOString(),
       users: set.length,
       prepared: learners.length,
       once: set.filter((u) => pushesTo(u).length === 1).length,
